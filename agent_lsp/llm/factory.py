@@ -1,0 +1,147 @@
+"""Settings + environment -> the model provider to use.
+
+Explicit settings win over env vars; the generic `AGENT_LSP_*` vars win over
+the conventional per-provider ones (`ANTHROPIC_*`, `OPENAI_*`). With no
+provider configured ("auto"): Anthropic if its key is set, else OpenAI if its
+key is set, else an OpenAI-compatible endpoint if only a base URL is set (a
+local server such as Ollama needs no key), else the scripted model. The
+choice and its reason are in `ResolvedModel.description` (for the log and
+the status); the API key never is.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from typing import Mapping
+
+from . import anthropic, models, openai
+from .settings import ModelSettings
+from .transport import Timeouts
+from .types import ModelInfo, ModelProvider
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1", "scripted": "scripted"}
+_KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+_URL_VARS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
+_DEFAULT_URLS = {"anthropic": anthropic.DEFAULT_BASE_URL, "openai": openai.DEFAULT_BASE_URL}
+
+
+@dataclass(frozen=True)
+class ResolvedModel:
+    provider: ModelProvider
+    provider_name: str  # the key under which the agent finds `provider`
+    model: str
+    info: ModelInfo
+    description: str  # e.g. "anthropic claude-sonnet-4-5 (auto: ANTHROPIC_API_KEY is set)"; no secrets
+    fallback: "ResolvedModel | None" = None
+
+
+def _env(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name)
+    return value.strip() if value and value.strip() else None
+
+
+def _choose_provider(settings: ModelSettings, env: Mapping[str, str]) -> tuple[str, str]:
+    """(provider, why)."""
+    if settings.provider != "auto":
+        return settings.provider, "configured"
+    named = _env(env, "AGENT_LSP_PROVIDER")
+    if named:
+        named = named.lower()
+        if named not in ("openai", "anthropic", "scripted"):
+            raise ValueError(f"AGENT_LSP_PROVIDER must be openai, anthropic or scripted, not {named!r}")
+        return named, "AGENT_LSP_PROVIDER"
+    if _env(env, "ANTHROPIC_API_KEY"):
+        return "anthropic", "auto: ANTHROPIC_API_KEY is set"
+    if _env(env, "OPENAI_API_KEY"):
+        return "openai", "auto: OPENAI_API_KEY is set"
+    if settings.base_url or _env(env, "AGENT_LSP_BASE_URL") or _env(env, "OPENAI_BASE_URL"):
+        return "openai", "auto: an OpenAI-compatible base URL is set"
+    if _env(env, "ANTHROPIC_BASE_URL"):
+        return "anthropic", "auto: ANTHROPIC_BASE_URL is set"
+    return "scripted", "auto: no API key set (ANTHROPIC_API_KEY or OPENAI_API_KEY); using the scripted demo model"
+
+
+def _api_key(provider: str, settings: ModelSettings, env: Mapping[str, str]) -> tuple[str | None, str]:
+    """(key, where it comes from: the name the user should fix)."""
+    if settings.api_key is not None and settings.api_key.get_secret_value():
+        return settings.api_key.get_secret_value(), "the model.apiKey setting"
+    if _env(env, "AGENT_LSP_API_KEY"):
+        return _env(env, "AGENT_LSP_API_KEY"), "AGENT_LSP_API_KEY"
+    var = _KEY_VARS[provider]
+    return _env(env, var), var
+
+
+def _auth_hint(provider: str, key_source: str, has_key: bool) -> str:
+    if has_key:
+        return f"check the API key in {key_source}"
+    return f"no API key: set {_KEY_VARS[provider]} (or AGENT_LSP_API_KEY, or the model.apiKey setting)"
+
+
+def create_provider(settings: ModelSettings, env: Mapping[str, str]) -> ResolvedModel:
+    """Build the provider the settings and env vars ask for (see module doc).
+    Raises ValueError on an unusable configuration (e.g. an unknown
+    AGENT_LSP_PROVIDER)."""
+    provider_name, why = _choose_provider(settings, env)
+    resolved = _build(settings, env, provider_name, why, name=provider_name)
+    if settings.fallback is not None and (settings.fallback.provider or settings.fallback.model):
+        fb = settings.fallback
+        fb_provider = fb.provider or provider_name
+        fb_settings = settings.model_copy(
+            update={
+                "provider": fb_provider,
+                "model": fb.model or (settings.model if fb_provider == provider_name else None),
+                "base_url": fb.base_url or (settings.base_url if fb_provider == provider_name else None),
+                "fallback": None,
+            }
+        )
+        # Same kind of provider at another endpoint or model: a distinct name for the agent's map.
+        name = fb_provider if fb_provider != provider_name else f"{fb_provider}-fallback"
+        fallback = _build(fb_settings, env, fb_provider, "fallback", name=name)
+        resolved = ResolvedModel(
+            resolved.provider, resolved.provider_name, resolved.model, resolved.info,
+            f"{resolved.description}; fallback {fallback.description}", fallback,
+        )
+    log.info("model: %s", resolved.description)
+    return resolved
+
+
+def _build(settings: ModelSettings, env: Mapping[str, str], provider_name: str, why: str, *, name: str) -> ResolvedModel:
+    model = settings.model or _env(env, "AGENT_LSP_MODEL") or DEFAULT_MODELS[provider_name]
+    if provider_name == "scripted":
+        from agent_lsp.llm.scripted import ScriptedProvider
+
+        provider = ScriptedProvider(settings.script, name=name)
+        info = models.model_info(model, context_window=settings.context_window, max_output_tokens=settings.max_output_tokens)
+        if info.context_window is None:
+            info = provider.model_info(model)
+        return ResolvedModel(provider, name, model, info, f"scripted model ({why})")
+
+    base_url = (
+        settings.base_url
+        or _env(env, "AGENT_LSP_BASE_URL")
+        or _env(env, _URL_VARS[provider_name])
+        or _DEFAULT_URLS[provider_name]
+    )
+    key, key_source = _api_key(provider_name, settings, env)
+    t = settings.timeouts
+    common = dict(
+        base_url=base_url,
+        api_key=key,
+        name=name,
+        headers=dict(settings.headers),
+        timeouts=Timeouts(connect=t.connect, first_byte=t.first_byte, idle=t.idle),
+        auth_hint=_auth_hint(provider_name, key_source, key is not None),
+        context_window=settings.context_window,
+        max_output_tokens=settings.max_output_tokens,
+    )
+    if provider_name == "anthropic":
+        provider: ModelProvider = anthropic.AnthropicProvider(**common)  # type: ignore[arg-type]
+    else:
+        provider = openai.OpenAIProvider(**common)  # type: ignore[arg-type]
+    info = provider.model_info(model)
+    key_note = f"key from {key_source}" if key else "no API key"
+    description = f"{provider_name} {model} at {base_url} ({why}; {key_note})"
+    return ResolvedModel(provider, name, model, info, description)

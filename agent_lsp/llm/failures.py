@@ -1,0 +1,339 @@
+"""HTTP status, error body, headers and transport errors -> one LlmFailure.
+
+The loop routes on `code` only (spec §9), so every provider quirk is
+resolved here: OpenAI-shaped `{"error": {...}}` bodies (also vLLM's and
+llama.cpp's variants), Anthropic `{"type": "error", "error": {...}}`, the
+retry headers (`retry-after-ms`, `retry-after` in seconds or as an HTTP date,
+OpenAI's `x-ratelimit-reset-*` Go durations, Anthropic's
+`anthropic-ratelimit-*-reset` timestamps), and context-overflow messages
+that have no code of their own.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
+from typing import Any, Iterable, Mapping
+
+import httpx
+
+from .types import (
+    AUTH,
+    BAD_REQUEST,
+    CONTENT_FILTER,
+    CONTEXT_WINDOW_EXCEEDED,
+    MODEL_UNAVAILABLE,
+    NETWORK,
+    OVERLOADED,
+    QUOTA,
+    RATE_LIMIT,
+    SERVER,
+    SERVICE_UNAVAILABLE,
+    TIMEOUT,
+    UNKNOWN,
+    LlmFailure,
+)
+
+# Messages of context overflow across OpenAI, vLLM, llama.cpp, Anthropic, Ollama, LM Studio…
+_CONTEXT_MESSAGE = re.compile(
+    r"maximum context length|context length exceeded|context_length_exceeded|prompt is too long"
+    r"|exceed(?:s|ed)? (?:the )?(?:available |model's )?context|context (?:window|size) (?:exceeded|is exceeded)"
+    r"|too many tokens|input length and `?max_tokens`? exceed",
+    re.IGNORECASE,
+)
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error", "model_context_window_exceeded"})
+
+# Error `type`/`code` strings -> taxonomy, checked before the HTTP status.
+_TYPE_CODES: dict[str, str] = {
+    "insufficient_quota": QUOTA,
+    "billing_error": QUOTA,
+    "rate_limit_error": RATE_LIMIT,
+    "rate_limit_exceeded": RATE_LIMIT,
+    "overloaded_error": OVERLOADED,
+    "authentication_error": AUTH,
+    "invalid_api_key": AUTH,
+    "permission_error": AUTH,
+    "model_not_found": MODEL_UNAVAILABLE,
+    "not_found_error": MODEL_UNAVAILABLE,
+    "api_error": SERVER,
+    "server_error": SERVER,
+    "internal_server_error": SERVER,
+    "timeout_error": TIMEOUT,
+    "content_filter": CONTENT_FILTER,
+    "content_policy_violation": CONTENT_FILTER,
+    "invalid_request_error": BAD_REQUEST,
+    "request_too_large": BAD_REQUEST,
+}
+
+# Masks secrets a provider may echo back ("Incorrect API key provided: sk-abc…").
+_KEY_LIKE = re.compile(r"\b(sk-(?:ant-)?[A-Za-z0-9_\-*]{3})[A-Za-z0-9_\-*]{6,}")
+
+_GO_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)")
+_GO_UNIT_MS = {"h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0, "us": 0.001, "µs": 0.001, "ns": 1e-6}
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """`text` without any of `secrets` and without key-looking tokens."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return _KEY_LIKE.sub(r"\1***", text)
+
+
+# --- retry headers -----------------------------------------------------------------------
+
+
+def _go_duration_ms(value: str) -> float | None:
+    """`6m0s`, `1s`, `100ms`, `1h2m3.5s` -> milliseconds."""
+    value = value.strip()
+    parts = _GO_DURATION_PART.findall(value)
+    if not parts or "".join(n + u for n, u in parts) != value:
+        return None
+    return sum(float(n) * _GO_UNIT_MS[u] for n, u in parts)
+
+
+def _delay_until_ms(value: str, now: float) -> float | None:
+    """An RFC 3339 timestamp or HTTP date -> milliseconds from `now` (epoch s)."""
+    value = value.strip()
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            moment = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return (moment.timestamp() - now) * 1000.0
+
+
+def _float(value: str | None) -> float | None:
+    if value is None:
+        return None
+    try:
+        number = float(value.strip())
+    except ValueError:
+        return None
+    return number if number == number else None  # NaN is not a delay
+
+
+def retry_after_ms(headers: Mapping[str, str], *, now: float | None = None) -> int | None:
+    """The wait the provider asked for, in ms, or None when it did not say.
+
+    Order: `retry-after-ms`, `retry-after` (seconds or HTTP date), then the
+    rate-limit reset headers (the exhausted buckets' resets when the
+    `remaining` counterparts say which, otherwise the latest reset)."""
+    now = time.time() if now is None else now
+    lower = {k.lower(): v for k, v in headers.items()}
+    ms = _float(lower.get("retry-after-ms"))
+    if ms is not None and ms >= 0:
+        return int(ms)
+    if "retry-after" in lower:
+        seconds = _float(lower["retry-after"])
+        if seconds is None:
+            seconds_ms = _delay_until_ms(lower["retry-after"], now)
+        else:
+            seconds_ms = seconds * 1000.0
+        if seconds_ms is not None and seconds_ms >= 0:
+            return int(seconds_ms)
+    resets: list[tuple[float, bool]] = []  # (delay ms, bucket exhausted)
+    for name, value in lower.items():
+        if name.startswith("x-ratelimit-reset-"):
+            delay = _go_duration_ms(value)
+            if delay is None:
+                delay = _float(value)
+                delay = None if delay is None else delay * 1000.0
+            remaining = lower.get("x-ratelimit-remaining-" + name[len("x-ratelimit-reset-") :])
+        elif name.startswith("anthropic-ratelimit-") and name.endswith("-reset"):
+            delay = _delay_until_ms(value, now)
+            remaining = lower.get(name[: -len("-reset")] + "-remaining")
+        else:
+            continue
+        if delay is not None:
+            resets.append((max(delay, 0.0), remaining is not None and remaining.strip() == "0"))
+    if not resets:
+        return None
+    exhausted = [d for d, empty in resets if empty]
+    return int(max(exhausted or [d for d, _ in resets]))
+
+
+def request_id(headers: Mapping[str, str], body: Any = None) -> str | None:
+    for name in ("x-request-id", "request-id", "cf-ray"):
+        value = headers.get(name)
+        if value:
+            return value
+    if isinstance(body, dict) and isinstance(body.get("request_id"), str):
+        return body["request_id"]
+    return None
+
+
+# --- error bodies ------------------------------------------------------------------------
+
+
+def _error_object(body: Any) -> dict[str, Any]:
+    """The `{"message", "type", "code", …}` part of any known error body shape."""
+    if isinstance(body, dict):
+        inner = body.get("error")
+        if isinstance(inner, dict):
+            return inner
+        if isinstance(inner, str):  # {"error": "model not found"} (older Ollama)
+            return {"message": inner}
+        if body.get("object") == "error" or "message" in body:  # older vLLM: top level
+            return body
+    return {}
+
+
+def _code_from(error: Mapping[str, Any], status: int | None) -> str | None:
+    """The taxonomy code an error object's own type/code names, if any."""
+    message = str(error.get("message") or "")
+    words = [str(error.get(k)) for k in ("code", "type") if isinstance(error.get(k), str)]
+    details = error.get("details")
+    if isinstance(details, dict) and isinstance(details.get("error_code"), str):
+        words.append(details["error_code"])
+    if any(w in _CONTEXT_CODES for w in words):
+        return CONTEXT_WINDOW_EXCEEDED
+    # By message only where the status leaves room for it: a 429 "too many tokens per
+    # minute" is a rate limit, not an overflow.
+    if status not in (401, 402, 403, 429) and _CONTEXT_MESSAGE.search(message):
+        return CONTEXT_WINDOW_EXCEEDED
+    for word in words:
+        if word in _TYPE_CODES:
+            code = _TYPE_CODES[word]
+            # A generic "invalid_request_error" on a 404 is still a missing model.
+            if code == BAD_REQUEST and status == 404:
+                return MODEL_UNAVAILABLE
+            return code
+    return None
+
+
+def _code_from_status(status: int) -> str:
+    if status in (401, 403):
+        return AUTH
+    if status == 402:
+        return QUOTA
+    if status == 404:
+        return MODEL_UNAVAILABLE
+    if status == 408:
+        return TIMEOUT
+    if status == 429:
+        return RATE_LIMIT
+    if status == 529:
+        return OVERLOADED
+    if status in (502, 503):
+        return SERVICE_UNAVAILABLE
+    if status == 504:
+        return TIMEOUT
+    if status >= 500 or status == 409:
+        return SERVER
+    if 400 <= status < 500:
+        return BAD_REQUEST
+    return UNKNOWN
+
+
+def _parse_body(body: bytes | str | Any) -> Any:
+    if isinstance(body, (bytes, bytearray)):
+        body = body.decode("utf-8", errors="replace")
+    if isinstance(body, str):
+        text = body.strip()
+        if text.startswith("data:"):  # an error sent as one SSE event
+            text = text[5:].strip()
+        try:
+            return json.loads(text)
+        except ValueError:
+            return body.strip()
+    return body
+
+
+def classify_http_error(
+    status: int,
+    body: bytes | str | Any,
+    headers: Mapping[str, str],
+    *,
+    provider: str,
+    model: str,
+    auth_hint: str = "",
+    secrets: Iterable[str] = (),
+) -> LlmFailure:
+    """A non-2xx response -> a failure. `auth_hint` (e.g. "set ANTHROPIC_API_KEY")
+    is appended to AUTH messages so the user knows what to fix."""
+    parsed = _parse_body(body)
+    error = _error_object(parsed)
+    code = _code_from(error, status)
+    if code is None or (code == BAD_REQUEST and status >= 500):
+        code = _code_from_status(status)
+    # A 401/403 is about credentials whatever the body calls it.
+    if status in (401, 403):
+        code = AUTH
+    message = str(error.get("message") or "") or (parsed if isinstance(parsed, str) and parsed else "")
+    if not message:
+        message = f"HTTP {status}"
+    failure: LlmFailure = {"code": code, "status": status, "provider": provider, "model": model}
+    if code == AUTH and auth_hint:
+        message = f"{message} ({auth_hint})"
+    failure["message"] = redact(message, secrets)[:2000]
+    wait = retry_after_ms(headers)
+    if wait is not None and code in (RATE_LIMIT, OVERLOADED, SERVICE_UNAVAILABLE, SERVER, TIMEOUT):
+        failure["providerRetryAfterMs"] = wait
+    rid = request_id(headers, parsed)
+    if rid:
+        failure["requestId"] = rid
+    return failure
+
+
+def classify_stream_error(
+    payload: Mapping[str, Any],
+    *,
+    provider: str,
+    model: str,
+    request_id: str | None = None,
+    secrets: Iterable[str] = (),
+) -> LlmFailure:
+    """An error that arrived inside a 200 stream (`data: {"error": …}` or
+    Anthropic's `event: error`). Without a recognisable type it is a server
+    fault (transient), which is what such events are in practice."""
+    error = _error_object(payload)
+    status = error.get("code") if isinstance(error.get("code"), int) else None
+    code = _code_from(error, status) or (_code_from_status(status) if status else SERVER)
+    failure: LlmFailure = {
+        "code": code,
+        "message": redact(str(error.get("message") or "error event in the stream"), secrets)[:2000],
+        "provider": provider,
+        "model": model,
+    }
+    if status:
+        failure["status"] = status
+    rid = request_id or (payload.get("request_id") if isinstance(payload.get("request_id"), str) else None)
+    if rid:
+        failure["requestId"] = rid
+    return failure
+
+
+def classify_transport_error(exc: BaseException, *, provider: str, model: str) -> LlmFailure:
+    """httpx transport exceptions -> NETWORK or TIMEOUT (a bad URL scheme: BAD_REQUEST)."""
+    if isinstance(exc, httpx.UnsupportedProtocol):
+        code, what = BAD_REQUEST, "check the base URL"
+    elif isinstance(exc, httpx.ConnectTimeout):
+        code, what = TIMEOUT, "connect timed out"
+    elif isinstance(exc, httpx.TimeoutException):
+        code, what = TIMEOUT, "timed out"
+    elif isinstance(exc, httpx.ConnectError):
+        code, what = NETWORK, "cannot connect"
+    elif isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+        code, what = NETWORK, "connection lost"
+    else:
+        code, what = NETWORK, "transport error"
+    detail = str(exc) or type(exc).__name__
+    return {"code": code, "message": f"{what}: {detail}", "provider": provider, "model": model}
+
+
+__all__ = [
+    "classify_http_error",
+    "classify_stream_error",
+    "classify_transport_error",
+    "redact",
+    "request_id",
+    "retry_after_ms",
+]

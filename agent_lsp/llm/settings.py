@@ -1,0 +1,52 @@
+"""The model section of the settings: which provider, model and endpoint.
+
+Wire names are camelCase (`baseUrl`, `apiKey`, `maxOutputTokens`, …) because
+these settings arrive from editors as JSON; Python code uses snake_case.
+The API key is a `SecretStr`: its repr and JSON dump are masked, so it never
+lands in logs, session files or notifications by accident.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic.alias_generators import to_camel
+
+ProviderChoice = Literal["auto", "openai", "anthropic", "scripted"]
+
+
+class _CamelModel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class TimeoutSettings(_CamelModel):
+    """Seconds. `first_byte` runs from sending the request to the first body
+    byte; `idle` is the longest allowed gap between two network reads."""
+
+    connect: float = Field(default=10.0, gt=0)
+    first_byte: float = Field(default=180.0, gt=0)
+    idle: float = Field(default=180.0, gt=0)
+
+
+class FallbackSettings(_CamelModel):
+    """A second model to use when the primary one is unavailable. Unset
+    fields inherit the primary's (its key comes from the same env vars)."""
+
+    provider: Literal["openai", "anthropic", "scripted"] | None = None
+    model: str | None = None
+    base_url: str | None = None
+
+
+class ModelSettings(_CamelModel):
+    provider: ProviderChoice = "auto"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    headers: dict[str, str] = Field(default_factory=dict)
+    context_window: int | None = Field(default=None, gt=0)
+    max_output_tokens: int | None = Field(default=None, gt=0)
+    temperature: float | None = Field(default=None, ge=0)
+    timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
+    fallback: FallbackSettings | None = None
+    script: list[Any] | None = None  # replies of the scripted provider only

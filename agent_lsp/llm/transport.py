@@ -1,0 +1,189 @@
+"""POST a JSON request and read back an SSE stream, with the three timeouts.
+
+Shared by the OpenAI and Anthropic providers. Every way the exchange can go
+wrong leaves here as an `LlmError` with a classified failure: non-2xx
+responses (body + headers), connect errors, resets, a stall before the first
+byte or between two reads. Closing the generator (the consuming task was
+cancelled) closes the response at once, which drops the connection instead
+of reading the rest of the stream in the background.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Mapping
+
+import httpx
+
+from .failures import classify_http_error, classify_stream_error, classify_transport_error, request_id
+from .sse import SseDecoder, SseEvent
+from .types import BAD_REQUEST, TIMEOUT, LlmError
+
+_MAX_ERROR_BODY = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Timeouts:
+    connect: float = 10.0
+    first_byte: float = 180.0
+    idle: float = 180.0
+
+
+@dataclass
+class StreamContext:
+    """Who is asking, for the failures' provenance and messages."""
+
+    provider: str
+    model: str
+    auth_hint: str = ""
+    secrets: tuple[str, ...] = ()
+    request_id: str | None = field(default=None)  # set once the response headers arrive
+
+
+def http2_available() -> bool:
+    return importlib.util.find_spec("h2") is not None
+
+
+def make_client(timeouts: Timeouts) -> httpx.AsyncClient:
+    """One pooled client per provider. httpx's read timeout is off: the
+    first-byte and idle timeouts are enforced around each read instead."""
+    return httpx.AsyncClient(
+        http2=http2_available(),
+        timeout=httpx.Timeout(connect=timeouts.connect, read=None, write=timeouts.connect, pool=timeouts.connect),
+        limits=httpx.Limits(max_connections=32, max_keepalive_connections=8, keepalive_expiry=30.0),
+    )
+
+
+def _fail(ctx: StreamContext, code: str, message: str) -> LlmError:
+    failure: dict[str, Any] = {"code": code, "message": message, "provider": ctx.provider, "model": ctx.model}
+    if ctx.request_id:
+        failure["requestId"] = ctx.request_id
+    return LlmError(failure)  # type: ignore[arg-type]
+
+
+async def stream_sse(
+    client: httpx.AsyncClient,
+    url: str,
+    *,
+    body: Mapping[str, Any],
+    headers: Mapping[str, str],
+    timeouts: Timeouts,
+    ctx: StreamContext,
+) -> AsyncIterator[list[SseEvent]]:
+    """Yield the SSE events of the response, one list per network read (one
+    async hop per read, not per event: this is the hot path); raise LlmError
+    on any failure. A clean end of the body simply ends the iteration:
+    whether the stream carried its terminal event is for the caller to judge."""
+    loop = asyncio.get_running_loop()
+    try:
+        request = client.build_request("POST", url, json=body, headers=headers)
+    except httpx.InvalidURL as exc:
+        raise _fail(ctx, BAD_REQUEST, f"invalid base URL {url!r}: {exc}") from exc
+    deadline = loop.time() + timeouts.first_byte
+    try:
+        async with asyncio.timeout_at(deadline):
+            response = await client.send(request, stream=True)
+    except TimeoutError:
+        raise _fail(ctx, TIMEOUT, f"no response within {timeouts.first_byte:g} s") from None
+    except httpx.RequestError as exc:
+        raise LlmError(classify_transport_error(exc, provider=ctx.provider, model=ctx.model)) from exc
+
+    ctx.request_id = request_id(response.headers)
+    chunks = response.aiter_bytes()
+    try:
+        if not 200 <= response.status_code < 300:
+            raise await _error_from_response(response, deadline, ctx)
+        if response.headers.get("content-type", "").startswith("application/json"):
+            # A server that answered a stream request with one JSON object: an error, or unusable.
+            raise await _error_from_response(response, deadline, ctx)
+        decoder = SseDecoder()
+        first = True
+        while True:
+            try:
+                async with asyncio.timeout_at(deadline):
+                    chunk = await anext(chunks)
+            except StopAsyncIteration:
+                break
+            except TimeoutError:
+                if first:
+                    raise _fail(ctx, TIMEOUT, f"no data within {timeouts.first_byte:g} s") from None
+                raise _fail(ctx, TIMEOUT, f"stream stalled: no data for {timeouts.idle:g} s") from None
+            except httpx.RequestError as exc:
+                failure = classify_transport_error(exc, provider=ctx.provider, model=ctx.model)
+                if ctx.request_id:
+                    failure["requestId"] = ctx.request_id
+                raise LlmError(failure) from exc
+            first = False
+            deadline = loop.time() + timeouts.idle
+            events = decoder.feed(chunk)
+            if events:
+                yield events
+        events = decoder.close()
+        if events:
+            yield events
+    finally:
+        await _close_quietly(chunks, response)
+
+
+async def _close_quietly(chunks: Any, response: httpx.Response) -> None:
+    try:
+        await chunks.aclose()
+    except Exception:  # noqa: BLE001 - closing must not mask the real outcome
+        pass
+    try:
+        await response.aclose()
+    except Exception:  # noqa: BLE001
+        pass
+
+
+async def _error_from_response(response: httpx.Response, deadline: float, ctx: StreamContext) -> LlmError:
+    body = bytearray()
+    try:
+        async with asyncio.timeout_at(deadline):
+            async for part in response.aiter_bytes():
+                body += part
+                if len(body) > _MAX_ERROR_BODY:
+                    break
+    except (TimeoutError, httpx.TransportError):
+        pass  # classify on what arrived
+    if 200 <= response.status_code < 300:
+        try:
+            payload = json.loads(body)
+        except ValueError:
+            payload = None
+        if isinstance(payload, dict) and "error" in payload:
+            return LlmError(
+                classify_stream_error(
+                    payload, provider=ctx.provider, model=ctx.model, request_id=ctx.request_id, secrets=ctx.secrets
+                )
+            )
+        return _fail(ctx, BAD_REQUEST, "the server answered with JSON instead of an event stream (streaming unsupported?)")
+    return LlmError(
+        classify_http_error(
+            response.status_code,
+            bytes(body),
+            response.headers,
+            provider=ctx.provider,
+            model=ctx.model,
+            auth_hint=ctx.auth_hint,
+            secrets=ctx.secrets,
+        )
+    )
+
+
+async def drain(events: AsyncIterator[list[SseEvent]], seconds: float = 0.1) -> None:
+    """Read what follows the terminal event (normally just the body's end) so
+    the connection goes back to the pool instead of being dropped."""
+    try:
+        async with asyncio.timeout(seconds):
+            async for _ in events:
+                pass
+    except (TimeoutError, LlmError):
+        pass
+
+
+def join_url(base: str, path: str) -> str:
+    return base.rstrip("/") + "/" + path.lstrip("/")
