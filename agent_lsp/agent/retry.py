@@ -1,0 +1,93 @@
+"""Recovery plugins on `agent/request-error` (spec §9.4, seed 004):
+
+- transient retry: RATE_LIMIT, OVERLOADED, SERVICE_UNAVAILABLE, SERVER,
+  NETWORK, TIMEOUT, EMPTY_RESPONSE are retried in the same step, up to
+  `max_retries` times per step, with exponential backoff (0.5 s .. 10 s,
+  +-10 % jitter); a provider Retry-After no longer than the cap replaces the
+  backoff. A durable `llm/retry` precedes the wait and `llm/retry-started`
+  follows it; a cancel during the wait writes no started event and no retry.
+- fallback model: MODEL_UNAVAILABLE switches the route (through
+  `agent/request`, so it is logged as a `change` header) and retries once.
+
+User cancels and hook blocks never reach here (cancellation always wins).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp.llm.types import MODEL_UNAVAILABLE, TRANSIENT_CODES
+
+if TYPE_CHECKING:
+    from agent_lsp.agent.agent import Agent
+
+RETRYABLE = TRANSIENT_CODES | {"TRANSPORT"}
+
+
+def backoff_delay_s(retry: int, *, base: float, cap: float, jitter: float, retry_after_ms: Any = None,
+                    rng: random.Random | None = None) -> float:
+    if isinstance(retry_after_ms, (int, float)) and 0 <= retry_after_ms / 1000.0 <= cap:
+        return retry_after_ms / 1000.0
+    delay = min(cap, base * (2 ** (retry - 1)))
+    r = (rng or random).uniform(-jitter, jitter)
+    return max(0.0, min(cap, delay * (1 + r)))
+
+
+def install_retry(agent: "Agent") -> None:
+    opts = agent.options.retry
+    counts: dict[tuple[int, int], int] = {}
+
+    async def on_request_error(p: dict[str, Any], next_: Any) -> Any:
+        failure = p["failure"]
+        if failure.get("code") not in RETRYABLE:
+            return await next_()
+        key = (p["turn"], p["step"])
+        n = counts.get(key, 0)
+        if n >= opts.max_retries:
+            return await next_()
+        n += 1
+        counts.clear()  # only the current step's budget matters
+        counts[key] = n
+        delay = backoff_delay_s(n, base=opts.base_delay_s, cap=opts.max_delay_s, jitter=opts.jitter,
+                                retry_after_ms=failure.get("providerRetryAfterMs"))
+        retry_id = f"retry_{secrets.token_hex(4)}"
+        agent.session.append("llm/retry", {
+            "retryId": retry_id, "turn": p["turn"], "step": p["step"], "retry": n, "provider": p.get("provider"),
+            "mode": "normal", "policy": "transient", "failure": failure, "delayMs": int(delay * 1000),
+        })
+        signal = p["signal"]
+        try:
+            await asyncio.wait_for(signal.wait(), timeout=delay)
+        except asyncio.TimeoutError:
+            pass
+        if signal.aborted:
+            return None
+        agent.session.append("llm/retry-started", {"retryId": retry_id, "turn": p["turn"], "step": p["step"], "retry": n})
+        return {"kind": "retry"}
+
+    agent.hooks.register("agent/request-error", on_request_error)
+
+
+def install_fallback(agent: "Agent") -> None:
+    opts = agent.options
+    state = {"active": False}
+
+    def on_request(p: dict[str, Any], next_: Any) -> Any:
+        if state["active"]:
+            config = dict(p["config"])
+            config["provider"] = opts.fallback_provider or config.get("provider")
+            config["model"] = opts.fallback_model or config.get("model")
+            return next_({**p, "config": config})
+        return next_()
+
+    async def on_request_error(p: dict[str, Any], next_: Any) -> Any:
+        if p["failure"].get("code") == MODEL_UNAVAILABLE and not state["active"]:
+            state["active"] = True
+            return {"kind": "retry"}
+        return await next_()
+
+    agent.hooks.register("agent/request", on_request)
+    agent.hooks.register("agent/request-error", on_request_error)

@@ -1,0 +1,219 @@
+"""The session: an append-only log of typed events (spec §1, §11).
+
+`Session.append` is synchronous and cheap: it assigns the next contiguous
+`seq`, keeps the surface (the seqs that make up model history) up to date,
+buffers one JSON line for the writer and notifies observers after commit.
+Observers are isolated (a throwing observer never breaks the loop) and are
+always notified in seq order, even when an observer appends (the nested
+event is committed at once, its notification queued behind the current one).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+log = logging.getLogger(__name__)
+
+# Events written to disk in one batch at most this many lines apart when no
+# checkpoint flushes earlier (bounds memory and data lost on a crash).
+BATCH_LINES = 512
+
+# One reusable encoder: json.dumps with non-default options builds a new one per call.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+@dataclass(slots=True)
+class Event:
+    seq: int
+    time: int  # epoch ms
+    type: str
+    data: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seq": self.seq, "time": self.time, "type": self.type, "data": self.data}
+
+    @classmethod
+    def from_json(cls, obj: dict[str, Any]) -> "Event":
+        return cls(int(obj["seq"]), int(obj["time"]), str(obj["type"]), dict(obj.get("data") or {}))
+
+
+class JsonlWriter:
+    """Buffers event lines and appends them to one file per session. The
+    file is opened per flush, so thousands of idle sessions hold no fds."""
+
+    def __init__(self, path: Path, *, fsync: bool = False):
+        self.path = path
+        self.fsync = fsync
+        self._pending: list[str] = []
+
+    def add(self, line: str) -> None:
+        self._pending.append(line)
+        if len(self._pending) >= BATCH_LINES:
+            self.flush()
+
+    def flush(self) -> None:
+        if not self._pending:
+            return
+        data = "\n".join(self._pending) + "\n"
+        with open(self.path, "ab") as f:
+            start = f.tell()
+            try:
+                f.write(data.encode("utf-8"))
+                f.flush()
+                if self.fsync:
+                    os.fsync(f.fileno())
+            except OSError:
+                try:
+                    f.truncate(start)  # no half-written batch: the retry writes it whole
+                except OSError:
+                    pass
+                raise
+        self._pending.clear()  # only once written: a failed flush is retried by the next one
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+
+class Session:
+    """The live event log of one session. `events[i].seq == i`."""
+
+    def __init__(
+        self,
+        session_id: str,
+        events: list[Event] | None = None,
+        *,
+        writer: JsonlWriter | None = None,
+        meta: dict[str, Any] | None = None,
+        created: int | None = None,
+        resumed: bool = False,
+    ):
+        self.id = session_id
+        self.events: list[Event] = []
+        self.meta = dict(meta or {})
+        self.created = created if created is not None else now_ms()
+        # True when the session was loaded from disk: the first request of
+        # the next agent logs `request/header reason=resume` (spec §11.4).
+        self.resumed = resumed
+        self.seed_length = 0
+        self.surface: list[int] = []
+        self.replace_generation = 0
+        self.last_replace_seq = -1  # seq of the latest positional replacement
+        self._writer = None
+        self.closed = False
+        self._observers: list[Callable[[Event], Any]] = []
+        self._notifying = False
+        self._queue: deque[Event] = deque()
+        for e in events or ():
+            self._commit(e)
+        self._writer = writer
+
+    # ------------------------------------------------------------------ append
+
+    def append(self, type: str, data: dict[str, Any] | None = None, *, time: int | None = None) -> Event:
+        event = Event(len(self.events), now_ms() if time is None else time, type, data if data is not None else {})
+        # Serialise before committing: non-JSON data is rejected and leaves the log unchanged.
+        line = _encode(event.to_json()) if self._writer is not None else None
+        self._commit(event)
+        if line is not None:
+            self._writer.add(line)  # type: ignore[union-attr]
+        if self._observers:
+            self._queue.append(event)
+            if not self._notifying:
+                self._drain()
+        return event
+
+    def _commit(self, event: Event) -> None:
+        if event.seq != len(self.events):
+            raise ValueError(f"non-contiguous seq {event.seq}, expected {len(self.events)}")
+        self.events.append(event)
+        op = event.data.get("surfaceOp")
+        if op is None:
+            return
+        if op == "append":
+            self.surface.append(event.seq)
+        elif isinstance(op, dict) and op.get("kind") == "replace":
+            self._replace(int(op["start"]), int(op["end"]), event.seq)
+
+    def _replace(self, start: int, end: int, seq: int) -> None:
+        """Positional replacement: the surface nodes from `start` to `end`
+        (seqs, by surface position) become the single node `seq`."""
+        try:
+            i = self.surface.index(start)
+            j = self.surface.index(end)
+        except ValueError as e:
+            raise ValueError(f"surface replace of {start}..{end}: not on the surface") from e
+        if j < i:
+            raise ValueError(f"surface replace of {start}..{end}: end before start")
+        self.surface[i : j + 1] = [seq]
+        self.replace_generation += 1
+        self.last_replace_seq = seq
+
+    def _drain(self) -> None:
+        self._notifying = True
+        try:
+            while self._queue:
+                event = self._queue.popleft()
+                for fn in tuple(self._observers):
+                    try:
+                        fn(event)
+                    except Exception:  # observers never break the loop (R4.10)
+                        log.exception("session observer failed on %s", event.type)
+        finally:
+            self._notifying = False
+
+    # --------------------------------------------------------------- observers
+
+    def subscribe(self, fn: Callable[[Event], Any]) -> Callable[[], None]:
+        self._observers.append(fn)
+
+        def unsubscribe() -> None:
+            if fn in self._observers:
+                self._observers.remove(fn)
+
+        return unsubscribe
+
+    # ------------------------------------------------------------- durability
+
+    def flush(self) -> None:
+        """Write buffered events to disk (the checkpoint of spec §11.2)."""
+        if self._writer is not None:
+            self._writer.flush()
+
+    def detach_writer(self) -> None:
+        self._writer = None
+
+    def close(self) -> None:
+        """Flush and retire this in-memory session (its agent was disposed):
+        observers are dropped, later appends stay in memory only, and the
+        store's next load() reads the file afresh."""
+        self.flush()
+        self._writer = None
+        self._observers.clear()
+        self.closed = True
+
+    @property
+    def path(self) -> Path | None:
+        return self._writer.path if self._writer is not None else None
+
+    # ------------------------------------------------------------------ facts
+
+    def last_turn(self) -> int:
+        for e in reversed(self.events):
+            if e.type == "turn/start":
+                return int(e.data.get("turn", 0))
+        return 0
+
+    def __len__(self) -> int:
+        return len(self.events)

@@ -1,0 +1,264 @@
+"""Session files: one `<id>.jsonl` per session in one directory.
+
+Line 1 is a header `{"kind": "agent_lsp.session", "version", "id", "created",
+"title", "meta"}`; every other line is one event `{"seq","time","type","data"}`.
+Loading repairs a torn last line (a crash mid-write) by truncating it, closes
+an open turn (spec §11.3) and marks the resume with `session/end-seed`.
+A corrupt file raises `CorruptSessionError` naming its path and line; `list()`
+skips such files and reports them in `list_errors`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import time
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_lsp.store.repair import repair_events
+from agent_lsp.store.session import Event, JsonlWriter, Session, now_ms
+
+HEADER_KIND = "agent_lsp.session"
+TITLE_MAX = 80
+
+
+class CorruptSessionError(Exception):
+    def __init__(self, path: Path, line: int, reason: str):
+        self.path = path
+        self.line = line
+        self.reason = reason
+        super().__init__(f"{path}:{line}: {reason}")
+
+
+@dataclass(frozen=True)
+class SessionSummary:
+    id: str
+    title: str | None
+    created: int  # epoch ms
+    updated: int  # epoch ms
+    turns: int
+    event_count: int
+    path: Path | None = None
+
+
+def new_session_id() -> str:
+    return f"s_{int(time.time() * 1000):x}_{secrets.token_hex(4)}"
+
+
+def _title_of(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= TITLE_MAX else text[: TITLE_MAX - 1] + "…"
+
+
+def _message_text(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text")
+
+
+class SessionStore:
+    def __init__(self, directory: Path, fsync: bool = False):
+        self.directory = Path(directory)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.fsync = fsync
+        self._live: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
+        self._summary_cache: dict[str, tuple[tuple[int, int], SessionSummary]] = {}
+        self.list_errors: list[CorruptSessionError] = []
+
+    def path_of(self, session_id: str) -> Path:
+        if not session_id or "/" in session_id or "\\" in session_id or session_id.startswith("."):
+            raise ValueError(f"invalid session id: {session_id!r}")
+        return self.directory / f"{session_id}.jsonl"
+
+    # ----------------------------------------------------------------- create
+
+    def create(self, title: str | None = None, meta: dict[str, Any] | None = None) -> Session:
+        session_id = new_session_id()
+        path = self.path_of(session_id)
+        created = now_ms()
+        header = {"kind": HEADER_KIND, "version": 1, "id": session_id, "created": created, "title": title, "meta": meta or {}}
+        with open(path, "x", encoding="utf-8") as f:
+            f.write(json.dumps(header, ensure_ascii=False) + "\n")
+        session = Session(session_id, writer=JsonlWriter(path, fsync=self.fsync), meta=meta, created=created)
+        if title:
+            session.meta.setdefault("title", title)
+        self._live[session_id] = session
+        return session
+
+    # ------------------------------------------------------------------- load
+
+    def load(self, session_id: str) -> Session:
+        """The live session if this store has it open; otherwise a cold load
+        with torn-line repair, crash repair and a `session/end-seed` marker."""
+        live = self._live.get(session_id)
+        if live is not None and not live.closed:
+            return live
+        path = self.path_of(session_id)
+        if not path.exists():
+            raise FileNotFoundError(f"no session {session_id} at {path}")
+        header, events = self._read(path, repair_torn=True)
+        session = Session(
+            session_id,
+            events,
+            writer=JsonlWriter(path, fsync=self.fsync),
+            meta=header.get("meta") or {},
+            created=int(header.get("created") or now_ms()),
+            resumed=True,
+        )
+        if header.get("title"):
+            session.meta.setdefault("title", header["title"])
+        last_time = events[-1].time if events else now_ms()
+        for type_, data in repair_events(events):
+            session.append(type_, data, time=last_time)
+        if not events or events[-1].type != "session/end-seed":
+            session.append("session/end-seed", {"seedLength": len(events)})
+        session.seed_length = len(session.events)
+        session.flush()
+        self._live[session_id] = session
+        return session
+
+    def _read(self, path: Path, *, repair_torn: bool) -> tuple[dict[str, Any], list[Event]]:
+        raw = path.read_bytes()
+        lines = raw.split(b"\n")
+        torn = lines[-1] != b""  # no final newline: the last write was cut short
+        if not torn:
+            lines.pop()
+        if not lines:
+            raise CorruptSessionError(path, 1, "empty file (no header)")
+        try:
+            header = json.loads(lines[0])
+        except ValueError as e:
+            raise CorruptSessionError(path, 1, f"invalid header: {e}") from None
+        if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
+            raise CorruptSessionError(path, 1, "not an agent_lsp session file")
+        body = lines[1:]
+        events = self._parse_fast(body, torn)
+        if events is None:
+            events = self._parse_slow(path, body, torn)
+        good_bytes = len(lines[0]) + 1 + sum(len(line) + 1 for line in body[: len(events)])
+        if torn and repair_torn:
+            # Keep every complete line; the torn tail is lost (it was never acknowledged).
+            with open(path, "r+b") as f:
+                f.truncate(min(good_bytes, len(raw)))
+                if good_bytes > len(raw):
+                    f.seek(0, os.SEEK_END)
+                    f.write(b"\n")
+        return header, events
+
+    @staticmethod
+    def _parse_fast(body: list[bytes], torn: bool) -> list[Event] | None:
+        """One json.loads over all lines; None when any line is bad (or torn)."""
+        if torn or not body:
+            return None if body else []
+        try:
+            objs = json.loads(b"[" + b",".join(body) + b"]")
+            events = [Event(o["seq"], o["time"], o["type"], o["data"]) for o in objs]
+        except (ValueError, KeyError, TypeError):
+            return None
+        for i, e in enumerate(events):
+            if e.seq != i or not isinstance(e.type, str) or not isinstance(e.data, dict):
+                return None
+        return events
+
+    @staticmethod
+    def _parse_slow(path: Path, body: list[bytes], torn: bool) -> list[Event]:
+        """Line by line, to name the bad line; a torn last line is dropped."""
+        events: list[Event] = []
+        for n, line in enumerate(body, start=2):
+            last = n == len(body) + 1
+            try:
+                obj = json.loads(line)
+                event = Event.from_json(obj)
+            except (ValueError, KeyError, TypeError, AttributeError) as e:
+                if last and torn:
+                    break  # a torn tail line: truncated by the caller
+                raise CorruptSessionError(path, n, f"invalid event line: {e}") from None
+            if event.seq != len(events):
+                raise CorruptSessionError(path, n, f"seq {event.seq} where {len(events)} was expected")
+            events.append(event)
+        return events
+
+    # ------------------------------------------------------------------- list
+
+    def list(self) -> list[SessionSummary]:
+        summaries: list[SessionSummary] = []
+        errors: list[CorruptSessionError] = []
+        for path in self.directory.glob("*.jsonl"):
+            try:
+                st = path.stat()
+                key = (st.st_mtime_ns, st.st_size)
+                cached = self._summary_cache.get(path.stem)
+                if cached is not None and cached[0] == key:
+                    summaries.append(cached[1])
+                    continue
+                summary = self._summarise(path, int(st.st_mtime * 1000))
+                self._summary_cache[path.stem] = (key, summary)
+                summaries.append(summary)
+            except CorruptSessionError as e:
+                errors.append(e)
+            except OSError:
+                continue  # deleted while listing
+        self.list_errors = errors
+        summaries.sort(key=lambda s: (s.updated, s.created), reverse=True)
+        return summaries
+
+    def _summarise(self, path: Path, mtime_ms: int) -> SessionSummary:
+        with open(path, "rb") as f:
+            first = f.readline()
+            try:
+                header = json.loads(first)
+            except ValueError:
+                raise CorruptSessionError(path, 1, "invalid header") from None
+            if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
+                raise CorruptSessionError(path, 1, "not an agent_lsp session file")
+            title = header.get("title")
+            turns = 0
+            count = 0
+            last_line = b""
+            for line in f:
+                if not line.endswith(b"\n"):
+                    break  # torn tail; load() repairs it
+                count += 1
+                last_line = line
+                if b'"type":"turn/start"' in line:
+                    turns += 1
+                elif title is None and b'"type":"user/message"' in line:
+                    try:
+                        title = _title_of(_message_text(json.loads(line)["data"]["message"]))
+                    except (ValueError, KeyError, TypeError):
+                        raise CorruptSessionError(path, count + 1, "invalid event line") from None
+        updated = mtime_ms
+        if last_line:
+            try:
+                updated = int(json.loads(last_line)["time"])
+            except (ValueError, KeyError, TypeError):
+                raise CorruptSessionError(path, count + 1, "invalid event line") from None
+        created = int(header.get("created") or mtime_ms)
+        return SessionSummary(
+            id=str(header.get("id") or path.stem),
+            title=title,
+            created=created,
+            updated=max(updated, created),
+            turns=turns,
+            event_count=count,
+            path=path,
+        )
+
+    # ----------------------------------------------------------------- delete
+
+    def delete(self, session_id: str) -> bool:
+        path = self.path_of(session_id)
+        live = self._live.pop(session_id, None)
+        if live is not None:
+            live.detach_writer()  # a live agent must not recreate the file headerless
+        self._summary_cache.pop(session_id, None)
+        try:
+            path.unlink()
+            return True
+        except FileNotFoundError:
+            return False

@@ -1,0 +1,179 @@
+"""The JSONL session store: create, append/flush, load, list, delete, repair."""
+
+import json
+import time
+
+import pytest
+
+from agent_lsp.store import CorruptSessionError, SessionStore
+
+
+def user_message(text):
+    return {"turn": 1, "step": 1, "message": {"role": "user", "id": "m", "source": "user",
+                                               "content": [{"type": "text", "text": text}]}, "surfaceOp": "append"}
+
+
+def one_turn(session, text="hello"):
+    session.append("turn/start", {"turn": session.last_turn() + 1})
+    session.append("step/start", {"turn": 1, "step": 1})
+    session.append("user/message", user_message(text))
+    session.append("step/end", {"turn": 1, "step": 1})
+    session.append("turn/end", {"turn": 1, "reason": {"kind": "completed"}})
+
+
+def test_create_append_flush_load_roundtrip(tmp_path):
+    store = SessionStore(tmp_path)
+    s = store.create(meta={"workspace": "/w"})
+    assert s.id.startswith("s_")
+    one_turn(s)
+    s.flush()
+    other = SessionStore(tmp_path).load(s.id)
+    assert [e.to_json() for e in other.events[:-1]] == [e.to_json() for e in s.events]
+    assert other.events[-1].type == "session/end-seed"
+    assert other.meta == {"workspace": "/w"}
+    assert other.surface == [2]
+
+
+def test_events_buffered_until_flush(tmp_path):
+    store = SessionStore(tmp_path)
+    s = store.create()
+    s.append("custom/event", {"n": 1})
+    assert len(store.path_of(s.id).read_text().splitlines()) == 1  # header only: batched
+    s.flush()
+    assert len(store.path_of(s.id).read_text().splitlines()) == 2
+
+
+def test_load_of_a_live_session_returns_it(tmp_path):
+    store = SessionStore(tmp_path)
+    s = store.create()
+    assert store.load(s.id) is s
+
+
+def test_truncated_last_line_is_repaired(tmp_path):
+    store = SessionStore(tmp_path)
+    s = store.create()
+    one_turn(s)
+    s.flush()
+    path = store.path_of(s.id)
+    with open(path, "a") as f:
+        f.write('{"seq": 5, "time": 1, "type": "turn/st')  # a crash mid-write
+    loaded = SessionStore(tmp_path).load(s.id)
+    assert [e.type for e in loaded.events][-2:] == ["turn/end", "session/end-seed"]
+    # the file is whole again: every line parses
+    for line in path.read_text().splitlines():
+        json.loads(line)
+
+
+def test_corrupt_file_reports_path_and_line_and_others_still_load(tmp_path):
+    store = SessionStore(tmp_path)
+    good = store.create()
+    one_turn(good, "good one")
+    good.flush()
+    bad = store.create()
+    one_turn(bad)
+    bad.flush()
+    path = store.path_of(bad.id)
+    lines = path.read_text().splitlines()
+    lines[2] = "{not json"
+    path.write_text("\n".join(lines) + "\n")
+    fresh = SessionStore(tmp_path)
+    with pytest.raises(CorruptSessionError) as info:
+        fresh.load(bad.id)
+    assert info.value.path == path and info.value.line == 3
+    assert str(path) in str(info.value)
+    assert fresh.load(good.id).events[0].type == "turn/start"
+    listed = fresh.list()
+    # listing reads headers and counts lines; the bad line is only found by load()
+    assert sorted(x.id for x in listed) == sorted([good.id, bad.id])
+
+
+def test_list_titles_turns_newest_first_and_skips_corrupt(tmp_path):
+    store = SessionStore(tmp_path)
+    a = store.create()
+    one_turn(a, "first session " * 20)
+    a.flush()
+    time.sleep(0.01)
+    b = store.create(title="named")
+    one_turn(b, "second")
+    b.flush()
+    (tmp_path / "junk.jsonl").write_text("garbage\n")
+    listed = store.list()
+    assert [x.id for x in listed] == [b.id, a.id]
+    assert listed[0].title == "named"
+    assert listed[1].title.startswith("first session") and len(listed[1].title) <= 80
+    assert listed[1].turns == 1 and listed[1].event_count == 5
+    assert listed[1].updated >= listed[1].created
+    assert [e.path.name for e in store.list_errors] == ["junk.jsonl"]
+
+
+def test_delete(tmp_path):
+    store = SessionStore(tmp_path)
+    s = store.create()
+    assert store.delete(s.id) is True
+    assert store.delete(s.id) is False
+    assert store.list() == []
+    s.append("x/y", {})
+    s.flush()  # a detached live session never recreates the file
+    assert not store.path_of(s.id).exists()
+
+
+def test_path_of_rejects_traversal(tmp_path):
+    store = SessionStore(tmp_path)
+    with pytest.raises(ValueError):
+        store.path_of("../etc")
+
+
+def test_invalid_persisted_splice_fails_loudly(tmp_path):
+    from agent_lsp.agent import Agent, AgentOptions
+
+    store = SessionStore(tmp_path)
+    s = store.create()
+    s.append("agent/inbox/spliced", {"target": "next-turn", "start": 3, "removedCount": 1, "inserted": []})
+    with pytest.raises(ValueError, match="invalid persisted splice"):
+        Agent(s, providers={}, options=AgentOptions(provider="x", model="y"))
+
+
+def test_seqs_contiguous_and_observer_order_with_nested_append(tmp_path):
+    store = SessionStore(tmp_path)
+    s = store.create()
+    seen_a, seen_b = [], []
+
+    def a(e):
+        seen_a.append(e.seq)
+        if e.type == "one":
+            s.append("two", {})
+
+    s.subscribe(a)
+    s.subscribe(lambda e: seen_b.append(e.seq))
+    s.append("one", {})
+    assert seen_a == [0, 1] and seen_b == [0, 1]
+
+
+def test_throwing_observer_is_contained(tmp_path):
+    s = SessionStore(tmp_path).create()
+    s.subscribe(lambda e: 1 / 0)
+    got = []
+    s.subscribe(got.append)
+    s.append("x", {})
+    assert len(got) == 1
+
+
+async def test_load_after_dispose_reads_the_file_afresh(tmp_path):
+    from agent_lsp.agent import Agent, AgentOptions
+    from agent_lsp.llm.scripted import ScriptedProvider
+
+    store = SessionStore(tmp_path)
+    s = store.create()
+    agent = Agent(s, providers={"scripted": ScriptedProvider([{"text": "ok"}])},
+                  options=AgentOptions(provider="scripted", model="m"))
+    got = []
+    s.subscribe(got.append)
+    agent.followup("hi")
+    await agent.when_idle()
+    await agent.dispose()
+    again = store.load(s.id)
+    assert again is not s and again.resumed
+    assert [e.to_json() for e in again.events[:-1]] == [e.to_json() for e in s.events]
+    n = len(got)
+    again.append("x/y", {})
+    assert len(got) == n  # the old observers are gone with the old session
