@@ -1,0 +1,47 @@
+"""The built-in tools, over the Editor port.
+
+    tools = build_tools(editor, roots, policy=PermissionPolicy(...), journal=EditJournal())
+
+Reads (read_file, list_dir, glob, grep) run in parallel; writes and the shell
+are exclusive. Every path is confined to `roots` (see `agent_lsp.tools.paths`).
+With no policy, every call is allowed (tests and trusted headless use); with no
+journal, edits are not recorded for turn revert.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_lsp.agent.ports import Editor, Tool
+from agent_lsp.tools.base import EditRecorder, FileChange, PermissionGate, ToolEnv, Verdict
+from agent_lsp.tools.edit import EditFile
+from agent_lsp.tools.files import CreateFileTool, DeleteFileTool, RenameFileTool, WriteFile
+from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
+from agent_lsp.tools.read import ReadFile
+from agent_lsp.tools.search import Glob, Grep, ListDir
+from agent_lsp.tools.shell import RunCommand, kill_running_commands
+
+TOOL_CLASSES = (ReadFile, ListDir, Glob, Grep, EditFile, WriteFile, CreateFileTool, DeleteFileTool,
+                RenameFileTool, RunCommand)
+
+
+def build_tools(
+    editor: Editor,
+    roots: list[Path],
+    policy: PermissionGate | None = None,
+    journal: EditRecorder | None = None,
+) -> list[Tool]:
+    env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal)
+    return [cls(env) for cls in TOOL_CLASSES]
+
+
+__all__ = [
+    "build_tools",
+    "EditRecorder",
+    "FileChange",
+    "OutsideWorkspaceError",
+    "PermissionGate",
+    "Verdict",
+    "WorkspaceRoots",
+    "kill_running_commands",
+]

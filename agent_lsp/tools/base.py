@@ -1,0 +1,187 @@
+"""What every built-in tool shares: the environment it runs in, errors, reading files.
+
+Tools reach files only through the Editor port (open buffers win over disk)
+and `WorkspaceRoots` (confinement). Permissions and the edit journal are
+ports too (`PermissionGate`, `EditRecorder`), implemented one layer up by
+`agent_lsp.workspace.permissions.PermissionPolicy` and
+`agent_lsp.workspace.edit_journal.EditJournal`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
+
+from pydantic import BaseModel, ConfigDict
+from pydantic.alias_generators import to_camel
+
+from agent_lsp.agent.ports import (
+    DocumentSnapshot,
+    Editor,
+    PermissionRequest,
+    ToolContext,
+    ToolOutput,
+)
+from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
+from agent_lsp.tools.text import decode, is_binary
+
+MAX_READ_BYTES = 20_000_000
+
+# -------------------------------------------------------------------- ports
+
+
+@dataclass(frozen=True)
+class Verdict:
+    allowed: bool
+    reason: str = ""  # why not, in words for the model
+
+
+class PermissionGate(Protocol):
+    async def authorize(self, editor: Editor, request: PermissionRequest) -> Verdict: ...
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """One change a tool applied, enough to undo it.
+
+    before None: the file was created; after None: it was deleted;
+    new_path set: it was renamed (before/after then None). `spans`, when
+    known, are the (start, end, new text) replacements in `before` that made
+    `after` (edit_file knows them; a whole rewrite does not)."""
+
+    path: Path
+    before: str | None
+    after: str | None
+    new_path: Path | None = None
+    spans: tuple[tuple[int, int, str], ...] | None = None
+
+
+class EditRecorder(Protocol):
+    def record(self, session_id: str, turn: int, change: FileChange) -> None: ...
+
+
+# ------------------------------------------------------------------- errors
+
+
+class ToolError(Exception):
+    """A failure the model sees as the tool's result."""
+
+    def __init__(self, message: str, code: str = "TOOL_ERROR", meta: dict[str, Any] | None = None):
+        super().__init__(message)
+        self.message = message
+        self.code = code
+        self.meta = meta
+
+
+def error_output(message: str, code: str, meta: dict[str, Any] | None = None) -> ToolOutput:
+    return ToolOutput(
+        content=message,
+        is_error=True,
+        error={"name": "ToolError", "code": code, "message": message},
+        meta=meta,
+    )
+
+
+class ToolInput(BaseModel):
+    """Base of every input model: camelCase on the wire, snake_case in code."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+# -------------------------------------------------------------- environment
+
+
+@dataclass
+class ToolEnv:
+    editor: Editor
+    roots: WorkspaceRoots
+    policy: PermissionGate | None = None
+    journal: EditRecorder | None = None
+
+    def resolve(self, raw: str | None, *, default_root: bool = False) -> Path:
+        if raw is None or (default_root and not str(raw).strip()):
+            return self.roots.primary
+        try:
+            return self.roots.resolve(raw)
+        except OutsideWorkspaceError as e:
+            raise ToolError(str(e), "OUTSIDE_WORKSPACE") from None
+
+    def show(self, path: Path) -> str:
+        return self.roots.display(path)
+
+    async def authorize(self, ctx: ToolContext, request: PermissionRequest) -> None:
+        """Raise PERMISSION_DENIED unless the policy allows (no policy: allowed)."""
+        if self.policy is None:
+            return
+        if request.session_id is None:
+            request = replace(request, session_id=ctx.session_id)
+        verdict = await self.policy.authorize(self.editor, request)
+        if not verdict.allowed:
+            raise ToolError(
+                f"Permission denied: {request.title}. {verdict.reason}".strip(), "PERMISSION_DENIED"
+            )
+
+    def record(self, ctx: ToolContext, change: FileChange) -> None:
+        if self.journal is not None:
+            self.journal.record(ctx.session_id, ctx.turn, change)
+
+
+@dataclass(frozen=True)
+class FileText:
+    path: Path
+    text: str
+    version: int | None  # the open buffer's version; None when read from disk
+    is_open: bool
+    lossy: bool = False  # disk bytes were not valid UTF-8
+
+
+def read_text(env: ToolEnv, path: Path, shown: str) -> FileText:
+    """The text the user sees: the open buffer, else the file on disk."""
+    snapshot: DocumentSnapshot | None = env.editor.document(path)
+    if snapshot is not None:
+        return FileText(path, snapshot.text, snapshot.version, True)
+    if path.is_dir():
+        raise ToolError(f"'{shown}' is a directory; use list_dir to see its entries", "IS_DIRECTORY")
+    try:
+        size = path.stat().st_size
+        if size > MAX_READ_BYTES:
+            raise ToolError(
+                f"'{shown}' is too large to read ({size / 1e6:.0f} MB); search it with grep", "TOO_LARGE"
+            )
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise ToolError(f"'{shown}' does not exist", "NOT_FOUND") from None
+    except OSError as e:
+        raise ToolError(f"cannot read '{shown}': {e.strerror}", "READ_FAILED") from None
+    if is_binary(data):
+        raise ToolError(f"'{shown}' is a binary file ({len(data)} bytes); not shown", "BINARY_FILE")
+    decoded = decode(data)
+    return FileText(path, decoded.text, None, False, decoded.lossy)
+
+
+# --------------------------------------------------------------------- tool
+
+
+class BuiltinTool:
+    """Implements the Tool port; subclasses write `execute`."""
+
+    name: ClassVar[str]
+    description: ClassVar[str]
+    input_model: ClassVar[type[BaseModel]]
+    parallel: ClassVar[bool] = False
+
+    def __init__(self, env: ToolEnv):
+        self.env = env
+
+    def is_parallel(self, args: BaseModel) -> bool:
+        return self.parallel
+
+    async def run(self, args: BaseModel, ctx: ToolContext) -> ToolOutput:
+        try:
+            return await self.execute(args, ctx)
+        except ToolError as e:
+            return error_output(e.message, e.code, e.meta)
+
+    async def execute(self, args: Any, ctx: ToolContext) -> ToolOutput:
+        raise NotImplementedError

@@ -1,0 +1,259 @@
+"""edit_file: exact-text replacements that land in the editor's buffer.
+
+Each edit names text that exists now (`oldText`) and what replaces it. All
+edits of one call are located in the file as it is when the call starts (the
+open buffer if the editor has it, else disk), must not overlap, and go out as
+ONE versioned text edit through `Editor.apply_edit` (for the LSP editor: a
+`workspace/applyEdit` with a `TextDocumentEdit` at the buffer's version and a
+label, so it is one step on the editor's undo stack).
+
+Conflicts are never resolved silently: when the editor refuses the edit
+(`applied: false`, e.g. the user typed since the version we computed on), the
+tool re-reads the file and returns an error carrying its fresh text, and the
+model edits again against that.
+
+Edits visible to what runs next: after every applied edit the tool calls
+`Editor.save([path])`, so a command run next (tests, linters) reads the edited
+text from disk. The LSP editor asks clients that declared
+`agentLsp.saveDocuments` to save, and otherwise writes the buffer text to disk
+itself; files the editor has not opened are written to disk when the edit is
+applied (client or fallback), so saving them is a no-op.
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from pydantic import Field
+
+from agent_lsp.agent.ports import PermissionRequest, TextEdit, TextFileEdit, ToolContext, ToolOutput
+from agent_lsp.tools.base import BuiltinTool, FileChange, FileText, ToolEnv, ToolError, ToolInput, read_text
+from agent_lsp.tools.hunks import unified_diff
+from agent_lsp.tools.text import line_starts, position_of, split_lines
+
+MAX_FRESH_TEXT_CHARS = 20_000
+MAX_DIFF_CHARS = 8_000
+MAX_CANDIDATES = 5
+
+
+class EditSpec(ToolInput):
+    old_text: str = Field(
+        description="Exact text to replace, as it is in the file now (whitespace included). Include "
+        "enough surrounding lines to make it unique."
+    )
+    new_text: str = Field(description="The replacement text.")
+    replace_all: bool = Field(default=False, description="Replace every occurrence, not just one.")
+
+
+class EditFileInput(ToolInput):
+    path: str = Field(description="File to edit, relative to the workspace root.")
+    edits: list[EditSpec] = Field(
+        min_length=1,
+        description="Replacements, all located in the file as it is before this call; they must not overlap.",
+    )
+
+
+class EditFile(BuiltinTool):
+    name = "edit_file"
+    description = (
+        "Edit a file by replacing exact text. Each edit's oldText must occur exactly once (or set "
+        "replaceAll). Several edits can be sent in one call. The edit goes into the editor's buffer "
+        "(undoable there) and is saved, so commands run next see it."
+    )
+    input_model = EditFileInput
+    parallel = False
+
+    async def execute(self, args: EditFileInput, ctx: ToolContext) -> ToolOutput:
+        path = self.env.resolve(args.path)
+        shown = self.env.show(path)
+        if not path.exists() and self.env.editor.document(path) is None:
+            raise ToolError(f"'{shown}' does not exist; use create_file to make it", "NOT_FOUND")
+        file = read_text(self.env, path, shown)
+        if file.lossy:
+            raise ToolError(
+                f"'{shown}' is not valid UTF-8; editing it would corrupt it", "NOT_UTF8"
+            )
+        spans = locate_edits(file.text, args.edits, shown)
+        new_text = apply_spans(file.text, spans)
+        if new_text == file.text:
+            raise ToolError("the edits change nothing (newText equals oldText)", "NO_CHANGE")
+        await self.env.authorize(
+            ctx,
+            PermissionRequest(tool=self.name, title=f"Edit {shown}", kind="write", path=path),
+        )
+        await apply_text_change(self.env, ctx, file, spans, new_text, label=f"agent: edit {shown}")
+        diff = unified_diff(file.text, new_text, shown, spans)
+        removed, added = _count_diff(diff)
+        summary = f"Edited {shown}: {len(spans)} replacement{'s' if len(spans) != 1 else ''} (+{added} -{removed} lines)."
+        return ToolOutput(
+            content=summary + "\n" + _cap(diff, MAX_DIFF_CHARS),
+            meta={"path": shown, "diff": diff, "replacements": len(spans)},
+        )
+
+
+# ------------------------------------------------------------ locating text
+
+
+def locate_edits(text: str, edits: list[EditSpec], shown: str) -> list[tuple[int, int, str]]:
+    """(start, end, new text) spans in `text`, sorted; ToolError naming every bad edit."""
+    crlf = "\r\n" in text
+    spans: list[tuple[int, int, str, int]] = []
+    problems: list[str] = []
+    for number, edit in enumerate(edits, 1):
+        old, new = edit.old_text, edit.new_text
+        if crlf and "\r" not in old and "\n" in old:
+            # the model writes "\n"; the file says "\r\n"
+            old, new = old.replace("\n", "\r\n"), new.replace("\r\n", "\n").replace("\n", "\r\n")
+        if old == "":
+            if text == "" and len(edits) == 1:
+                spans.append((0, 0, new, number))
+                continue
+            problems.append(f"edit {number}: oldText is empty (use write_file to replace a whole file)")
+            continue
+        starts = _occurrences(text, old)
+        if not starts:
+            problems.append(f"edit {number}: oldText not found in {shown}. {_near_misses(text, edit.old_text)}")
+        elif len(starts) > 1 and not edit.replace_all:
+            lines = ", ".join(str(_line_of(text, s)) for s in starts[:10])
+            problems.append(
+                f"edit {number}: oldText occurs {len(starts)} times in {shown} (lines {lines}); include more "
+                "surrounding text to pick one, or set replaceAll"
+            )
+        else:
+            spans.extend((s, s + len(old), new, number) for s in starts)
+    if problems:
+        raise ToolError("No edit was applied.\n" + "\n".join(problems), "EDIT_NOT_APPLICABLE")
+    spans.sort()
+    for (_, e1, _, n1), (s2, _, _, n2) in zip(spans, spans[1:]):
+        if s2 < e1:
+            raise ToolError(
+                f"No edit was applied: edits {n1} and {n2} overlap (line {_line_of(text, s2)}); "
+                "merge them into one edit",
+                "EDIT_NOT_APPLICABLE",
+            )
+    return [(s, e, new) for s, e, new, _ in spans]
+
+
+def _occurrences(text: str, old: str) -> list[int]:
+    found = []
+    i = text.find(old)
+    while i >= 0:
+        found.append(i)
+        i = text.find(old, i + len(old))
+    return found
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _near_misses(text: str, old: str) -> str:
+    """Name the lines the model probably meant."""
+    lines = split_lines(text)
+    wanted = [l.strip() for l in split_lines(old) if l.strip()]
+    if not wanted:
+        return "oldText has only whitespace."
+    # same lines with different indentation/whitespace
+    stripped = [l.strip() for l in lines]
+    n = len(wanted)
+    hits = [i + 1 for i in range(len(lines) - n + 1) if stripped[i : i + n] == wanted]
+    if hits:
+        where = ", ".join(map(str, hits[:MAX_CANDIDATES]))
+        return f"The same lines with different whitespace are at line {where}; copy them exactly (read_file shows them)."
+    first = wanted[0]
+    hits = [i + 1 for i, l in enumerate(stripped) if first in l]
+    if hits:
+        where = ", ".join(map(str, hits[:MAX_CANDIDATES]))
+        return f"Its first line appears at line {where}, but the following lines differ; read the file again."
+    close = difflib.get_close_matches(first, stripped, n=MAX_CANDIDATES, cutoff=0.6)
+    if close:
+        numbers = sorted({stripped.index(c) + 1 for c in close})
+        where = "; ".join(f"line {i}: {lines[i - 1].strip()[:80]}" for i in numbers)
+        return f"Closest lines: {where}."
+    return "Nothing similar is in the file; read it again before editing."
+
+
+def apply_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
+    parts: list[str] = []
+    cursor = 0
+    for start, end, new in spans:
+        parts.append(text[cursor:start])
+        parts.append(new)
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts)
+
+
+# ------------------------------------------------------------------ applying
+
+
+async def apply_text_change(
+    env: ToolEnv,
+    ctx: ToolContext,
+    file: FileText,
+    spans: list[tuple[int, int, str]],
+    new_text: str,
+    label: str,
+    exact: bool = True,
+) -> None:
+    """Send the spans as one versioned edit; on refusal raise with the fresh text.
+
+    `exact`: the spans are the real changes (edit_file), so the journal can undo
+    them one by one; a whole rewrite is not (the journal diffs it instead)."""
+    starts = line_starts(file.text)
+    edits = tuple(TextEdit(position_of(starts, s), position_of(starts, e), new) for s, e, new in spans)
+    result = await env.editor.apply_edit(
+        [TextFileEdit(file.path, edits, file.version if file.is_open else None)], label
+    )
+    if not result.applied:
+        raise conflict_error(env, file, result.failure_reason)
+    await env.editor.save([file.path])
+    env.record(ctx, FileChange(file.path, file.text, new_text, spans=tuple(spans) if exact else None))
+
+
+def conflict_error(env: ToolEnv, before: FileText, reason: str | None) -> ToolError:
+    shown = env.show(before.path)
+    try:
+        fresh = read_text(env, before.path, shown)
+    except ToolError as e:
+        return ToolError(
+            f"The edit to {shown} was not applied ({reason or 'the editor refused it'}) and the file "
+            f"cannot be read now: {e.message}",
+            "EDIT_REJECTED",
+        )
+    changed = fresh.text != before.text or fresh.version != before.version
+    why = reason or "the editor refused it"
+    head = (
+        f"The edit to {shown} was not applied ({why}). "
+        + ("The file changed meanwhile (the user may be typing). " if changed else "")
+        + "Its current text is below; make your edit against it.\n"
+    )
+    return ToolError(
+        head + _cap(numbered(fresh.text), MAX_FRESH_TEXT_CHARS),
+        "EDIT_REJECTED",
+        meta={"path": shown, "version": fresh.version},
+    )
+
+
+def numbered(text: str) -> str:
+    lines = split_lines(text)
+    width = len(str(len(lines)))
+    return "\n".join(f"{i:>{width}}\t{line}" for i, line in enumerate(lines, 1))
+
+
+def _count_diff(diff: str) -> tuple[int, int]:
+    removed = added = 0
+    for line in diff.splitlines()[2:]:  # after the ---/+++ header
+        if line.startswith("-"):
+            removed += 1
+        elif line.startswith("+"):
+            added += 1
+    return removed, added
+
+
+def _cap(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    head = text[: limit * 2 // 3]
+    tail = text[-limit // 3 :]
+    return f"{head}\n[… {len(text) - len(head) - len(tail)} characters not shown …]\n{tail}"

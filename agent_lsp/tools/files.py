@@ -1,0 +1,242 @@
+"""write_file, create_file, delete_file, rename_file.
+
+Through the editor when it can: file creation, deletion and renaming go out
+as resource operations (`CreateFile`, `DeleteFile`, `RenameFile` in one
+`workspace/applyEdit`) when the editor declares
+`workspace.workspaceEdit.resourceOperations`; text always goes as a versioned
+text edit, so an open buffer is changed in the editor (undoable), then saved.
+
+Fallback, for editors without resource operations: the tool creates, deletes
+or renames the file on disk itself. For a file the editor has open, the
+output says so: the buffer may still show the old path or text.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from pydantic import Field
+
+from agent_lsp.agent.ports import (
+    ApplyResult,
+    CreateFile,
+    Editor,
+    DeleteFile,
+    PermissionRequest,
+    RenameFile,
+    TextEdit,
+    TextFileEdit,
+    ToolContext,
+    ToolOutput,
+)
+from agent_lsp.tools.base import BuiltinTool, FileChange, ToolEnv, ToolError, ToolInput, read_text
+from agent_lsp.tools.edit import apply_text_change
+from agent_lsp.tools.hunks import unified_diff
+
+# ------------------------------------------------- resource operations
+# Through the editor when it supports resource operations, else on disk.
+# The journal's revert uses these too.
+
+
+async def create_with_content(editor: Editor, path: Path, content: str, label: str) -> ApplyResult:
+    if editor.supports_resource_operations:
+        operations: list = [CreateFile(path)]
+        if content:
+            operations.append(TextFileEdit(path, (TextEdit((0, 0), (0, 0), content),), None))
+        result = await editor.apply_edit(operations, label)
+        if result.applied:
+            await editor.save([path])
+        return result
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "x", encoding="utf-8", newline="") as f:
+            f.write(content)
+    except OSError as e:
+        return ApplyResult(False, e.strerror or str(e))
+    return ApplyResult(True)
+
+
+async def delete_path(editor: Editor, path: Path, label: str) -> ApplyResult:
+    if editor.supports_resource_operations:
+        return await editor.apply_edit([DeleteFile(path)], label)
+    try:
+        path.unlink()
+    except OSError as e:
+        return ApplyResult(False, e.strerror or str(e))
+    return ApplyResult(True)
+
+
+async def rename_path(editor: Editor, old: Path, new: Path, label: str) -> ApplyResult:
+    if editor.supports_resource_operations:
+        return await editor.apply_edit([RenameFile(old, new)], label)
+    try:
+        new.parent.mkdir(parents=True, exist_ok=True)
+        if new.exists():
+            return ApplyResult(False, f"{new} already exists")
+        os.rename(old, new)
+    except OSError as e:
+        return ApplyResult(False, e.strerror or str(e))
+    return ApplyResult(True)
+
+
+def _exists(env: ToolEnv, path: Path) -> bool:
+    return path.exists() or env.editor.document(path) is not None
+
+
+async def _create(env: ToolEnv, ctx: ToolContext, path: Path, content: str) -> None:
+    shown = env.show(path)
+    result = await create_with_content(env.editor, path, content, f"agent: create {shown}")
+    if not result.applied:
+        raise ToolError(f"could not create {shown}: {result.failure_reason or 'refused'}", "EDIT_REJECTED")
+    env.record(ctx, FileChange(path, None, content))
+
+
+def _check_parent(env: ToolEnv, path: Path) -> None:
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ToolError(f"'{env.show(parent)}' is a file, not a folder", "NOT_A_DIRECTORY")
+            return
+
+
+# --------------------------------------------------------------- write_file
+
+
+class WriteFileInput(ToolInput):
+    path: str = Field(description="File to write, relative to the workspace root.")
+    content: str = Field(description="The complete new content of the file.")
+
+
+class WriteFile(BuiltinTool):
+    name = "write_file"
+    description = (
+        "Write a file's complete content, creating it (and its folders) if needed. Prefer edit_file "
+        "for changes to an existing file."
+    )
+    input_model = WriteFileInput
+
+    async def execute(self, args: WriteFileInput, ctx: ToolContext) -> ToolOutput:
+        path = self.env.resolve(args.path)
+        shown = self.env.show(path)
+        if path.is_dir():
+            raise ToolError(f"'{shown}' is a folder", "IS_DIRECTORY")
+        _check_parent(self.env, path)
+        await self.env.authorize(
+            ctx, PermissionRequest(tool=self.name, title=f"Write {shown}", kind="write", path=path)
+        )
+        if not _exists(self.env, path):
+            await _create(self.env, ctx, path, args.content)
+            lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
+            return ToolOutput(content=f"Created {shown} ({lines} lines).", meta={"path": shown, "created": True})
+        file = read_text(self.env, path, shown)
+        if file.text == args.content:
+            return ToolOutput(content=f"{shown} already has this content; nothing changed.", meta={"path": shown})
+        whole = [(0, len(file.text), args.content)]
+        await apply_text_change(self.env, ctx, file, whole, args.content, f"agent: write {shown}", exact=False)
+        diff = unified_diff(file.text, args.content, shown)
+        return ToolOutput(content=f"Wrote {shown}.", meta={"path": shown, "diff": diff})
+
+
+# -------------------------------------------------------------- create_file
+
+
+class CreateFileInput(ToolInput):
+    path: str = Field(description="New file, relative to the workspace root (missing folders are created).")
+    content: str = Field(default="", description="Initial content. Default: empty.")
+
+
+class CreateFileTool(BuiltinTool):
+    name = "create_file"
+    description = "Create a new file; fails if it already exists (use edit_file or write_file then)."
+    input_model = CreateFileInput
+
+    async def execute(self, args: CreateFileInput, ctx: ToolContext) -> ToolOutput:
+        path = self.env.resolve(args.path)
+        shown = self.env.show(path)
+        if _exists(self.env, path) or path.is_symlink():
+            raise ToolError(f"'{shown}' already exists; use edit_file or write_file", "ALREADY_EXISTS")
+        _check_parent(self.env, path)
+        await self.env.authorize(
+            ctx, PermissionRequest(tool=self.name, title=f"Create {shown}", kind="write", path=path)
+        )
+        await _create(self.env, ctx, path, args.content)
+        return ToolOutput(content=f"Created {shown}.", meta={"path": shown, "created": True})
+
+
+# -------------------------------------------------------------- delete_file
+
+
+class DeleteFileInput(ToolInput):
+    path: str = Field(description="File to delete, relative to the workspace root.")
+
+
+class DeleteFileTool(BuiltinTool):
+    name = "delete_file"
+    description = "Delete one file (not a folder)."
+    input_model = DeleteFileInput
+
+    async def execute(self, args: DeleteFileInput, ctx: ToolContext) -> ToolOutput:
+        path = self.env.resolve(args.path)
+        shown = self.env.show(path)
+        if path.is_dir():
+            raise ToolError(f"'{shown}' is a folder; delete_file deletes files only", "IS_DIRECTORY")
+        if not path.exists():
+            raise ToolError(f"'{shown}' does not exist", "NOT_FOUND")
+        await self.env.authorize(
+            ctx, PermissionRequest(tool=self.name, title=f"Delete {shown}", kind="delete", path=path)
+        )
+        try:
+            before: str | None = read_text(self.env, path, shown).text
+        except ToolError:
+            before = None  # binary or unreadable: revert cannot bring it back
+        result = await delete_path(self.env.editor, path, f"agent: delete {shown}")
+        if not result.applied:
+            raise ToolError(f"could not delete {shown}: {result.failure_reason or 'refused'}", "EDIT_REJECTED")
+        note = ""
+        if not self.env.editor.supports_resource_operations and self.env.editor.document(path) is not None:
+            note = " The editor still has it open; its buffer was not closed."
+        if before is not None:
+            self.env.record(ctx, FileChange(path, before, None))
+        else:
+            note += " (Not text: reverting this turn will not restore it.)"
+        return ToolOutput(content=f"Deleted {shown}.{note}", meta={"path": shown, "deleted": True})
+
+
+# -------------------------------------------------------------- rename_file
+
+
+class RenameFileInput(ToolInput):
+    path: str = Field(description="File or folder to rename or move, relative to the workspace root.")
+    new_path: str = Field(description="Its new path (must not exist; missing folders are created).")
+
+
+class RenameFileTool(BuiltinTool):
+    name = "rename_file"
+    description = "Rename or move a file or folder inside the workspace."
+    input_model = RenameFileInput
+
+    async def execute(self, args: RenameFileInput, ctx: ToolContext) -> ToolOutput:
+        source = self.env.resolve(args.path)
+        target = self.env.resolve(args.new_path)
+        old, new = self.env.show(source), self.env.show(target)
+        if not source.exists():
+            raise ToolError(f"'{old}' does not exist", "NOT_FOUND")
+        if target.exists() or target.is_symlink():
+            raise ToolError(f"'{new}' already exists", "ALREADY_EXISTS")
+        if target.is_relative_to(source):
+            raise ToolError(f"cannot move '{old}' into itself", "BAD_TARGET")
+        _check_parent(self.env, target)
+        await self.env.authorize(
+            ctx,
+            PermissionRequest(tool=self.name, title=f"Rename {old} to {new}", kind="write", path=source,
+                              detail=f"{old} -> {new}"),
+        )
+        result = await rename_path(self.env.editor, source, target, f"agent: rename {old}")
+        if not result.applied:
+            raise ToolError(f"could not rename {old}: {result.failure_reason or 'refused'}", "EDIT_REJECTED")
+        note = ""
+        if not self.env.editor.supports_resource_operations and self.env.editor.document(source) is not None:
+            note = " The editor still has the old path open."
+        self.env.record(ctx, FileChange(source, None, None, new_path=target))
+        return ToolOutput(content=f"Renamed {old} to {new}.{note}", meta={"path": old, "newPath": new})

@@ -1,0 +1,79 @@
+"""Text helpers shared by the tools and the editors: LSP line model, decoding.
+
+Positions follow the Editor port: (line, character) with characters counted
+in code points, lines ended by "\\n", "\\r\\n" or "\\r" (the LSP line model).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+BINARY_SNIFF_BYTES = 8192
+
+
+_EOL = re.compile(r"\r\n|\r|\n")
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets where each line begins, with LSP line terminators."""
+    if "\r" not in text:
+        starts = [0]
+        i = text.find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = text.find("\n", i + 1)
+        return starts
+    return [0] + [m.end() for m in _EOL.finditer(text)]
+
+
+def position_of(starts: list[int], offset: int) -> tuple[int, int]:
+    line = bisect.bisect_right(starts, offset) - 1
+    return line, offset - starts[line]
+
+
+def offset_of(text: str, starts: list[int], position: tuple[int, int]) -> int:
+    """The offset of a position; a character past a line's end clamps to it (as LSP says)."""
+    line, character = position
+    if line >= len(starts):
+        return len(text)
+    start = starts[line]
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    if text.endswith("\r\n", start, end):
+        end -= 2
+    elif text.endswith(("\r", "\n"), start, end):
+        end -= 1
+    return min(start + character, end)
+
+
+def is_binary(data: bytes) -> bool:
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
+
+
+@dataclass(frozen=True)
+class Decoded:
+    text: str
+    lossy: bool  # invalid UTF-8 was replaced with U+FFFD
+
+
+def decode(data: bytes) -> Decoded:
+    try:
+        return Decoded(data.decode("utf-8"), False)
+    except UnicodeDecodeError:
+        return Decoded(data.decode("utf-8", errors="replace"), True)
+
+
+def split_keepends(text: str) -> list[str]:
+    """Lines with their terminators (LSP line model); a final newline adds no empty line."""
+    starts = line_starts(text)
+    bounds = starts + [len(text)]
+    lines = [text[bounds[i] : bounds[i + 1]] for i in range(len(starts))]
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines without terminators (LSP line model)."""
+    return [line.rstrip("\r\n") for line in split_keepends(text)]

@@ -1,0 +1,241 @@
+"""PermissionPolicy: allow / ask / deny per tool call, with rules and remembered grants.
+
+Decision order for one call (first that applies wins):
+1. a deny rule matches                       -> deny
+2. the command is on the always-ask list     -> ask ("session"/"always" answers count as "once")
+3. an ask rule matches                       -> ask (same: the rule pins it to asking)
+4. an allow rule or a grant matches          -> allow
+5. the default for the tool, else its kind   -> by default commands ask; reads and writes are allowed
+
+Rules come from the settings (constructor), from "always" answers (persisted
+in a JSON file per workspace, re-read when another process changed it, so
+every editor on the workspace shares them) and from "session" answers (in
+memory, per session). A rule names a tool ("*" for any) and optionally a
+command prefix (whole words; it never covers a command chained after it
+with ;, &&, |, …) or a path glob (workspace-relative).
+
+The question goes to the editor (`Editor.ask_permission`); no answer, a
+timeout, an error or an answer we do not know is "deny".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, Mapping, Sequence
+
+from agent_lsp.agent.ports import Editor, PermissionRequest
+from agent_lsp.tools.base import Verdict
+from agent_lsp.tools.search import compile_glob
+
+Action = Literal["allow", "ask", "deny"]
+
+DEFAULT_ACTIONS: Mapping[str, Action] = {"command": "ask", "read": "allow", "write": "allow", "delete": "allow"}
+
+# Commands that always ask, whatever the rules and grants say.
+ALWAYS_ASK_PATTERNS: tuple[str, ...] = (
+    r"\brm\s+(?:-\S*\s+)*-[a-zA-Z]*[rR]",  # rm -r, rm -rf, rm -fr, rm -f -r
+    r"\brm\s+.*--recursive",
+    r"\bsudo\b",
+    r"\bsu\b",
+    r"\bdoas\b",
+    r"\bgit\s+push\b",
+    r"\bgit\s+reset\s+--hard\b",
+    r"\bgit\s+clean\b",
+    r"\b(?:curl|wget)\b[^|]*\|\s*(?:sudo\s+)?(?:ba|z|da|k)?sh\b",
+    r"\bmkfs",
+    r"\bdd\b.*\bof=",
+    r"\bchmod\s+(?:-\S+\s+)*-[a-zA-Z]*R",
+    r"\bchown\s+(?:-\S+\s+)*-[a-zA-Z]*R",
+    r":\(\)\s*\{",  # fork bomb
+    r"\b(?:shutdown|reboot|halt|poweroff)\b",
+    r">\s*/dev/(?:sd|nvme|hd)",
+)
+
+_CONTROL = re.compile(r"[;&|`\n<>]|\$\(")
+ANSWERS = ("once", "session", "always", "deny")
+
+
+@dataclass(frozen=True)
+class PermissionRule:
+    tool: str  # a tool name, or "*"
+    action: Action
+    command_prefix: str | None = None
+    path_glob: str | None = None
+
+    def matches(self, request: PermissionRequest, relative_path: str | None) -> bool:
+        if self.tool not in ("*", request.tool):
+            return False
+        if self.command_prefix is not None:
+            if request.command is None or not command_has_prefix(request.command, self.command_prefix):
+                return False
+        if self.path_glob is not None:
+            if relative_path is None:
+                return False
+            if relative_path != self.path_glob and not compile_glob(self.path_glob).match(relative_path):
+                return False
+        return True
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"tool": self.tool, "action": self.action}
+        if self.command_prefix is not None:
+            data["commandPrefix"] = self.command_prefix
+        if self.path_glob is not None:
+            data["pathGlob"] = self.path_glob
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "PermissionRule":
+        action = data.get("action", "allow")
+        if action not in ("allow", "ask", "deny"):
+            raise ValueError(f"bad action {action!r}")
+        return cls(str(data["tool"]), action, data.get("commandPrefix"), data.get("pathGlob"))
+
+
+def command_has_prefix(command: str, prefix: str) -> bool:
+    """`prefix` as whole words at the start of `command`, with nothing chained after it."""
+    command = " ".join(command.split())
+    prefix = " ".join(prefix.rstrip("*").rstrip(":").split())
+    if not prefix:
+        return False
+    if command != prefix and not command.startswith(prefix + " "):
+        return False
+    return not _CONTROL.search(command[len(prefix) :])
+
+
+def is_always_ask(command: str, patterns: Sequence[str] = ALWAYS_ASK_PATTERNS) -> bool:
+    return any(re.search(p, command) for p in patterns)
+
+
+class PermissionPolicy:
+    def __init__(
+        self,
+        store_path: Path | None = None,
+        *,
+        roots: Sequence[Path] = (),
+        rules: Sequence[PermissionRule] = (),
+        defaults: Mapping[str, Action] | None = None,
+        always_ask: Sequence[str] = ALWAYS_ASK_PATTERNS,
+        ask_timeout_s: float = 300.0,
+    ):
+        self.store_path = store_path
+        self.roots = [Path(os.path.abspath(r)) for r in roots]
+        self.rules = list(rules)
+        self.defaults: dict[str, Action] = {**DEFAULT_ACTIONS, **(defaults or {})}
+        self.always_ask = tuple(always_ask)
+        self.ask_timeout_s = ask_timeout_s
+        self._session_grants: dict[str, list[PermissionRule]] = {}
+        self._stored: list[PermissionRule] = []
+        self._stored_stamp: tuple[int, int] | None = None
+
+    # ----------------------------------------------------------- decisions
+
+    def decide(self, request: PermissionRequest) -> Action:
+        """What the rules say, without asking anyone."""
+        return self._decide(request)[0]
+
+    def _decide(self, request: PermissionRequest) -> tuple[Action, bool]:
+        """(action, pinned): pinned asks cannot be remembered."""
+        relative = self._relative(request.path)
+        stored = self.stored_rules()
+        grants = self._session_grants.get(request.session_id or "", [])
+        every = [*self.rules, *stored, *grants]
+        if any(r.action == "deny" and r.matches(request, relative) for r in every):
+            return "deny", True
+        if request.command is not None and is_always_ask(request.command, self.always_ask):
+            return "ask", True
+        if any(r.action == "ask" and r.matches(request, relative) for r in every):
+            return "ask", True
+        if any(r.action == "allow" and r.matches(request, relative) for r in every):
+            return "allow", False
+        return self.defaults.get(request.tool) or self.defaults.get(request.kind, "ask"), False
+
+    async def authorize(self, editor: Editor, request: PermissionRequest) -> Verdict:
+        action, pinned = self._decide(request)
+        if action == "allow":
+            return Verdict(True)
+        if action == "deny":
+            return Verdict(False, "A permission rule of this workspace denies it.")
+        try:
+            answer = await asyncio.wait_for(editor.ask_permission(request), self.ask_timeout_s)
+        except asyncio.TimeoutError:
+            return Verdict(False, f"Nobody answered within {self.ask_timeout_s:g} s, so it is denied.")
+        except Exception as e:  # an editor that fails to ask has not said yes
+            return Verdict(False, f"The question could not be asked ({type(e).__name__}), so it is denied.")
+        if answer not in ANSWERS or answer == "deny":
+            return Verdict(False, "The user denied it.")
+        if answer in ("session", "always") and not pinned:
+            self.grant(request, answer)
+        return Verdict(True)
+
+    # -------------------------------------------------------------- grants
+
+    def grant(self, request: PermissionRequest, scope: Literal["session", "always"]) -> PermissionRule:
+        rule = self._rule_for(request)
+        if scope == "session":
+            self._session_grants.setdefault(request.session_id or "", []).append(rule)
+        else:
+            self._store([*self.stored_rules(), rule])
+        return rule
+
+    def forget_session(self, session_id: str) -> None:
+        self._session_grants.pop(session_id, None)
+
+    def _rule_for(self, request: PermissionRequest) -> PermissionRule:
+        if request.command is not None:
+            return PermissionRule(request.tool, "allow", command_prefix=" ".join(request.command.split()))
+        relative = self._relative(request.path)
+        return PermissionRule(request.tool, "allow", path_glob=relative)
+
+    def _relative(self, path: Path | None) -> str | None:
+        if path is None:
+            return None
+        path = Path(os.path.abspath(path))
+        for root in self.roots:
+            if path.is_relative_to(root):
+                return path.relative_to(root).as_posix()
+        return path.as_posix()
+
+    # --------------------------------------------------------- persistence
+
+    def stored_rules(self) -> list[PermissionRule]:
+        """The "always" rules, re-read when the file changed (another editor may have added one)."""
+        if self.store_path is None:
+            return self._stored
+        try:
+            st = self.store_path.stat()
+        except FileNotFoundError:
+            self._stored, self._stored_stamp = [], None
+            return self._stored
+        stamp = (st.st_mtime_ns, st.st_size)
+        if stamp != self._stored_stamp:
+            self._stored = _read_rules(self.store_path)
+            self._stored_stamp = stamp
+        return self._stored
+
+    def _store(self, rules: list[PermissionRule]) -> None:
+        self._stored = rules
+        if self.store_path is None:
+            return
+        self.store_path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.store_path.with_name(self.store_path.name + f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"version": 1, "rules": [r.to_json() for r in rules]}, indent=2) + "\n")
+        os.replace(tmp, self.store_path)
+        st = self.store_path.stat()
+        self._stored_stamp = (st.st_mtime_ns, st.st_size)
+
+
+def _read_rules(path: Path) -> list[PermissionRule]:
+    """A damaged file grants nothing (and is not overwritten until the next "always")."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return [PermissionRule.from_json(r) for r in data.get("rules", [])]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return []
+
+
+__all__ = ["PermissionPolicy", "PermissionRule", "ALWAYS_ASK_PATTERNS", "command_has_prefix", "is_always_ask"]
