@@ -1,0 +1,309 @@
+// Tests that run inside the real VS Code extension host (code-server), against
+// the real agent_lsp server with the scripted model. Loaded through the
+// workbench's extensionTestsPath; results go to $EXT_TEST_RESULT as JSON.
+//
+// The workspace (scripts/exttest.mjs makes it) has hello.py and settings that
+// start `<python> -m agent_lsp` with this script, consumed one reply per model call:
+//   0 {"text": HELLO}
+//   1 {"text": "Editing.", "tools": [edit_file hello.py world -> agent]}
+//   2 {"text": EDITED}
+//   3 {"text": "Running.", "tools": [run_command "echo from-agent"]}   (asks permission)
+//   4 {"text": "Ran it."}
+//   5 {"hang": "partial"}                       (cancelled by the test)
+//   6 {"text": SLOW, "chunkDelayMs": 60}        (steered and queued while it streams)
+//   7 {"text": "steered"}
+//   8 {"text": "queued ran"}
+//   9 {"fail": "AUTH", "message": "Set OPENAI_API_KEY"}
+// (a restarted server starts the script again from reply 0)
+
+import * as assert from 'assert';
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import type { AgentLspApi } from '../src/extension';
+import type { Item } from '../src/transcript';
+
+export const HELLO = 'Hello from the **scripted** model.';
+export const EDITED = 'I changed hello.py.';
+export const SLOW = 'working slowly on it, step by step';
+
+interface Outcome {
+  name: string;
+  ok: boolean;
+  ms: number;
+  error?: string;
+}
+
+async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 15000): Promise<T> {
+  const start = Date.now();
+  for (;;) {
+    const value = probe();
+    if (value) {
+      return value;
+    }
+    if (Date.now() - start > timeoutMs) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+function view(items: Item[]): unknown[] {
+  return items.map((item) => {
+    const { rev: _rev, ...rest } = item as any;
+    if (rest.kind === 'tool') {
+      rest.progress = ''; // live-only output is not part of the durable log
+    }
+    return rest;
+  });
+}
+
+async function api(): Promise<AgentLspApi> {
+  const ext = vscode.extensions.getExtension<AgentLspApi>('agent-lsp.agent-lsp');
+  assert.ok(ext, 'the extension is installed');
+  return ext.activate();
+}
+
+async function idleAfter(a: AgentLspApi, turnEnds: number): Promise<void> {
+  await waitFor('the turn to end', () => a.sessions.transcript.items.filter((i) => i.kind === 'turn-end').length >= turnEnds);
+  await waitFor('status idle', () => a.sessions.status === 'idle');
+}
+
+const tests: [string, () => Promise<void>][] = [
+  [
+    'the extension activates and starts the real server',
+    async () => {
+      const a = await api();
+      await a.whenServerReady();
+      assert.equal(a.serverState(), 'running');
+      const commands = await vscode.commands.getCommands(true);
+      for (const id of ['agentLsp.followup', 'agentLsp.cancel', 'agentLsp.newSession', 'agentLsp.resumeSession', 'agentLsp.revertTurn']) {
+        assert.ok(commands.includes(id), `${id} is registered`);
+      }
+    },
+  ],
+  [
+    'a followup streams into the transcript and the panel',
+    async () => {
+      const a = await api();
+      await vscode.commands.executeCommand('agentLsp.focus');
+      await waitFor('the panel to load', () => a.panel.lastRendered);
+      const { sessionId } = await a.send('hi there');
+      assert.equal(sessionId, a.sessions.sessionId);
+      await idleAfter(a, 1);
+      const texts = a.sessions.transcript.items.filter((i) => i.kind === 'text').map((i) => (i as any).text);
+      assert.deepEqual(texts, [HELLO]);
+      const user = a.sessions.transcript.items.find((i) => i.kind === 'user') as any;
+      assert.equal(user.text, 'hi there');
+      const rendered = await waitFor('the panel to render the answer', () => (a.panel.lastRendered?.lastText === HELLO ? a.panel.lastRendered : null));
+      assert.ok(rendered.items >= 3, `user, answer and turn footer rendered (${rendered.items})`);
+    },
+  ],
+  [
+    'an agent edit lands in the open buffer and is saved to disk',
+    async () => {
+      const a = await api();
+      const folder = vscode.workspace.workspaceFolders![0].uri;
+      const file = vscode.Uri.joinPath(folder, 'hello.py');
+      const doc = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(doc);
+      const asked: string[] = [];
+      a.setPermissionHandler(async (p) => {
+        asked.push(`${p.tool} ${p.path ?? p.command ?? p.title}`);
+        return 'session';
+      });
+      await a.send('please change hello.py');
+      await idleAfter(a, 2);
+      assert.match(doc.getText(), /print\("hello agent"\)/);
+      assert.equal(doc.isDirty, false, 'saved after the edit (agentLsp.saveAgentEdits)');
+      assert.match(fs.readFileSync(file.fsPath, 'utf8'), /hello agent/);
+      const tool = a.sessions.transcript.items.find((i) => i.kind === 'tool') as any;
+      assert.equal(tool.name, 'edit_file');
+      assert.equal(tool.status, 'done');
+      assert.equal(typeof tool.meta?.diff, 'string', 'the result carries a diff for "Show diff"');
+      const end = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'turn-end') as any;
+      assert.equal(end.hasEdits, true, 'the turn offers "Revert this turn"');
+      const texts = a.sessions.transcript.items.filter((i) => i.kind === 'text').map((i) => (i as any).text);
+      assert.equal(texts[texts.length - 1], EDITED);
+      assert.deepEqual(asked, [], 'edits are allowed by default: no question');
+    },
+  ],
+  [
+    '"Show diff" opens the diff editor between the text before the edit and the file now',
+    async () => {
+      const a = await api();
+      const tool = a.sessions.transcript.items.find((i) => i.kind === 'tool') as any;
+      await vscode.commands.executeCommand('agentLsp.showDiff', tool.callId);
+      const tab = await waitFor('a diff tab', () => {
+        const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+        return active?.input instanceof vscode.TabInputTextDiff ? active.input : null;
+      });
+      assert.match(tab.modified.path, /hello\.py$/);
+      const original = await vscode.workspace.openTextDocument(tab.original);
+      assert.equal(original.getText(), 'print("hello world")\n');
+      await vscode.commands.executeCommand('workbench.action.closeActiveEditor');
+    },
+  ],
+  [
+    'reverting the editing turn restores the buffer and the file',
+    async () => {
+      const a = await api();
+      const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'hello.py');
+      const doc = await vscode.workspace.openTextDocument(file);
+      assert.match(doc.getText(), /hello agent/);
+      const result = await a.sessions.revertTurn(2);
+      assert.deepEqual(result.skipped, [], JSON.stringify(result));
+      assert.equal(result.reverted.length, 1, JSON.stringify(result));
+      await waitFor(`the buffer to be reverted (${JSON.stringify(result)})`, () => /hello world/.test(doc.getText()));
+      await waitFor('the revert to be saved', () => !doc.isDirty && /hello world/.test(fs.readFileSync(file.fsPath, 'utf8')));
+    },
+  ],
+  [
+    'a command asks permission naming the exact command, then its output is shown',
+    async () => {
+      const a = await api();
+      const asked: string[] = [];
+      a.setPermissionHandler(async (p) => {
+        asked.push(`${p.tool}: ${p.command}`);
+        return 'once';
+      });
+      await a.send('run something');
+      await idleAfter(a, 3);
+      a.setPermissionHandler(null);
+      assert.deepEqual(asked, ['run_command: echo from-agent']);
+      const tool = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'tool') as any;
+      assert.equal(tool.name, 'run_command');
+      assert.equal(tool.status, 'done');
+      assert.match(tool.output, /from-agent/);
+    },
+  ],
+  [
+    'cancel stops a running turn',
+    async () => {
+      const a = await api();
+      await a.send('start something long');
+      await waitFor('the hanging reply to stream', () => a.sessions.transcript.items.some((i) => i.kind === 'text' && (i as any).text === 'partial'));
+      assert.equal(a.sessions.status, 'running');
+      await vscode.commands.executeCommand('agentLsp.cancel');
+      await idleAfter(a, 4);
+      const end = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'turn-end') as any;
+      assert.equal(end.reason, 'aborted');
+    },
+  ],
+  [
+    'while a turn runs, queued messages wait (and can be removed) and a steer joins the running turn',
+    async () => {
+      const a = await api();
+      await a.send('slow task');
+      await waitFor('the slow reply to start', () => a.sessions.transcript.items.some((i) => i.kind === 'text' && (i as any).text.startsWith('wor')));
+      const one = await a.send('queued one', 'queue');
+      const two = await a.send('queued two', 'queue');
+      await waitFor('both queued', () => a.sessions.transcript.inbox.nextTurn.length === 2);
+      assert.deepEqual(a.sessions.transcript.inbox.nextTurn.map((m) => m.id), [one.messageId, two.messageId]);
+      assert.equal(await a.sessions.removeQueued(two.messageId), true);
+      await waitFor('the removal', () => a.sessions.transcript.inbox.nextTurn.length === 1);
+      await a.send('steer now', 'steer');
+      await idleAfter(a, 6);
+      const users = a.sessions.transcript.items.filter((i) => i.kind === 'user').slice(-3) as any[];
+      assert.deepEqual(users.map((u) => u.text), ['slow task', 'steer now', 'queued one']);
+      assert.equal(users[1].turn, users[0].turn, 'the steer entered the running turn');
+      assert.equal(users[2].turn, users[0].turn + 1, 'the queued message ran as the next turn');
+      const texts = a.sessions.transcript.items.filter((i) => i.kind === 'text').slice(-3).map((i) => (i as any).text);
+      assert.deepEqual(texts, [SLOW, 'steered', 'queued ran']);
+      assert.ok(!a.sessions.transcript.items.some((i) => i.kind === 'user' && (i as any).text === 'queued two'));
+    },
+  ],
+  [
+    'a failed turn shows the error where it happened',
+    async () => {
+      const a = await api();
+      const turns = a.sessions.transcript.items.filter((i) => i.kind === 'turn-end').length;
+      await a.send('this one fails');
+      await idleAfter(a, turns + 1);
+      const tail = a.sessions.transcript.items.slice(-3).map((i) => i.kind);
+      assert.deepEqual(tail, ['user', 'error', 'turn-end']);
+      const error = a.sessions.transcript.items[a.sessions.transcript.items.length - 2] as any;
+      assert.equal(error.code, 'AUTH');
+      assert.match(error.message, /OPENAI_API_KEY/);
+      const end = a.sessions.transcript.items[a.sessions.transcript.items.length - 1] as any;
+      assert.equal(end.reason, 'error');
+    },
+  ],
+  [
+    'a resumed session matches what was shown live, also after a server restart',
+    async () => {
+      const a = await api();
+      const sessionId = a.sessions.sessionId!;
+      const live = view(a.sessions.transcript.items);
+      await vscode.commands.executeCommand('agentLsp.restartServer');
+      await a.whenServerReady();
+      await waitFor('the session to be restored', () => a.sessions.sessionId === sessionId && a.sessions.transcript.items.length > 0);
+      assert.deepEqual(view(a.sessions.transcript.items), live);
+      await vscode.commands.executeCommand('agentLsp.newSession');
+      assert.notEqual(a.sessions.sessionId, sessionId);
+      assert.equal(a.sessions.transcript.items.length, 0);
+      await vscode.commands.executeCommand('agentLsp.resumeSession', sessionId);
+      assert.deepEqual(view(a.sessions.transcript.items), live);
+      const rendered = await waitFor('the panel to show the resumed session', () =>
+        a.panel.lastRendered?.items === live.length ? a.panel.lastRendered : null,
+      );
+      assert.equal(rendered.items, live.length);
+    },
+  ],
+  [
+    "the server's code action \"Ask agent about selection\" goes to the panel's session with the selection",
+    async () => {
+      const a = await api();
+      const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'hello.py');
+      const doc = await vscode.workspace.openTextDocument(file);
+      const editor = await vscode.window.showTextDocument(doc);
+      const range = new vscode.Range(0, 0, 0, 5);
+      editor.selection = new vscode.Selection(range.start, range.end);
+      const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', file, range);
+      const ask = actions.find((x) => x.title === 'Ask agent about selection');
+      assert.ok(ask?.command, `offered: ${actions.map((x) => x.title).join(', ')}`);
+      const turns = a.sessions.transcript.items.filter((i) => i.kind === 'turn-end').length;
+      await vscode.commands.executeCommand(ask.command.command, ...(ask.command.arguments ?? []));
+      await idleAfter(a, turns + 1);
+      const user = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'user') as any;
+      assert.equal(user.context.length, 1);
+      assert.equal(user.context[0].kind, 'selection');
+      assert.equal(user.context[0].text, 'print');
+      const texts = a.sessions.transcript.items.filter((i) => i.kind === 'text').map((i) => (i as any).text);
+      assert.equal(texts[texts.length - 1], HELLO, 'answered in the panel (the restarted server replays the script from reply 0)');
+    },
+  ],
+  [
+    'a server that cannot start gives one clear error naming the fix; fixing the setting recovers',
+    async () => {
+      const a = await api();
+      const sessionId = a.sessions.sessionId;
+      const cfg = vscode.workspace.getConfiguration('agentLsp');
+      await cfg.update('server.path', '/nonexistent/agent-lsp', vscode.ConfigurationTarget.Workspace);
+      await waitFor('the failure', () => a.serverState() === 'failed');
+      await assert.rejects(a.whenServerReady(), /\/nonexistent\/agent-lsp\) failed to start.*agentLsp\.server\.path/s);
+      await cfg.update('server.path', undefined, vscode.ConfigurationTarget.Workspace);
+      await waitFor('the server to run again', () => a.serverState() === 'running', 30000);
+      await a.whenServerReady();
+      await waitFor('the session to be restored', () => a.sessions.sessionId === sessionId && a.sessions.transcript.items.length > 0);
+    },
+  ],
+];
+
+export async function run(): Promise<void> {
+  const resultFile = process.env.EXT_TEST_RESULT;
+  const outcomes: Outcome[] = [];
+  for (const [name, fn] of tests) {
+    const start = Date.now();
+    try {
+      await fn();
+      outcomes.push({ name, ok: true, ms: Date.now() - start });
+    } catch (error) {
+      outcomes.push({ name, ok: false, ms: Date.now() - start, error: error instanceof Error ? error.stack ?? error.message : String(error) });
+      break; // later tests build on earlier ones
+    }
+  }
+  const ok = outcomes.length === tests.length && outcomes.every((o) => o.ok);
+  if (resultFile) {
+    fs.writeFileSync(resultFile, JSON.stringify({ ok, outcomes }, null, 2));
+  }
+}

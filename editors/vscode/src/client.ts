@@ -1,0 +1,186 @@
+// The language client: starts agent-lsp over stdio, declares the agentLsp
+// capabilities, routes the server's custom notifications and requests, and
+// saves agent-edited files after applying them.
+
+import * as vscode from 'vscode';
+import {
+  CancellationToken,
+  CloseAction,
+  ErrorAction,
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  RevealOutputChannelOn,
+  ServerOptions,
+  State,
+  StaticFeature,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { Methods, PermissionAnswer, PermissionParams, SessionEvent } from './protocol';
+import { ServerCommand } from './serverCommand';
+
+export interface ClientHandlers {
+  sessionEvent(params: { sessionId: string; events: SessionEvent[] }): void;
+  status(params: { sessionId: string; status: 'idle' | 'running' }): void;
+  error(params: { sessionId: string; turn?: number; step?: number; error: { code?: string; message?: string } }): void;
+  toolProgress(params: { sessionId: string; callId: string; data: Record<string, any> }): void;
+  permission(params: PermissionParams): Promise<PermissionAnswer>;
+  settings(): Promise<Record<string, unknown>>;
+  saveAgentEdits(): boolean;
+  /** The server stopped on its own (crash, exit). */
+  stopped(message: string): void;
+}
+
+/** Declares `capabilities.experimental.agentLsp` so the server uses the
+ * custom permission and save requests instead of the generic fallbacks. */
+class AgentCapabilities implements StaticFeature {
+  fillClientCapabilities(capabilities: any): void {
+    capabilities.experimental = {
+      ...(capabilities.experimental ?? {}),
+      agentLsp: { permissions: true, saveDocuments: true, events: true },
+    };
+  }
+  initialize(): void {}
+  getState(): { kind: 'static' } {
+    return { kind: 'static' };
+  }
+  clear(): void {}
+}
+
+/** The extension reports a failed start itself, once and with the fix; the
+ * library's own forced "couldn't create connection" toast would be a second. */
+class AgentLanguageClient extends LanguageClient {
+  override error(message: string, data?: any, showNotification: boolean | 'force' = true): void {
+    super.error(message, data, showNotification === 'force' ? false : showNotification);
+  }
+}
+
+function editedUris(edit: any): string[] {
+  const uris: string[] = [];
+  for (const change of edit?.documentChanges ?? []) {
+    if (change?.textDocument?.uri) {
+      uris.push(change.textDocument.uri);
+    } else if (change?.kind === 'create' && change.uri) {
+      uris.push(change.uri);
+    } else if (change?.kind === 'rename' && change.newUri) {
+      uris.push(change.newUri);
+    }
+  }
+  uris.push(...Object.keys(edit?.changes ?? {}));
+  return [...new Set(uris)];
+}
+
+/** Write the open buffers of these URIs to disk (agent/saveDocuments and saveAgentEdits). */
+export async function saveDocuments(uris: string[]): Promise<void> {
+  const wanted = new Set(uris.map((u) => vscode.Uri.parse(u).toString()));
+  const saves = vscode.workspace.textDocuments
+    .filter((doc) => wanted.has(doc.uri.toString()) && doc.isDirty)
+    .map((doc) => doc.save());
+  await Promise.all(saves);
+}
+
+function firstVersionMismatch(edit: any): string | null {
+  for (const change of edit?.documentChanges ?? []) {
+    const version = change?.textDocument?.version;
+    if (typeof version !== 'number') {
+      continue;
+    }
+    const uri = vscode.Uri.parse(change.textDocument.uri).toString();
+    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
+    if (doc && doc.version !== version) {
+      return `${vscode.workspace.asRelativePath(doc.uri)} changed since the agent read it (version ${doc.version}, edit for ${version})`;
+    }
+  }
+  return null;
+}
+
+export function createClient(
+  command: ServerCommand,
+  cwd: string | undefined,
+  env: Record<string, string>,
+  output: vscode.LogOutputChannel,
+  initializationOptions: Record<string, unknown>,
+  handlers: ClientHandlers,
+  ownedCommands: string[] = [],
+): LanguageClient {
+  const serverOptions: ServerOptions = {
+    command: command.command,
+    args: command.args,
+    transport: TransportKind.stdio,
+    options: { cwd, env: { ...process.env, ...env } },
+  };
+  let expectedStop = false;
+  const clientOptions: LanguageClientOptions = {
+    // Every buffer, so the agent reads what the user sees (unsaved text included).
+    documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
+    outputChannel: output,
+    revealOutputChannelOn: RevealOutputChannelOn.Never, // one message of ours instead
+    initializationOptions,
+    initializationFailedHandler: () => false,
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Continue, handled: true }),
+      closed: () => {
+        if (!expectedStop) {
+          handlers.stopped('the agent_lsp server stopped unexpectedly.');
+        }
+        return { action: CloseAction.DoNotRestart, handled: true };
+      },
+    },
+    middleware: {
+      workspace: {
+        configuration: async (params, token, next) => {
+          const result = await next(params, token);
+          if (!Array.isArray(result)) {
+            return result;
+          }
+          const settings = await handlers.settings();
+          return params.items.map((item, i) => (item.section === 'agentLsp' ? settings : result[i]));
+        },
+        handleApplyEdit: async (params, next) => {
+          const mismatch = firstVersionMismatch(params.edit);
+          if (mismatch) {
+            return { applied: false, failureReason: mismatch };
+          }
+          const result = await next(params, CancellationToken.None);
+          if (result && 'applied' in result && result.applied && handlers.saveAgentEdits()) {
+            await saveDocuments(editedUris(params.edit));
+          }
+          return result;
+        },
+      },
+    },
+  };
+  const client = new AgentLanguageClient('agentLsp', 'agent_lsp', serverOptions, clientOptions);
+  client.registerFeature(new AgentCapabilities());
+  // The server offers agentLsp.followup/steer/cancel/newSession for generic
+  // editors; here the extension owns those command ids (its versions use the
+  // panel's session), so the client must not register proxies for them.
+  const commands = client.getFeature(ExecuteCommandRequest.method);
+  const register = commands.register.bind(commands);
+  commands.register = (data) => {
+    const rest = (data.registerOptions.commands ?? []).filter((c) => !ownedCommands.includes(c));
+    if (rest.length) {
+      register({ ...data, registerOptions: { ...data.registerOptions, commands: rest } });
+    }
+  };
+  client.onNotification(Methods.sessionEvent, handlers.sessionEvent);
+  client.onNotification(Methods.status, handlers.status);
+  client.onNotification(Methods.error, handlers.error);
+  client.onNotification(Methods.toolProgress, handlers.toolProgress);
+  client.onRequest(Methods.permission, (params: PermissionParams) => handlers.permission(params).then((answer) => ({ answer })));
+  client.onRequest(Methods.saveDocuments, async (params: { uris: string[] }) => {
+    await saveDocuments(params?.uris ?? []);
+    return {};
+  });
+  client.onDidChangeState((e) => {
+    if (e.newState === State.Starting) {
+      expectedStop = false;
+    }
+  });
+  const stop = client.stop.bind(client);
+  client.stop = (timeout?: number) => {
+    expectedStop = true;
+    return stop(timeout);
+  };
+  return client;
+}

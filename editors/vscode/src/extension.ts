@@ -1,0 +1,650 @@
+// Activation: finds and starts the server, wires the panel, commands, status
+// bar and settings together. The server does the work; this stays thin.
+
+import * as fs from 'fs';
+import * as vscode from 'vscode';
+import { LanguageClient } from 'vscode-languageclient/node';
+import { createClient } from './client';
+import { BEFORE_SCHEME, BeforeContent, showToolDiff } from './diffView';
+import { SendAction, WhileRunning, chooseSendAction, parseMentions } from './input';
+import { AgentPanel, PanelRequest } from './panel';
+import { askPermission } from './permissions';
+import { AgentStatus, ContextItem, PermissionAnswer, PermissionParams } from './protocol';
+import { MISSING_SERVER_MESSAGE, resolveServerCommand } from './serverCommand';
+import { SessionController } from './sessions';
+import { KEY_PROVIDERS, secretName, serverSettings } from './settings';
+import { ToolItem, TurnEndItem, lastAssistantText } from './transcript';
+
+type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
+
+/** What the extension exports (used by the extension-host tests and by other extensions). */
+export interface AgentLspApi {
+  readonly sessions: SessionController;
+  readonly panel: AgentPanel;
+  serverState(): ServerState;
+  /** Resolves once the server is running (or rejects when it failed to start). */
+  whenServerReady(): Promise<void>;
+  client(): LanguageClient | null;
+  send(text: string, action?: SendAction): Promise<{ sessionId: string; messageId: string }>;
+  /** Replace the permission prompt (tests; other extensions with their own policy). */
+  setPermissionHandler(handler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null): void;
+}
+
+/** Commands the server also offers (for generic editors); ours take precedence. */
+const OWNED_COMMANDS = ['agentLsp.followup', 'agentLsp.steer', 'agentLsp.cancel', 'agentLsp.newSession'];
+
+/** agentLsp.followup/steer arguments: [text] from a user or keybinding, or
+ * [{content, context?}] from the server's code actions. */
+function commandInput(arg: unknown): { text?: string; context: ContextItem[] } {
+  if (typeof arg === 'string') {
+    return { text: arg, context: [] };
+  }
+  if (arg && typeof arg === 'object' && 'content' in arg) {
+    const { content, context } = arg as { content: unknown; context?: ContextItem[] };
+    const text = typeof content === 'string' ? content : Array.isArray(content) ? content.map((b: any) => b?.text ?? '').join('') : undefined;
+    return { text, context: Array.isArray(context) ? context : [] };
+  }
+  return { context: [] };
+}
+
+function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+class AgentExtension implements vscode.Disposable {
+  readonly output = vscode.window.createOutputChannel('agent_lsp', { log: true });
+  readonly statusBar = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
+  readonly panel: AgentPanel;
+  readonly sessions: SessionController;
+  private readonly before = new BeforeContent();
+  private client: LanguageClient | null = null;
+  private state: ServerState = 'stopped';
+  private stateMessage = '';
+  private ready: Promise<void> = Promise.resolve();
+  private keys: Partial<Record<string, string>> = {};
+  private lastEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
+  private failureShown = false;
+  private permissionHandler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null = null;
+  private readonly disposables: vscode.Disposable[] = [];
+
+  constructor(private readonly context: vscode.ExtensionContext) {
+    this.panel = new AgentPanel(context.extensionUri, (request) => void this.onPanelRequest(request));
+    this.sessions = new SessionController(
+      context.workspaceState,
+      () => (this.client ? { request: (method, params) => this.client!.sendRequest(method, params) } : null),
+      (m) => this.panel.post(m),
+    );
+    this.disposables.push(
+      this.output,
+      this.statusBar,
+      this.panel,
+      this.sessions,
+      vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this.panel, { webviewOptions: { retainContextWhenHidden: true } }),
+      vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, this.before),
+      this.sessions.onDidChangeStatus((status) => this.onStatus(status)),
+      vscode.window.onDidChangeActiveTextEditor((editor) => {
+        if (editor && editor.document.uri.scheme !== 'output') {
+          this.lastEditor = editor;
+        }
+        this.postContext();
+      }),
+      vscode.window.onDidChangeTextEditorSelection((e) => {
+        if (e.textEditor === this.lastEditor) {
+          this.postContext();
+        }
+      }),
+      vscode.workspace.onDidChangeConfiguration((e) => void this.onConfigurationChange(e)),
+      context.secrets.onDidChange(() => void this.loadKeys().then(() => this.pushSettings())),
+    );
+    this.statusBar.command = 'agentLsp.focus';
+    this.statusBar.show();
+    this.renderStatusBar();
+  }
+
+  // ---------------------------------------------------------------- settings
+
+  private config(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration('agentLsp');
+  }
+
+  private async loadKeys(): Promise<void> {
+    const keys: Partial<Record<string, string>> = {};
+    for (const provider of KEY_PROVIDERS) {
+      const key = await this.context.secrets.get(secretName(provider));
+      if (key) {
+        keys[provider] = key;
+      }
+    }
+    this.keys = keys;
+  }
+
+  private serverSettings(): Record<string, unknown> {
+    const raw = JSON.parse(JSON.stringify(this.config())) as Record<string, unknown>;
+    return serverSettings(raw, this.keys);
+  }
+
+  private pushSettings(): void {
+    if (this.client?.isRunning()) {
+      void this.client.sendNotification('workspace/didChangeConfiguration', { settings: { agentLsp: this.serverSettings() } });
+    }
+  }
+
+  private async onConfigurationChange(e: vscode.ConfigurationChangeEvent): Promise<void> {
+    if (!e.affectsConfiguration('agentLsp')) {
+      return;
+    }
+    if (e.affectsConfiguration('agentLsp.server')) {
+      await this.restart();
+      return;
+    }
+    this.postPrefs();
+    this.pushSettings();
+  }
+
+  // ------------------------------------------------------------------ server
+
+  private setState(state: ServerState, detail = ''): void {
+    this.state = state;
+    this.stateMessage = detail;
+    this.panel.post({ type: 'server', state, message: detail || undefined });
+    this.renderStatusBar();
+  }
+
+  private async fail(text: string): Promise<void> {
+    this.output.appendLine(text);
+    this.setState('failed', text);
+    if (this.failureShown) {
+      return; // one message, not a stack of them
+    }
+    this.failureShown = true;
+    const choice = await vscode.window.showErrorMessage(text, 'Open Settings', 'Show Log', 'Restart');
+    this.failureShown = false;
+    if (choice === 'Open Settings') {
+      await vscode.commands.executeCommand('workbench.action.openSettings', 'agentLsp.server');
+    } else if (choice === 'Show Log') {
+      this.output.show(true);
+    } else if (choice === 'Restart') {
+      await this.restart();
+    }
+  }
+
+  start(): Promise<void> {
+    this.ready = this.doStart();
+    return this.ready;
+  }
+
+  private async doStart(): Promise<void> {
+    this.setState('starting');
+    await this.loadKeys();
+    const cfg = this.config();
+    const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+    const command = resolveServerCommand(
+      { path: cfg.get<string>('server.path', ''), pythonPath: cfg.get<string>('server.pythonPath', ''), args: cfg.get<string[]>('server.args', []) },
+      folders,
+      { pathVariable: process.env.PATH ?? '', platform: process.platform, isExecutable },
+    );
+    if (!command) {
+      void this.fail(MISSING_SERVER_MESSAGE);
+      throw new Error(MISSING_SERVER_MESSAGE);
+    }
+    this.output.appendLine(`Starting ${command.command} ${command.args.join(' ')} (found via ${command.source})`);
+    const client = createClient(command, folders[0], cfg.get<Record<string, string>>('server.env', {}), this.output, this.serverSettings(), {
+      sessionEvent: (p) => this.sessions.handleEvents(p.sessionId, p.events ?? []),
+      status: (p) => this.sessions.handleStatus(p.sessionId, p.status),
+      error: (p) => this.onAgentError(p),
+      toolProgress: (p) => this.sessions.handleToolProgress(p.sessionId, p.callId, p.data ?? {}),
+      permission: (p) => (this.permissionHandler ?? askPermission)(p),
+      settings: async () => this.serverSettings(),
+      saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true),
+      stopped: (why: string) => {
+        if (this.state === 'running') {
+          void this.fail(`agent_lsp: ${why} See the log for the server's output.`);
+        }
+      },
+    }, OWNED_COMMANDS);
+    this.client = client;
+    try {
+      await client.start();
+    } catch (error) {
+      this.client = null;
+      void client.dispose().catch(() => undefined);
+      const text = `agent_lsp: the server (${command.command}) failed to start: ${message(error)}. Check the log, or set agentLsp.server.path.`;
+      void this.fail(text);
+      throw new Error(text);
+    }
+    this.setState('running');
+    await this.sessions.restore().catch((error) => this.output.appendLine(`Could not restore the session: ${message(error)}`));
+  }
+
+  async stop(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    if (client) {
+      await client.stop(2000).catch(() => undefined);
+    }
+    this.setState('stopped');
+  }
+
+  async restart(): Promise<void> {
+    await this.stop();
+    await this.start().catch(() => undefined);
+  }
+
+  whenReady(): Promise<void> {
+    return this.ready;
+  }
+
+  getClient(): LanguageClient | null {
+    return this.client;
+  }
+
+  getState(): ServerState {
+    return this.state;
+  }
+
+  setPermissionHandler(handler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null): void {
+    this.permissionHandler = handler;
+  }
+
+  // -------------------------------------------------------------- UI state
+
+  private renderStatusBar(): void {
+    const running = this.sessions.status === 'running';
+    if (this.state === 'failed') {
+      this.statusBar.text = '$(error) Agent';
+      this.statusBar.tooltip = this.stateMessage || 'The agent server is not running';
+    } else if (this.state === 'starting') {
+      this.statusBar.text = '$(loading~spin) Agent: starting';
+      this.statusBar.tooltip = 'Starting the agent server';
+    } else if (running) {
+      this.statusBar.text = '$(loading~spin) Agent: running';
+      this.statusBar.tooltip = 'The agent is working. Click to open the panel.';
+    } else {
+      this.statusBar.text = '$(comment-discussion) Agent';
+      this.statusBar.tooltip = this.state === 'running' ? 'Agent idle. Click to open the panel.' : 'The agent server is stopped';
+    }
+  }
+
+  private previousStatus: AgentStatus = 'idle';
+
+  private onStatus(status: AgentStatus): void {
+    void vscode.commands.executeCommand('setContext', 'agentLsp.running', status === 'running');
+    this.renderStatusBar();
+    if (this.previousStatus === 'running' && status === 'idle' && !this.panel.visible) {
+      // "Done" signal when the user is looking elsewhere.
+      const text = lastAssistantText(this.sessions.transcript).split('\n')[0].slice(0, 200);
+      void vscode.window.showInformationMessage(`Agent: done${text ? ` — ${text}` : ''}`, 'Open').then((choice) => {
+        if (choice === 'Open') {
+          void this.panel.reveal();
+        }
+      });
+    }
+    this.previousStatus = status;
+  }
+
+  private onAgentError(p: { sessionId: string; error: { code?: string; message?: string } }): void {
+    this.output.appendLine(`[agent/error] ${p.sessionId}: ${p.error?.code ?? ''} ${p.error?.message ?? ''}`);
+    if (p.sessionId === this.sessions.sessionId && !this.panel.visible) {
+      void vscode.window.showErrorMessage(`Agent: ${p.error?.code ?? 'error'}: ${p.error?.message ?? ''}`, 'Open').then((choice) => {
+        if (choice === 'Open') {
+          void this.panel.reveal();
+        }
+      });
+    }
+  }
+
+  private attachOn(): boolean {
+    return this.context.workspaceState.get<boolean>('agentLsp.attach') ?? this.config().get<boolean>('attachActiveEditor', true);
+  }
+
+  private whileRunning(): WhileRunning {
+    return this.context.workspaceState.get<WhileRunning>('agentLsp.whileRunning') ?? this.config().get<WhileRunning>('defaultWhileRunning', 'queue');
+  }
+
+  private postPrefs(): void {
+    this.panel.post({ type: 'prefs', whileRunning: this.whileRunning(), attach: this.attachOn() });
+  }
+
+  private editorContext(editor: vscode.TextEditor | undefined): ContextItem | null {
+    if (!editor || (editor.document.uri.scheme !== 'file' && editor.document.uri.scheme !== 'untitled')) {
+      return null;
+    }
+    const uri = editor.document.uri.toString();
+    const sel = editor.selection;
+    if (sel.isEmpty) {
+      return { kind: 'file', uri };
+    }
+    return {
+      kind: 'selection',
+      uri,
+      range: { start: { line: sel.start.line, character: sel.start.character }, end: { line: sel.end.line, character: sel.end.character } },
+      text: editor.document.getText(sel),
+    };
+  }
+
+  private postContext(): void {
+    const item = this.editorContext(this.lastEditor);
+    let label: string | null = null;
+    if (item) {
+      label = vscode.workspace.asRelativePath(vscode.Uri.parse(item.uri));
+      if (item.range) {
+        label += `:${item.range.start.line + 1}-${item.range.end.line + 1}`;
+      }
+    }
+    this.panel.post({ type: 'context', label });
+  }
+
+  /** The active editor (when attaching is on) plus every @file mention that exists. */
+  private async contextFor(text: string, extra: ContextItem[] = []): Promise<ContextItem[]> {
+    const items: ContextItem[] = [...extra];
+    if (!extra.length && this.attachOn()) {
+      const active = this.editorContext(this.lastEditor);
+      if (active) {
+        items.push(active);
+      }
+    }
+    for (const mention of parseMentions(text)) {
+      for (const folder of vscode.workspace.workspaceFolders ?? []) {
+        const uri = vscode.Uri.joinPath(folder.uri, mention);
+        try {
+          const stat = await vscode.workspace.fs.stat(uri);
+          if (stat.type & vscode.FileType.File && !items.some((i) => i.uri === uri.toString())) {
+            items.push({ kind: 'file', uri: uri.toString() });
+          }
+          break;
+        } catch {
+          // not in this folder
+        }
+      }
+    }
+    return items;
+  }
+
+  async send(text: string, action?: SendAction, extra: ContextItem[] = []): Promise<{ sessionId: string; messageId: string }> {
+    const chosen = action ?? chooseSendAction(this.sessions.status, this.whileRunning(), false);
+    const context = await this.contextFor(text, extra);
+    return this.sessions.send(chosen, text, context);
+  }
+
+  private async guarded<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await fn();
+    } catch (error) {
+      void vscode.window.showErrorMessage(`Agent: could not ${what}: ${message(error)}`);
+      return undefined;
+    }
+  }
+
+  // ------------------------------------------------------------ panel input
+
+  private async onPanelRequest(request: PanelRequest): Promise<void> {
+    switch (request.type) {
+      case 'ready':
+        this.postPrefs();
+        this.postContext();
+        this.panel.post({ type: 'server', state: this.state, message: this.stateMessage || undefined });
+        this.panel.post(this.sessions.snapshot());
+        break;
+      case 'send': {
+        const sent = await this.guarded('send the message', () => this.send(request.text, request.action));
+        if (!sent) {
+          this.panel.post({ type: 'insert', text: request.text }); // give the text back, not lose it
+        }
+        break;
+      }
+      case 'cancel':
+        await this.guarded('cancel', () => this.sessions.cancel());
+        break;
+      case 'removeQueued':
+        await this.guarded('remove the queued message', () => this.sessions.removeQueued(request.messageId));
+        break;
+      case 'revertTurn':
+        await this.revertTurn(request.turn);
+        break;
+      case 'showDiff':
+        await vscode.commands.executeCommand('agentLsp.showDiff', request.callId);
+        break;
+      case 'openLink':
+        await this.openLink(request.href);
+        break;
+      case 'newSession':
+        await this.guarded('start a new session', () => this.sessions.newSession());
+        break;
+      case 'resumeSession':
+        await vscode.commands.executeCommand('agentLsp.resumeSession');
+        break;
+      case 'toggleAttach':
+        await this.context.workspaceState.update('agentLsp.attach', request.on);
+        break;
+      case 'setWhileRunning':
+        await this.context.workspaceState.update('agentLsp.whileRunning', request.mode);
+        break;
+      case 'pickFile': {
+        const files = await vscode.workspace.findFiles('**/*', '**/{node_modules,.git,.venv,__pycache__}/**', 2000);
+        const picked = await vscode.window.showQuickPick(
+          files.map((f) => vscode.workspace.asRelativePath(f)).sort(),
+          { placeHolder: 'Attach a file to the message (@file)' },
+        );
+        if (picked) {
+          this.panel.post({ type: 'insert', text: `@${picked} ` });
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+
+  private async openLink(href: string): Promise<void> {
+    if (/^(https?:|mailto:)/i.test(href)) {
+      await vscode.env.openExternal(vscode.Uri.parse(href));
+      return;
+    }
+    const [path, line] = href.split('#L');
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    if (!folder) {
+      return;
+    }
+    const uri = vscode.Uri.joinPath(folder.uri, path);
+    const doc = await this.guarded('open the file', () => Promise.resolve(vscode.workspace.openTextDocument(uri)));
+    if (doc) {
+      const at = Math.max(0, Number(line) - 1 || 0);
+      await vscode.window.showTextDocument(doc, { selection: new vscode.Range(at, 0, at, 0) });
+    }
+  }
+
+  async revertTurn(turn?: number): Promise<void> {
+    const target =
+      turn ??
+      [...this.sessions.transcript.items].reverse().find((i): i is TurnEndItem => i.kind === 'turn-end' && i.hasEdits)?.turn ??
+      undefined;
+    if (target == null) {
+      void vscode.window.showInformationMessage('Agent: no turn with edits to revert.');
+      return;
+    }
+    const result = await this.guarded('revert the turn', () => this.sessions.revertTurn(target));
+    if (!result) {
+      return;
+    }
+    const skipped = result.skipped ?? [];
+    if (!result.reverted.length && !skipped.length) {
+      void vscode.window.showInformationMessage(
+        `Agent: nothing to revert for turn ${target} (already reverted, or the server was restarted since: it keeps edit history while it runs).`,
+      );
+      return;
+    }
+    const text = `Agent: reverted turn ${target}: ${result.reverted.length} file(s)${skipped.length ? `; left alone: ${skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}` : ''}.`;
+    if (skipped.length) {
+      void vscode.window.showWarningMessage(text);
+    } else {
+      void vscode.window.showInformationMessage(text);
+    }
+  }
+
+  // --------------------------------------------------------------- commands
+
+  registerCommands(): void {
+    const register = (id: string, fn: (...args: any[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(id, fn));
+    register('agentLsp.focus', () => this.panel.reveal());
+    register('agentLsp.showLog', () => this.output.show(true));
+    register('agentLsp.restartServer', () => this.restart());
+    register('agentLsp.followup', async (arg?: unknown) => {
+      const { text, context } = commandInput(arg);
+      const value = text ?? (await vscode.window.showInputBox({ prompt: 'Message to the agent' }));
+      if (!value) {
+        return undefined;
+      }
+      if (context.length) {
+        void this.panel.reveal(); // a code action: show where the answer appears
+      }
+      return this.guarded('send the message', () => this.send(value, undefined, context));
+    });
+    register('agentLsp.steer', async (arg?: unknown) => {
+      const { text, context } = commandInput(arg);
+      const value = text ?? (await vscode.window.showInputBox({ prompt: 'Steer the running turn (enters at its next step)' }));
+      return value ? this.guarded('steer', () => this.send(value, 'steer', context)) : undefined;
+    });
+    register('agentLsp.askAboutSelection', async (question?: string) => {
+      const editor = vscode.window.activeTextEditor ?? this.lastEditor;
+      const item = this.editorContext(editor);
+      const value = question ?? (await vscode.window.showInputBox({ prompt: 'Ask the agent about the selection' }));
+      if (!value) {
+        return undefined;
+      }
+      void this.panel.reveal();
+      return this.guarded('send the message', () => this.send(value, undefined, item ? [item] : []));
+    });
+    register('agentLsp.cancel', () => this.guarded('cancel', () => this.sessions.cancel()));
+    register('agentLsp.newSession', async () => {
+      const id = await this.guarded('start a new session', () => this.sessions.newSession());
+      void this.panel.reveal();
+      return id;
+    });
+    register('agentLsp.resumeSession', async (sessionId?: string) => {
+      if (sessionId) {
+        return this.guarded('resume the session', () => this.sessions.load(sessionId));
+      }
+      await this.pickSession('Resume a session of this workspace', async (id) => {
+        await this.sessions.load(id);
+        void this.panel.reveal();
+      });
+      return undefined;
+    });
+    register('agentLsp.deleteSession', async (sessionId?: string) => {
+      if (sessionId) {
+        return this.guarded('delete the session', () => this.sessions.delete(sessionId));
+      }
+      await this.pickSession('Delete a session', async (id) => {
+        await this.sessions.delete(id);
+      });
+      return undefined;
+    });
+    register('agentLsp.revertTurn', (turn?: number) => this.revertTurn(turn));
+    register('agentLsp.compactSession', async () => {
+      const compacted = await this.guarded('compact the conversation', () => this.sessions.compact());
+      if (compacted === false) {
+        void vscode.window.showInformationMessage('Agent: nothing to compact yet.');
+      }
+      return compacted;
+    });
+    register('agentLsp.showDiff', async (callId: string) => {
+      const item = this.sessions.transcript.items.find((i) => i.kind === 'tool' && i.callId === callId) as ToolItem | undefined;
+      if (item) {
+        await this.guarded('show the diff', () => showToolDiff(item, this.before));
+      }
+    });
+    register('agentLsp.setApiKey', async () => {
+      const provider = await vscode.window.showQuickPick([...KEY_PROVIDERS], { placeHolder: 'Which provider is the key for?' });
+      if (!provider) {
+        return;
+      }
+      const key = await vscode.window.showInputBox({ prompt: `API key for ${provider} (kept in VS Code's secret storage)`, password: true, ignoreFocusOut: true });
+      if (key) {
+        await this.context.secrets.store(secretName(provider), key.trim());
+        void vscode.window.showInformationMessage(`Agent: the ${provider} key is stored.`);
+      }
+    });
+    register('agentLsp.clearApiKey', async () => {
+      const provider = await vscode.window.showQuickPick([...KEY_PROVIDERS], { placeHolder: 'Forget the key of which provider?' });
+      if (provider) {
+        await this.context.secrets.delete(secretName(provider));
+      }
+    });
+  }
+
+  private async pickSession(placeHolder: string, act: (sessionId: string) => Promise<void>): Promise<void> {
+    const sessions = await this.guarded('list sessions', () => this.sessions.list());
+    if (!sessions) {
+      return;
+    }
+    if (!sessions.length) {
+      void vscode.window.showInformationMessage('Agent: no sessions in this workspace yet.');
+      return;
+    }
+    const deleteButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete this session' };
+    const when = (t: number | string | undefined) => (t == null ? '' : new Date(typeof t === 'number' ? t : Date.parse(t)).toLocaleString());
+    const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { sessionId: string }>();
+    quickPick.placeholder = placeHolder;
+    quickPick.items = [...sessions]
+      .sort((a, b) => Number(new Date(b.updatedAt ?? 0)) - Number(new Date(a.updatedAt ?? 0)))
+      .map((s) => ({
+        label: s.title || s.sessionId,
+        description: `${s.turns ?? 0} turn(s)${s.sessionId === this.sessions.sessionId ? ' · current' : ''}`,
+        detail: `updated ${when(s.updatedAt)} · ${s.status ?? ''}`,
+        sessionId: s.sessionId,
+        buttons: [deleteButton],
+      }));
+    quickPick.onDidTriggerItemButton(async (e) => {
+      await this.guarded('delete the session', () => this.sessions.delete(e.item.sessionId));
+      quickPick.items = quickPick.items.filter((i) => i.sessionId !== e.item.sessionId);
+    });
+    quickPick.onDidAccept(async () => {
+      const picked = quickPick.selectedItems[0];
+      quickPick.hide();
+      if (picked) {
+        await this.guarded('open the session', () => act(picked.sessionId));
+      }
+    });
+    quickPick.onDidHide(() => quickPick.dispose());
+    quickPick.show();
+  }
+
+  dispose(): void {
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}
+
+let extension: AgentExtension | null = null;
+
+export async function activate(context: vscode.ExtensionContext): Promise<AgentLspApi> {
+  const ext = new AgentExtension(context);
+  extension = ext;
+  context.subscriptions.push(ext);
+  ext.registerCommands();
+  void ext.start().catch(() => undefined);
+  return {
+    sessions: ext.sessions,
+    panel: ext.panel,
+    serverState: () => ext.getState(),
+    whenServerReady: () => ext.whenReady(),
+    client: () => ext.getClient(),
+    send: (text, action) => ext.send(text, action),
+    setPermissionHandler: (handler) => ext.setPermissionHandler(handler),
+  };
+}
+
+export async function deactivate(): Promise<void> {
+  await extension?.stop();
+  extension = null;
+}

@@ -1,0 +1,155 @@
+// The agent panel: a webview view in its own activity-bar container. The
+// webview renders; everything it asks for is done here.
+
+import * as vscode from 'vscode';
+import { SendAction } from './input';
+import { ViewMessage } from './sessions';
+
+/** Messages the webview posts. */
+export type PanelRequest =
+  | { type: 'ready' }
+  | { type: 'send'; text: string; action: SendAction }
+  | { type: 'cancel' }
+  | { type: 'removeQueued'; messageId: string }
+  | { type: 'revertTurn'; turn: number }
+  | { type: 'showDiff'; callId: string }
+  | { type: 'openLink'; href: string }
+  | { type: 'newSession' }
+  | { type: 'resumeSession' }
+  | { type: 'toggleAttach'; on: boolean }
+  | { type: 'setWhileRunning'; mode: 'queue' | 'steer' }
+  | { type: 'pickFile' }
+  | { type: 'rendered'; items: number; lastText: string; status: string };
+
+/** Panel-only state (not part of the transcript). */
+export type PanelMessage =
+  | ViewMessage
+  | { type: 'prefs'; whileRunning: 'queue' | 'steer'; attach: boolean }
+  | { type: 'context'; label: string | null }
+  | { type: 'server'; state: 'starting' | 'running' | 'failed' | 'stopped'; message?: string }
+  | { type: 'insert'; text: string }
+  | { type: 'focus' };
+
+function nonce(): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  let out = '';
+  for (let i = 0; i < 32; i++) {
+    out += chars[Math.floor(Math.random() * chars.length)];
+  }
+  return out;
+}
+
+export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable {
+  static readonly viewId = 'agentLsp.panel';
+  private view: vscode.WebviewView | null = null;
+  private ready = false;
+  private readonly disposables: vscode.Disposable[] = [];
+  /** The last render report from the webview (tests and diagnostics read it). */
+  lastRendered: { items: number; lastText: string; status: string } | null = null;
+  private readonly renderedEmitter = new vscode.EventEmitter<{ items: number; lastText: string; status: string }>();
+  readonly onDidRender = this.renderedEmitter.event;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly onRequest: (request: PanelRequest) => void,
+  ) {}
+
+  get visible(): boolean {
+    return !!this.view?.visible;
+  }
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const media = vscode.Uri.joinPath(this.extensionUri, 'media');
+    view.webview.options = { enableScripts: true, localResourceRoots: [dist, media] };
+    view.webview.html = this.html(view.webview);
+    this.disposables.push(
+      view.webview.onDidReceiveMessage((message: PanelRequest) => {
+        if (message.type === 'ready') {
+          this.ready = true;
+        }
+        if (message.type === 'rendered') {
+          this.lastRendered = { items: message.items, lastText: message.lastText, status: message.status };
+          this.renderedEmitter.fire(this.lastRendered);
+          return;
+        }
+        this.onRequest(message);
+      }),
+      view.onDidDispose(() => {
+        this.view = null;
+        this.ready = false;
+      }),
+    );
+  }
+
+  /** Post to the webview; dropped while it is not loaded (it asks for a snapshot on load). */
+  post(message: PanelMessage): void {
+    if (this.view && this.ready) {
+      void this.view.webview.postMessage(message);
+    }
+  }
+
+  async reveal(): Promise<void> {
+    await vscode.commands.executeCommand(`${AgentPanel.viewId}.focus`);
+  }
+
+  private html(webview: vscode.Webview): string {
+    const n = nonce();
+    const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js'));
+    const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'panel.css'));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `script-src 'nonce-${n}'`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource}`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${style}">
+<title>Agent</title>
+</head>
+<body>
+<header id="header">
+  <span id="session-title">New session</span>
+  <span id="meter" title="Context used by the last model call"><span id="meter-bar"><span id="meter-fill"></span></span><span id="meter-text"></span></span>
+  <span id="status" class="idle">idle</span>
+</header>
+<div id="banner" hidden></div>
+<main id="transcript" aria-live="polite"><div id="empty">Ask the agent to explain, change or fix something. It edits your open files directly (undo works), and you can steer it while it works.</div></main>
+<div id="working" hidden><span class="dot"></span> working… <span class="hint">Esc to stop</span></div>
+<section id="queue" hidden></section>
+<footer id="composer">
+  <div id="context-row">
+    <label id="attach-label" title="Attach the active editor's file and selection"><input type="checkbox" id="attach"> <span id="context-label">no active editor</span></label>
+    <button id="mention" class="link" title="Attach another file (@file)">@ file</button>
+  </div>
+  <textarea id="input" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)"></textarea>
+  <div id="actions">
+    <span id="mode" hidden>
+      <label title="Run as the next turn"><input type="radio" name="mode" value="queue"> Queue</label>
+      <label title="Send into the running turn at its next step"><input type="radio" name="mode" value="steer"> Steer</label>
+    </span>
+    <span class="spacer"></span>
+    <button id="cancel" title="Cancel the running turn (Escape)" hidden>Stop</button>
+    <button id="send" title="Send (Enter)">Send</button>
+  </div>
+</footer>
+<script nonce="${n}" src="${script}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    this.renderedEmitter.dispose();
+    for (const d of this.disposables) {
+      d.dispose();
+    }
+  }
+}

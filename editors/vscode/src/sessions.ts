@@ -1,0 +1,244 @@
+// The window's current agent session: which one it is (kept across reloads),
+// its transcript (the same reducer the webview runs), and the requests that
+// act on it. Events for other sessions are ignored; a hole in the event
+// sequence reloads the session from the server.
+
+import * as vscode from 'vscode';
+import { Batcher } from './batcher';
+import {
+  AgentStatus,
+  ContextItem,
+  LoadResult,
+  Methods,
+  SessionEvent,
+  SessionSummary,
+  endSeq,
+} from './protocol';
+import { SendAction, methodFor } from './input';
+import { Transcript, applyEvents, applyToolProgress, createTranscript, loadTranscript } from './transcript';
+
+const SESSION_KEY = 'agentLsp.sessionId';
+
+export interface Requester {
+  request<R>(method: string, params: unknown): Promise<R>;
+}
+
+/** What the panel is told; it keeps its own transcript from these. */
+export type ViewMessage =
+  | { type: 'reset'; sessionId: string | null; events: SessionEvent[]; status: AgentStatus; inbox: Transcript['inbox'] }
+  | { type: 'events'; events: SessionEvent[] }
+  | { type: 'status'; status: AgentStatus }
+  | { type: 'progress'; callId: string; data: Record<string, any> };
+
+export class SessionController implements vscode.Disposable {
+  private transcriptState: Transcript = createTranscript();
+  private events: SessionEvent[] = [];
+  private readonly batcher: Batcher<SessionEvent>;
+  private readonly statusEmitter = new vscode.EventEmitter<AgentStatus>();
+  private readonly changeEmitter = new vscode.EventEmitter<void>();
+  private reloading: Promise<void> | null = null;
+  readonly onDidChangeStatus = this.statusEmitter.event;
+  /** Fires after the transcript changed (batched with the view). */
+  readonly onDidChange = this.changeEmitter.event;
+
+  constructor(
+    private readonly memento: vscode.Memento,
+    private readonly server: () => Requester | null,
+    private readonly post: (message: ViewMessage) => void,
+  ) {
+    this.batcher = new Batcher<SessionEvent>((events) => {
+      this.post({ type: 'events', events });
+      this.changeEmitter.fire();
+    });
+  }
+
+  get sessionId(): string | null {
+    return this.transcriptState.sessionId;
+  }
+
+  get transcript(): Transcript {
+    return this.transcriptState;
+  }
+
+  get status(): AgentStatus {
+    return this.transcriptState.status;
+  }
+
+  /** The session stored for this workspace, to resume after a reload. */
+  get storedSessionId(): string | null {
+    return this.memento.get<string>(SESSION_KEY) ?? null;
+  }
+
+  private requester(): Requester {
+    const server = this.server();
+    if (!server) {
+      throw new Error('the agent_lsp server is not running');
+    }
+    return server;
+  }
+
+  /** A full snapshot for a (re)loaded webview. */
+  snapshot(): ViewMessage {
+    this.batcher.flush();
+    return {
+      type: 'reset',
+      sessionId: this.transcriptState.sessionId,
+      events: this.events,
+      status: this.transcriptState.status,
+      inbox: this.transcriptState.inbox,
+    };
+  }
+
+  private adopt(state: Transcript, events: SessionEvent[]): void {
+    this.batcher.clear();
+    this.transcriptState = state;
+    this.events = events;
+    void this.memento.update(SESSION_KEY, state.sessionId ?? undefined);
+    this.post(this.snapshot());
+    this.statusEmitter.fire(state.status);
+    this.changeEmitter.fire();
+  }
+
+  // ------------------------------------------------------------ server → us
+
+  handleEvents(sessionId: string, events: SessionEvent[]): void {
+    if (sessionId !== this.transcriptState.sessionId || this.reloading) {
+      return;
+    }
+    const { gap } = applyEvents(this.transcriptState, events);
+    if (gap) {
+      void this.reload();
+      return;
+    }
+    const seen = this.events.length ? endSeq(this.events[this.events.length - 1]) : -1;
+    const fresh = events.filter((e) => e.seq > seen);
+    this.events.push(...fresh);
+    this.batcher.push(...fresh);
+  }
+
+  handleStatus(sessionId: string, status: AgentStatus): void {
+    if (sessionId !== this.transcriptState.sessionId) {
+      return;
+    }
+    this.batcher.flush();
+    this.transcriptState.status = status;
+    this.post({ type: 'status', status });
+    this.statusEmitter.fire(status);
+    this.changeEmitter.fire();
+  }
+
+  handleToolProgress(sessionId: string, callId: string, data: Record<string, any>): void {
+    if (sessionId !== this.transcriptState.sessionId) {
+      return;
+    }
+    this.batcher.flush();
+    applyToolProgress(this.transcriptState, callId, data);
+    this.post({ type: 'progress', callId, data });
+  }
+
+  // ------------------------------------------------------------ us → server
+
+  async newSession(): Promise<string> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+    const { sessionId } = await this.requester().request<{ sessionId: string }>(Methods.sessionNew, folder ? { workspaceUri: folder } : {});
+    this.adopt(createTranscript(sessionId), []);
+    return sessionId;
+  }
+
+  async load(sessionId: string): Promise<void> {
+    const result = await this.requester().request<LoadResult>(Methods.sessionLoad, { sessionId });
+    const events = result.events ?? [];
+    this.adopt(loadTranscript(result.sessionId ?? sessionId, events, result.status ?? 'idle', result.inbox), [...events]);
+  }
+
+  /** Re-read the current session (after a hole in the events or a server restart). */
+  reload(): Promise<void> {
+    const sessionId = this.transcriptState.sessionId;
+    if (!sessionId) {
+      return Promise.resolve();
+    }
+    this.reloading ??= this.load(sessionId).finally(() => {
+      this.reloading = null;
+    });
+    return this.reloading;
+  }
+
+  /** Resume the stored session, or start clean when it is gone. */
+  async restore(): Promise<void> {
+    const stored = this.storedSessionId;
+    if (!stored) {
+      this.adopt(createTranscript(), []);
+      return;
+    }
+    try {
+      await this.load(stored);
+    } catch {
+      this.adopt(createTranscript(), []);
+    }
+  }
+
+  async ensureSession(): Promise<string> {
+    return this.transcriptState.sessionId ?? (await this.newSession());
+  }
+
+  async send(action: SendAction, text: string, context: ContextItem[]): Promise<{ sessionId: string; messageId: string }> {
+    const sessionId = await this.ensureSession();
+    const params: Record<string, unknown> = { sessionId, content: text };
+    if (context.length) {
+      params.context = context;
+    }
+    return this.requester().request(methodFor(action), params);
+  }
+
+  async cancel(): Promise<void> {
+    const sessionId = this.transcriptState.sessionId;
+    if (sessionId) {
+      await this.requester().request(Methods.cancel, { sessionId });
+    }
+  }
+
+  async removeQueued(messageId: string): Promise<boolean> {
+    const sessionId = this.transcriptState.sessionId;
+    if (!sessionId) {
+      return false;
+    }
+    const { removed } = await this.requester().request<{ removed: boolean }>(Methods.inboxRemove, { sessionId, messageId });
+    return removed;
+  }
+
+  async list(): Promise<SessionSummary[]> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+    const { sessions } = await this.requester().request<{ sessions: SessionSummary[] }>(Methods.sessionList, folder ? { workspaceUri: folder } : {});
+    return sessions ?? [];
+  }
+
+  async delete(sessionId: string): Promise<boolean> {
+    const { deleted } = await this.requester().request<{ deleted: boolean }>(Methods.sessionDelete, { sessionId });
+    if (deleted && sessionId === this.transcriptState.sessionId) {
+      this.adopt(createTranscript(), []);
+    }
+    return deleted;
+  }
+
+  async compact(): Promise<boolean> {
+    const sessionId = this.transcriptState.sessionId;
+    if (!sessionId) {
+      return false;
+    }
+    const { compacted } = await this.requester().request<{ compacted: boolean }>(Methods.sessionCompact, { sessionId });
+    return compacted;
+  }
+
+  async revertTurn(turn: number): Promise<{ reverted: string[]; skipped: { path: string; reason: string }[] }> {
+    const sessionId = this.transcriptState.sessionId;
+    if (!sessionId) {
+      throw new Error('no session');
+    }
+    return this.requester().request(Methods.turnRevert, { sessionId, turn });
+  }
+
+  dispose(): void {
+    this.statusEmitter.dispose();
+    this.changeEmitter.dispose();
+  }
+}

@@ -1,0 +1,61 @@
+// What the server receives as settings (initializationOptions and the
+// workspace/configuration section "agentLsp"): the user's agentLsp.* settings
+// without the client-only ones, plus the API key from SecretStorage.
+
+export const CLIENT_ONLY_KEYS = ['server', 'saveAgentEdits', 'attachActiveEditor', 'defaultWhileRunning'];
+export const KEY_PROVIDERS = ['openai', 'anthropic'] as const;
+export type KeyProvider = (typeof KEY_PROVIDERS)[number];
+
+export function secretName(provider: string): string {
+  return `agentLsp.apiKey.${provider}`;
+}
+
+function isEmpty(value: unknown): boolean {
+  return value === null || value === undefined || (typeof value === 'string' && value.trim() === '');
+}
+
+/** Drop empty values so the server's own defaults apply. */
+function prune(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    return value.map(prune);
+  }
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (!isEmpty(v)) {
+        out[k] = prune(v);
+      }
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
+ * @param config the plain `agentLsp` settings object
+ * @param keys stored API keys by provider (never written to settings.json)
+ */
+export function serverSettings(config: Record<string, unknown>, keys: Partial<Record<string, string>>): Record<string, unknown> {
+  const out = prune(JSON.parse(JSON.stringify(config ?? {}))) as Record<string, any>;
+  for (const key of CLIENT_ONLY_KEYS) {
+    delete out[key];
+  }
+  const model: Record<string, any> = (out.model ??= {});
+  let provider = String(model.provider ?? 'auto');
+  if (provider === 'auto') {
+    // With exactly one stored key, "auto" means that provider.
+    const stored = KEY_PROVIDERS.filter((p) => keys[p]);
+    if (stored.length === 1 && !model.apiKey) {
+      provider = stored[0];
+      model.provider = provider;
+    }
+  }
+  const key = keys[provider];
+  if (key && !model.apiKey) {
+    model.apiKey = key;
+  }
+  if (Object.keys(model).length === 0) {
+    delete out.model;
+  }
+  return out;
+}

@@ -1,0 +1,548 @@
+// The transcript: view state folded from durable session events. One reducer
+// serves the live stream (session/event notifications) and replay
+// (agent/session/load), so a resumed session looks exactly as it did live.
+//
+// The state is mutated in place (a reducer per chunk must be cheap at
+// 200 chunks/s); every item that changes gets a fresh `rev`, which is how the
+// renderer knows what to redraw without rebuilding the DOM.
+
+import { AgentStatus, Block, ContextItem, SessionEvent, UserMessage, contentText, endSeq } from './protocol';
+
+export interface Usage {
+  inputTokens?: number;
+  outputTokens?: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+  reasoningTokens?: number;
+}
+
+interface ItemBase {
+  key: string;
+  rev: number;
+  turn: number | null;
+}
+
+export interface UserItem extends ItemBase {
+  kind: 'user';
+  messageId: string;
+  text: string;
+  context: ContextItem[];
+}
+
+export interface TextItem extends ItemBase {
+  kind: 'text' | 'reasoning';
+  step: number | null;
+  text: string;
+  streaming: boolean;
+  interrupted: boolean;
+}
+
+export type ToolStatus = 'preparing' | 'running' | 'done' | 'failed' | 'dropped';
+
+export interface ToolItem extends ItemBase {
+  kind: 'tool';
+  step: number | null;
+  callId: string;
+  name: string;
+  args: string;
+  status: ToolStatus;
+  output: string;
+  progress: string;
+  error: { code?: string; message?: string; name?: string } | null;
+  meta: Record<string, any> | null;
+}
+
+export interface TurnEndItem extends ItemBase {
+  kind: 'turn-end';
+  reason: string; // completed | max-tokens | blocked | aborted | error | interrupted | ...
+  detail: string;
+  hasEdits: boolean;
+  usage: Usage | null;
+}
+
+export interface ErrorItem extends ItemBase {
+  kind: 'error';
+  code: string;
+  message: string;
+}
+
+export interface NoticeItem extends ItemBase {
+  kind: 'notice';
+  text: string;
+}
+
+export type Item = UserItem | TextItem | ToolItem | TurnEndItem | ErrorItem | NoticeItem;
+
+export interface Transcript {
+  sessionId: string | null;
+  lastSeq: number;
+  rev: number;
+  items: Item[];
+  index: Map<string, number>;
+  status: AgentStatus;
+  turnOpen: number | null;
+  openText: string | null;
+  openReasoning: string | null;
+  usage: Usage | null;
+  contextWindow: number | null;
+  model: string | null;
+  inbox: { nextTurn: UserMessage[]; nextStep: UserMessage[] };
+  editTurns: Set<number>;
+}
+
+const PROGRESS_CAP = 64 * 1024;
+const EDIT_TOOLS = /^(edit_file|write_file|create_file|delete_file|rename_file)$/;
+
+export function createTranscript(sessionId: string | null = null): Transcript {
+  return {
+    sessionId,
+    lastSeq: -1,
+    rev: 0,
+    items: [],
+    index: new Map(),
+    status: 'idle',
+    turnOpen: null,
+    openText: null,
+    openReasoning: null,
+    usage: null,
+    contextWindow: null,
+    model: null,
+    inbox: { nextTurn: [], nextStep: [] },
+    editTurns: new Set(),
+  };
+}
+
+export interface ApplyResult {
+  applied: number;
+  /** True when events were missing before these (the caller should reload the session). */
+  gap: boolean;
+}
+
+/** Fold events into the transcript. Already-seen seqs are skipped, so a
+ * replay overlapping the live stream is harmless. */
+export function applyEvents(state: Transcript, events: SessionEvent[]): ApplyResult {
+  let applied = 0;
+  let gap = false;
+  for (const event of events) {
+    if (typeof event.seq === 'number') {
+      if (event.seq <= state.lastSeq) {
+        continue;
+      }
+      if (event.seq !== state.lastSeq + 1) {
+        gap = true;
+      }
+      state.lastSeq = endSeq(event);
+    }
+    applyEvent(state, event);
+    applied++;
+  }
+  return { applied, gap };
+}
+
+function touch<T extends Item>(state: Transcript, item: T): T {
+  item.rev = ++state.rev;
+  return item;
+}
+
+function get<T extends Item>(state: Transcript, key: string): T | undefined {
+  const at = state.index.get(key);
+  return at === undefined ? undefined : (state.items[at] as T);
+}
+
+function add<T extends Item>(state: Transcript, item: T): T {
+  state.index.set(item.key, state.items.length);
+  state.items.push(item);
+  return touch(state, item);
+}
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' ? value : null;
+}
+
+function closeOpen(state: Transcript, interrupted = false): void {
+  for (const key of [state.openText, state.openReasoning]) {
+    const item = key ? get<TextItem>(state, key) : undefined;
+    if (item && item.streaming) {
+      item.streaming = false;
+      item.interrupted = item.interrupted || interrupted;
+      touch(state, item);
+    }
+  }
+  state.openText = null;
+  state.openReasoning = null;
+}
+
+function openTextItem(state: Transcript, kind: 'text' | 'reasoning', id: string | number, turn: number | null, step: number | null): TextItem {
+  const item = add<TextItem>(state, {
+    key: `${kind === 'text' ? 't' : 'r'}:${id}`,
+    kind,
+    rev: 0,
+    turn,
+    step,
+    text: '',
+    streaming: true,
+    interrupted: false,
+  });
+  if (kind === 'text') {
+    state.openText = item.key;
+  } else {
+    state.openReasoning = item.key;
+  }
+  return item;
+}
+
+function toolItem(state: Transcript, callId: string, turn: number | null, step: number | null): ToolItem {
+  const key = `c:${callId}`;
+  const existing = get<ToolItem>(state, key);
+  if (existing) {
+    return existing;
+  }
+  return add<ToolItem>(state, {
+    key,
+    kind: 'tool',
+    rev: 0,
+    turn,
+    step,
+    callId,
+    name: '',
+    args: '',
+    status: 'preparing',
+    output: '',
+    progress: '',
+    error: null,
+    meta: null,
+  });
+}
+
+function argsText(value: unknown): string {
+  if (value == null) {
+    return '';
+  }
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function applyChunk(state: Transcript, event: SessionEvent): void {
+  const data = event.data ?? {};
+  const chunk = data.chunk ?? {};
+  const turn = num(data.turn);
+  const step = num(data.step);
+  switch (chunk.type) {
+    case 'text-start':
+      closeOpen(state);
+      openTextItem(state, 'text', event.seq, turn, step);
+      break;
+    case 'text-delta': {
+      const item = (state.openText && get<TextItem>(state, state.openText)) || openTextItem(state, 'text', event.seq, turn, step);
+      item.text += chunk.text ?? '';
+      touch(state, item);
+      break;
+    }
+    case 'reasoning-start':
+      closeOpen(state);
+      openTextItem(state, 'reasoning', event.seq, turn, step);
+      break;
+    case 'reasoning-delta': {
+      const item =
+        (state.openReasoning && get<TextItem>(state, state.openReasoning)) || openTextItem(state, 'reasoning', event.seq, turn, step);
+      item.text += chunk.text ?? '';
+      touch(state, item);
+      break;
+    }
+    case 'text-end':
+    case 'reasoning-end': {
+      const key = chunk.type === 'text-end' ? state.openText : state.openReasoning;
+      const item = key ? get<TextItem>(state, key) : undefined;
+      if (item) {
+        item.streaming = false;
+        touch(state, item);
+      }
+      if (chunk.type === 'text-end') {
+        state.openText = null;
+      } else {
+        state.openReasoning = null;
+      }
+      break;
+    }
+    case 'tool-call-start': {
+      const item = toolItem(state, String(chunk.id), turn, step);
+      item.name = chunk.name ?? item.name;
+      touch(state, item);
+      break;
+    }
+    case 'tool-call-delta': {
+      const item = toolItem(state, String(chunk.id), turn, step);
+      if (item.status === 'preparing') {
+        item.args += chunk.delta ?? '';
+        touch(state, item);
+      }
+      break;
+    }
+    case 'usage':
+      if (chunk.usage) {
+        state.usage = chunk.usage;
+      }
+      break;
+    case 'finish':
+      closeOpen(state, chunk.kind === 'aborted');
+      break;
+    default:
+      break;
+  }
+}
+
+function applyAssistantMessage(state: Transcript, event: SessionEvent): void {
+  const data = event.data ?? {};
+  const turn = num(data.turn);
+  const step = num(data.step);
+  closeOpen(state, !!data.interrupted);
+  if (data.usage) {
+    state.usage = data.usage;
+  }
+  const message = data.message ?? {};
+  const blocks: Block[] = Array.isArray(message.content) ? message.content : [];
+  // Chunks normally built the items already; a message with no chunks
+  // behind it (e.g. after compaction) is rendered from its content.
+  const fromChunks = Array.isArray(data.sourceEventSeqs) ? data.sourceEventSeqs.length > 0 : true;
+  if (!fromChunks) {
+    blocks.forEach((block, i) => {
+      if (block.type === 'text' || block.type === 'reasoning') {
+        const item = openTextItem(state, block.type === 'text' ? 'text' : 'reasoning', `${event.seq}.${i}`, turn, step);
+        item.text = block.text ?? '';
+        item.streaming = false;
+        item.interrupted = !!data.interrupted;
+      }
+    });
+    state.openText = null;
+    state.openReasoning = null;
+  }
+  for (const block of blocks) {
+    if (block.type === 'tool-call' && typeof block.id === 'string') {
+      const item = toolItem(state, block.id, turn, step);
+      item.name = (block.name as string) ?? item.name;
+      if (item.status === 'preparing') {
+        item.args = argsText(block.arguments);
+      }
+      touch(state, item);
+    }
+  }
+}
+
+function noteEdit(state: Transcript, item: ToolItem): void {
+  if (item.turn != null && (EDIT_TOOLS.test(item.name) || (item.meta && typeof item.meta.diff === 'string'))) {
+    state.editTurns.add(item.turn);
+  }
+}
+
+function reasonOf(reason: any): { kind: string; detail: string; error: { code: string; message: string } | null } {
+  if (typeof reason === 'string') {
+    return { kind: reason, detail: '', error: null };
+  }
+  const kind = String(reason?.kind ?? 'completed');
+  if (kind === 'error') {
+    const err = reason.error ?? {};
+    return { kind, detail: String(err.message ?? ''), error: { code: String(err.code ?? 'UNKNOWN'), message: String(err.message ?? '') } };
+  }
+  if (kind === 'aborted') {
+    const why = reason.reason?.kind ?? reason.reason ?? 'user';
+    return { kind, detail: why === 'user' ? 'cancelled' : `aborted (${typeof why === 'string' ? why : JSON.stringify(why)})`, error: null };
+  }
+  return { kind, detail: '', error: null };
+}
+
+function spliceInbox(state: Transcript, data: Record<string, any>): void {
+  const list = data.target === 'next-step' ? state.inbox.nextStep : data.target === 'next-turn' ? state.inbox.nextTurn : null;
+  if (!list) {
+    return;
+  }
+  const start = typeof data.start === 'number' ? data.start : list.length;
+  const inserted: UserMessage[] = Array.isArray(data.inserted) ? data.inserted : [];
+  list.splice(start, typeof data.removedCount === 'number' ? data.removedCount : 0, ...inserted);
+}
+
+function removeFromInbox(state: Transcript, messageId: string): void {
+  state.inbox.nextTurn = state.inbox.nextTurn.filter((m) => m.id !== messageId);
+  state.inbox.nextStep = state.inbox.nextStep.filter((m) => m.id !== messageId);
+}
+
+function contextOf(message: any): ContextItem[] {
+  const context = message?.context ?? message?.meta?.context;
+  return Array.isArray(context) ? context.filter((c: any) => c && typeof c.uri === 'string') : [];
+}
+
+export function applyEvent(state: Transcript, event: SessionEvent): void {
+  const data = event.data ?? {};
+  switch (event.type) {
+    case 'assistant/chunk':
+      applyChunk(state, event);
+      break;
+    case 'assistant/message':
+      applyAssistantMessage(state, event);
+      break;
+    case 'turn/start':
+      state.turnOpen = num(data.turn);
+      break;
+    case 'step/end':
+      closeOpen(state);
+      break;
+    case 'user/message': {
+      const message = data.message ?? {};
+      const id = String(message.id ?? `seq${event.seq}`);
+      add<UserItem>(state, {
+        key: `u:${id}:${event.seq}`,
+        kind: 'user',
+        rev: 0,
+        turn: num(data.turn) ?? state.turnOpen,
+        messageId: id,
+        text: contentText(message.content),
+        context: contextOf(message),
+      });
+      removeFromInbox(state, id);
+      break;
+    }
+    case 'tool/call': {
+      const item = toolItem(state, String(data.callId), num(data.turn), num(data.step));
+      item.name = data.name ?? item.name;
+      item.args = argsText(data.arguments);
+      if (item.status === 'preparing') {
+        item.status = 'running';
+      }
+      touch(state, item);
+      noteEdit(state, item);
+      break;
+    }
+    case 'tool/result': {
+      const message = data.message ?? {};
+      const callId = String(message.callId ?? data.callId);
+      const item = toolItem(state, callId, num(data.turn), num(data.step));
+      item.name = item.name || message.name || '';
+      item.output = contentText(message.content);
+      item.error = data.error ?? null;
+      item.meta = data.meta ?? null;
+      item.status = message.isError || data.error ? 'failed' : 'done';
+      touch(state, item);
+      if (item.status === 'done') {
+        noteEdit(state, item);
+      }
+      break;
+    }
+    case 'turn/end': {
+      closeOpen(state);
+      const turn = num(data.turn) ?? state.turnOpen;
+      const { kind, detail, error } = reasonOf(data.reason);
+      for (const item of state.items) {
+        if (item.kind === 'tool' && item.turn === turn && (item.status === 'preparing' || item.status === 'running')) {
+          item.status = 'dropped';
+          touch(state, item);
+        }
+      }
+      if (error) {
+        add<ErrorItem>(state, { key: `x:${event.seq}`, kind: 'error', rev: 0, turn, code: error.code, message: error.message });
+      }
+      add<TurnEndItem>(state, {
+        key: `e:${event.seq}`,
+        kind: 'turn-end',
+        rev: 0,
+        turn,
+        reason: kind,
+        detail,
+        hasEdits: turn != null && state.editTurns.has(turn),
+        usage: state.usage,
+      });
+      state.turnOpen = null;
+      break;
+    }
+    case 'agent/inbox/spliced':
+      spliceInbox(state, data);
+      break;
+    case 'request/context':
+      if (typeof data.contextWindow === 'number') {
+        state.contextWindow = data.contextWindow;
+      }
+      if (data.provider || data.model) {
+        state.model = [data.provider, data.model].filter(Boolean).join(' / ');
+      }
+      break;
+    case 'llm/retry': {
+      const err = data.error ?? data.failure ?? {};
+      const attempt = data.attempt != null ? ` (attempt ${data.attempt})` : '';
+      const wait = typeof data.delayMs === 'number' ? ` in ${(data.delayMs / 1000).toFixed(1)} s` : '';
+      add<NoticeItem>(state, {
+        key: `n:${event.seq}`,
+        kind: 'notice',
+        rev: 0,
+        turn: state.turnOpen,
+        text: `Retrying${attempt}${wait}${err.code ? ` after ${err.code}` : ''}${err.message ? `: ${err.message}` : ''}`,
+      });
+      break;
+    }
+    case 'compaction/start':
+      add<NoticeItem>(state, { key: `n:${event.seq}`, kind: 'notice', rev: 0, turn: state.turnOpen, text: 'Compacting the conversation…' });
+      break;
+    case 'compaction/end':
+      add<NoticeItem>(state, { key: `n:${event.seq}`, kind: 'notice', rev: 0, turn: state.turnOpen, text: 'Conversation compacted.' });
+      break;
+    default:
+      break;
+  }
+}
+
+/** Live tool output (agent/tool/progress); not durable, so not replayed. */
+export function applyToolProgress(state: Transcript, callId: string, data: Record<string, any>): void {
+  const item = get<ToolItem>(state, `c:${callId}`);
+  if (!item) {
+    return;
+  }
+  const text = typeof data?.text === 'string' ? data.text : typeof data?.output === 'string' ? data.output : '';
+  if (!text) {
+    return;
+  }
+  item.progress += text;
+  if (item.progress.length > PROGRESS_CAP) {
+    item.progress = item.progress.slice(item.progress.length - PROGRESS_CAP);
+  }
+  touch(state, item);
+}
+
+/** Replace the state with a loaded session (agent/session/load). */
+export function loadTranscript(sessionId: string, events: SessionEvent[], status: AgentStatus, inbox?: { nextTurn: UserMessage[]; nextStep: UserMessage[] }): Transcript {
+  const state = createTranscript(sessionId);
+  applyEvents(state, events);
+  state.status = status;
+  if (inbox) {
+    state.inbox = { nextTurn: [...(inbox.nextTurn ?? [])], nextStep: [...(inbox.nextStep ?? [])] };
+  }
+  return state;
+}
+
+export interface Meter {
+  used: number;
+  window: number | null;
+  percent: number | null;
+}
+
+/** Context use after the last model call: its prompt plus its answer (the
+ * next request carries both). Cumulative session tokens would overstate it. */
+export function contextMeter(state: Transcript): Meter | null {
+  if (!state.usage) {
+    return null;
+  }
+  const used = (state.usage.inputTokens ?? 0) + (state.usage.outputTokens ?? 0);
+  const window = state.contextWindow;
+  return { used, window, percent: window ? Math.min(100, Math.round((used / window) * 100)) : null };
+}
+
+/** The last assistant text of the transcript (for notifications and tests). */
+export function lastAssistantText(state: Transcript): string {
+  for (let i = state.items.length - 1; i >= 0; i--) {
+    const item = state.items[i];
+    if (item.kind === 'text') {
+      return item.text;
+    }
+  }
+  return '';
+}
+
+/** Items changed after `sinceRev`, in transcript order. */
+export function changedSince(state: Transcript, sinceRev: number): Item[] {
+  return state.items.filter((item) => item.rev > sinceRev);
+}

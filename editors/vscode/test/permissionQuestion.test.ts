@@ -1,0 +1,16 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { permissionQuestion } from '../src/permissionQuestion';
+
+test('the question names the exact command', () => {
+  const q = permissionQuestion({ tool: 'run_command', kind: 'command', title: 'Run `rm -rf build`', command: 'rm -rf build', detail: 'in /ws' });
+  assert.equal(q.message, 'The agent wants to run rm -rf build');
+  assert.match(q.detail, /Run `rm -rf build`/);
+  assert.match(q.detail, /in \/ws/);
+  assert.match(q.detail, /Tool: run_command/);
+});
+
+test('the question names the exact path', () => {
+  const q = permissionQuestion({ tool: 'delete_file', kind: 'delete', title: 'Delete src/old.py', path: 'src/old.py' });
+  assert.equal(q.message, 'The agent wants to delete src/old.py');
+});

@@ -1,0 +1,30 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { serverSettings } from '../src/settings';
+
+const config = {
+  server: { path: '/x', pythonPath: '', args: [] },
+  saveAgentEdits: true,
+  attachActiveEditor: true,
+  defaultWhileRunning: 'queue',
+  model: { provider: 'openai', model: 'gpt-x', baseUrl: '', contextWindow: null },
+  sessionsDir: '',
+};
+
+test('client-only and empty settings stay in the editor; the key comes from secret storage', () => {
+  assert.deepEqual(serverSettings(config, { openai: 'sk-1', anthropic: 'ak' }), {
+    model: { provider: 'openai', model: 'gpt-x', apiKey: 'sk-1' },
+  });
+});
+
+test('auto with exactly one stored key uses that provider', () => {
+  const auto = { model: { provider: 'auto' } };
+  assert.deepEqual(serverSettings(auto, { anthropic: 'ak' }), { model: { provider: 'anthropic', apiKey: 'ak' } });
+  assert.deepEqual(serverSettings(auto, {}), { model: { provider: 'auto' } });
+  assert.deepEqual(serverSettings(auto, { anthropic: 'a', openai: 'o' }), { model: { provider: 'auto' } });
+});
+
+test('a scripted model passes through untouched', () => {
+  const scripted = { model: { provider: 'scripted', script: [{ text: 'hi' }] }, sessionsDir: '/tmp/s' };
+  assert.deepEqual(serverSettings(scripted, {}), scripted);
+});

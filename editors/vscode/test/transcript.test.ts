@@ -1,0 +1,216 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  applyEvents,
+  applyToolProgress,
+  changedSince,
+  contextMeter,
+  createTranscript,
+  lastAssistantText,
+  loadTranscript,
+  Item,
+  ToolItem,
+} from '../src/transcript';
+import { Log } from './events';
+
+/** What a user sees, independent of keys and revs. */
+function view(items: Item[]): unknown[] {
+  return items.map((item) => {
+    const { rev: _rev, ...rest } = item as any;
+    return rest;
+  });
+}
+
+test('a streamed answer becomes one text item that grows chunk by chunk', () => {
+  const log = new Log();
+  log.textTurn(1, 'hi', 'Hello **there**');
+  const state = createTranscript('s1');
+  const texts: string[] = [];
+  for (const event of log.events) {
+    applyEvents(state, [event]);
+    const item = state.items.find((i) => i.kind === 'text');
+    if (item && item.kind === 'text') {
+      texts.push(item.text);
+    }
+  }
+  assert.equal(state.items.filter((i) => i.kind === 'text').length, 1);
+  assert.ok(texts.includes('Hel'), 'partial text visible while streaming');
+  assert.equal(lastAssistantText(state), 'Hello **there**');
+  const user = state.items.find((i) => i.kind === 'user');
+  assert.equal(user && user.kind === 'user' ? user.text : '', 'hi');
+  const end = state.items[state.items.length - 1];
+  assert.equal(end.kind, 'turn-end');
+  assert.equal(end.kind === 'turn-end' && end.reason, 'completed');
+});
+
+test('replaying the whole log in one batch gives the same view as live, event by event', () => {
+  const log = new Log();
+  log.textTurn(1, 'first', 'one');
+  log.add('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [{ id: 'm2', content: 'second' }] });
+  log.add('turn/start', { turn: 2 });
+  log.add('step/start', { turn: 2, step: 1 });
+  log.add('user/message', { turn: 2, step: 1, message: { id: 'm2', content: [{ type: 'text', text: 'second' }] } });
+  log.chunk(2, 1, { type: 'reasoning-start' });
+  log.chunk(2, 1, { type: 'reasoning-delta', text: 'thinking' });
+  log.chunk(2, 1, { type: 'reasoning-end' });
+  log.chunk(2, 1, { type: 'tool-call-start', id: 'c1', name: 'edit_file' });
+  log.chunk(2, 1, { type: 'tool-call-delta', id: 'c1', delta: '{"path":' });
+  log.chunk(2, 1, { type: 'tool-call-delta', id: 'c1', delta: '"a.py"}' });
+  log.chunk(2, 1, { type: 'tool-call-end', id: 'c1' });
+  log.add('tool/call', { turn: 2, step: 1, callId: 'c1', name: 'edit_file', arguments: '{"path":"a.py"}' });
+  log.add('tool/result', {
+    turn: 2,
+    step: 1,
+    message: { role: 'tool', callId: 'c1', name: 'edit_file', content: [{ type: 'text', text: 'edited a.py' }], isError: false },
+    meta: { diff: '@@ -1 +1 @@\n-a\n+b\n' },
+  });
+  log.add('turn/end', { turn: 2, reason: { kind: 'completed' } });
+
+  const live = createTranscript('s');
+  for (const event of log.events) {
+    applyEvents(live, [event]);
+  }
+  const replay = loadTranscript('s', log.events, 'idle');
+  assert.deepEqual(view(replay.items), view(live.items));
+  assert.deepEqual(
+    replay.items.map((i) => i.kind),
+    ['user', 'text', 'turn-end', 'user', 'reasoning', 'tool', 'turn-end'],
+  );
+  const tool = replay.items.find((i) => i.kind === 'tool') as ToolItem;
+  assert.equal(tool.status, 'done');
+  assert.equal(tool.args, '{"path":"a.py"}');
+  assert.equal(tool.output, 'edited a.py');
+  const lastEnd = replay.items[replay.items.length - 1];
+  assert.ok(lastEnd.kind === 'turn-end' && lastEnd.hasEdits, 'a turn that edited offers revert');
+  const firstEnd = replay.items[2];
+  assert.ok(firstEnd.kind === 'turn-end' && !firstEnd.hasEdits);
+});
+
+test('seen events are skipped and a hole in seq is reported', () => {
+  const log = new Log();
+  log.textTurn(1, 'hi', 'abc');
+  const state = createTranscript('s');
+  applyEvents(state, log.events.slice(0, 10));
+  const again = applyEvents(state, log.events.slice(5, 12));
+  assert.equal(again.applied, 2);
+  assert.equal(again.gap, false);
+  const hole = applyEvents(state, log.events.slice(14));
+  assert.equal(hole.gap, true);
+});
+
+test('tool cards go running -> failed, and leftovers of an aborted turn are not left spinning', () => {
+  const log = new Log();
+  log.add('turn/start', { turn: 1 });
+  log.add('tool/call', { turn: 1, step: 1, callId: 'a', name: 'run_command', arguments: { command: 'make test' } });
+  log.add('tool/call', { turn: 1, step: 1, callId: 'b', name: 'read_file', arguments: '{}' });
+  const state = createTranscript('s');
+  applyEvents(state, log.events);
+  const a = state.items.find((i) => i.key === 'c:a') as ToolItem;
+  assert.equal(a.status, 'running');
+  assert.equal(a.args, '{"command":"make test"}');
+  applyToolProgress(state, 'a', { stream: 'stdout', text: 'PASS 1\n' });
+  applyToolProgress(state, 'a', { stream: 'stdout', text: 'PASS 2\n' });
+  assert.equal(a.progress, 'PASS 1\nPASS 2\n');
+  applyEvents(state, [
+    log.add('tool/result', {
+      turn: 1,
+      step: 1,
+      message: { callId: 'a', name: 'run_command', content: 'exit 2', isError: true },
+      error: { code: 'EXIT', message: 'exit 2' },
+    }),
+    log.add('turn/end', { turn: 1, reason: { kind: 'aborted', reason: { kind: 'user' } } }),
+  ]);
+  assert.equal(a.status, 'failed');
+  assert.equal((state.items.find((i) => i.key === 'c:b') as ToolItem).status, 'dropped');
+  const end = state.items[state.items.length - 1];
+  assert.ok(end.kind === 'turn-end' && end.reason === 'aborted' && end.detail === 'cancelled');
+});
+
+test('a turn that failed shows the error where it happened', () => {
+  const log = new Log();
+  log.add('turn/start', { turn: 1 });
+  log.chunk(1, 1, { type: 'text-start' });
+  log.chunk(1, 1, { type: 'text-delta', text: 'partial' });
+  log.chunk(1, 1, { type: 'finish', kind: 'error', failure: { code: 'AUTH', message: 'bad key' } });
+  log.add('turn/end', { turn: 1, reason: { kind: 'error', error: { code: 'AUTH', message: 'Set OPENAI_API_KEY' } } });
+  const state = loadTranscript('s', log.events, 'idle');
+  const kinds = state.items.map((i) => i.kind);
+  assert.deepEqual(kinds, ['text', 'error', 'turn-end']);
+  const err = state.items[1];
+  assert.ok(err.kind === 'error' && err.code === 'AUTH' && err.message === 'Set OPENAI_API_KEY');
+  const text = state.items[0];
+  assert.ok(text.kind === 'text' && !text.streaming);
+});
+
+test('the queue follows the inbox splices: queued, removed, claimed', () => {
+  const log = new Log();
+  const m = (id: string) => ({ id, content: [{ type: 'text', text: id }] });
+  log.add('agent/inbox/spliced', { target: 'next-turn', start: 0, inserted: [m('a')] });
+  log.add('agent/inbox/spliced', { target: 'next-turn', start: 1, inserted: [m('b')] });
+  log.add('agent/inbox/spliced', { target: 'next-turn', start: 2, inserted: [m('c')] });
+  log.add('agent/inbox/spliced', { target: 'next-step', start: 0, inserted: [m('s')] });
+  const state = createTranscript('s');
+  applyEvents(state, log.events);
+  assert.deepEqual(state.inbox.nextTurn.map((x) => x.id), ['a', 'b', 'c']);
+  assert.deepEqual(state.inbox.nextStep.map((x) => x.id), ['s']);
+  applyEvents(state, [log.add('agent/inbox/spliced', { target: 'next-turn', start: 1, removedCount: 1, inserted: [], outcome: 'canceled' })]);
+  assert.deepEqual(state.inbox.nextTurn.map((x) => x.id), ['a', 'c']);
+  applyEvents(state, [
+    log.add('agent/inbox/spliced', { target: 'next-step', start: 0, removedCount: 1, inserted: [] }),
+    log.add('agent/inbox/spliced', { target: 'next-turn', start: 0, removedCount: 1, inserted: [] }),
+  ]);
+  assert.deepEqual(state.inbox.nextTurn.map((x) => x.id), ['c']);
+  assert.deepEqual(state.inbox.nextStep, []);
+});
+
+test('the context meter uses the last call, not a running total', () => {
+  const log = new Log();
+  log.textTurn(1, 'a', 'x');
+  log.textTurn(2, 'b', 'y');
+  const state = loadTranscript('s', log.events, 'idle');
+  assert.deepEqual(contextMeter(state), { used: 120, window: 1000, percent: 12 });
+  assert.equal(contextMeter(createTranscript()), null);
+});
+
+test('a message without chunks behind it is still shown', () => {
+  const log = new Log();
+  log.add('turn/start', { turn: 1 });
+  log.add('assistant/message', {
+    turn: 1,
+    step: 1,
+    message: { role: 'assistant', content: [{ type: 'reasoning', text: 'r' }, { type: 'text', text: 'summary' }] },
+    sourceEventSeqs: [],
+  });
+  const state = loadTranscript('s', log.events, 'idle');
+  assert.deepEqual(
+    state.items.map((i) => [i.kind, (i as any).text]),
+    [['reasoning', 'r'], ['text', 'summary']],
+  );
+});
+
+test('only changed items are reported to the renderer', () => {
+  const log = new Log();
+  log.textTurn(1, 'hi', 'abc');
+  const state = createTranscript('s');
+  applyEvents(state, log.events.slice(0, 9));
+  const rev = state.rev;
+  applyEvents(state, log.events.slice(9, 10));
+  assert.deepEqual(changedSince(state, rev).map((i) => i.kind), ['text']);
+});
+
+test('deltas the server merged under load (one event spanning seq..lastSeq) are not a hole', () => {
+  const log = new Log();
+  log.textTurn(1, 'hi', 'abcdef');
+  const events = log.events;
+  const firstDelta = events.findIndex((e) => e.data.chunk?.type === 'text-delta');
+  const merged = { ...events[firstDelta], lastSeq: events[firstDelta + 5].seq, data: { ...events[firstDelta].data, chunk: { type: 'text-delta', text: 'abcdef' } } };
+  const wire = [...events.slice(0, firstDelta), merged, ...events.slice(firstDelta + 6)];
+  const state = createTranscript('s');
+  let gap = false;
+  for (const event of wire) {
+    gap ||= applyEvents(state, [event]).gap;
+  }
+  assert.equal(gap, false);
+  assert.equal(lastAssistantText(state), 'abcdef');
+  assert.deepEqual(view(state.items), view(loadTranscript('s', events, 'idle').items));
+});
