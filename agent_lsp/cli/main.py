@@ -1,0 +1,199 @@
+"""`agent-lsp`: serve LSP (what editors launch), or drive the server headless.
+
+    agent-lsp                          serve on stdio (same as `agent-lsp serve`)
+    agent-lsp serve --tcp 127.0.0.1:8765
+    agent-lsp run "fix the failing test" [--workspace DIR] [--session ID] [--yes]
+    agent-lsp chat [--workspace DIR]
+    agent-lsp sessions [list | show ID | delete ID] [--workspace DIR]
+    agent-lsp demo
+
+Only argparse is imported up front: `agent-lsp --version` and `--help` stay
+fast, and each command imports what it needs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from agent_lsp import __version__
+
+LOG_LEVELS = ("debug", "info", "warning", "error")
+DEFAULT_HOST = "127.0.0.1"
+
+
+def parse_address(value: str) -> tuple[str, int]:
+    """`HOST:PORT`, `:PORT` or `PORT` (host defaults to loopback); `[::1]:PORT` for IPv6."""
+    host, sep, port = value.rpartition(":")
+    if not sep:
+        host, port = "", value
+    host = host.strip("[]") or DEFAULT_HOST
+    try:
+        number = int(port)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected HOST:PORT, got {value!r}") from None
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(f"port out of range in {value!r}")
+    return host, number
+
+
+def _add_logging_options(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
+    # Sub-commands repeat the options with SUPPRESS defaults so that
+    # `agent-lsp --log-level debug run ...` and `agent-lsp run ... --log-level debug` both work.
+    default = None if top_level else argparse.SUPPRESS
+    parser.add_argument("--log-file", type=Path, default=default, metavar="PATH",
+                        help="write logs (the server's included) to this file instead of stderr")
+    parser.add_argument("--log-level", choices=LOG_LEVELS, type=str.lower, default=default,
+                        help="log verbosity (default: warning)")
+
+
+def _add_transport_options(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
+    default = None if top_level else argparse.SUPPRESS
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--stdio", action="store_true", default=default,
+                       help="speak LSP on stdin/stdout (the default)")
+    group.add_argument("--tcp", type=parse_address, default=default, metavar="HOST:PORT",
+                       help="listen for one LSP client on a TCP port (host defaults to 127.0.0.1)")
+    group.add_argument("--ws", type=parse_address, default=default, metavar="HOST:PORT",
+                       help="listen for one LSP client over WebSocket (needs agent-lsp[ws])")
+
+
+def _add_client_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--workspace", "-w", type=Path, default=None, metavar="DIR",
+                        help="the workspace folder (default: the current directory)")
+    parser.add_argument("--settings", default=None, metavar="JSON|FILE",
+                        help="agentLsp settings sent as initializationOptions: JSON text or a JSON file")
+
+
+def _add_permission_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--yes", "--allow", "-y", dest="permission", action="store_const", const="allow",
+                       help="allow every action the agent asks permission for (once each)")
+    group.add_argument("--deny", dest="permission", action="store_const", const="deny",
+                       help="deny every permission request (default when stdin is not a terminal)")
+    parser.set_defaults(permission=None)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent-lsp",
+        description="A language server that hosts an AI coding agent. With no command it serves "
+        "LSP on stdio, which is what editors launch.",
+    )
+    parser.add_argument("--version", action="version", version=f"agent-lsp {__version__}")
+    _add_logging_options(parser, top_level=True)
+    _add_transport_options(parser, top_level=True)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    serve = commands.add_parser("serve", help="serve LSP (stdio by default)",
+                                description="Serve LSP on stdio (default), TCP or WebSocket.")
+    _add_transport_options(serve, top_level=False)
+    _add_logging_options(serve, top_level=False)
+
+    run = commands.add_parser("run", help="send one prompt and print the agent's answer",
+                              description="Start the server, send PROMPT to the agent in the workspace, "
+                              "apply its edits to the files, print what it says as it streams, and exit "
+                              "when it is done. PROMPT '-' reads the prompt from stdin.")
+    run.add_argument("prompt", metavar="PROMPT")
+    run.add_argument("--session", "-s", default=None, metavar="ID", help="continue this stored session")
+    run.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+                     help="give up (cancel the turn) after this long")
+    _add_client_options(run)
+    _add_permission_options(run)
+    _add_logging_options(run, top_level=False)
+
+    chat = commands.add_parser("chat", help="talk to the agent in a simple terminal loop",
+                               description="A line-by-line conversation with the agent (with --session, "
+                               "the conversation so far is shown first). Ctrl-C cancels the running turn; "
+                               "Ctrl-D or /exit ends the chat.")
+    chat.add_argument("--session", "-s", default=None, metavar="ID", help="continue this stored session")
+    _add_client_options(chat)
+    _add_permission_options(chat)
+    _add_logging_options(chat, top_level=False)
+
+    sessions = commands.add_parser("sessions", help="list, show or delete stored sessions",
+                                   description="Stored sessions of a workspace.")
+    sessions.add_argument("action", nargs="?", choices=("list", "show", "delete"), default="list")
+    sessions.add_argument("session_id", nargs="?", metavar="ID")
+    _add_client_options(sessions)
+    _add_logging_options(sessions, top_level=False)
+
+    demo = commands.add_parser("demo", help="watch the agent fix a bug in a sample project",
+                               description="Copy a small sample project to a temporary folder, start the "
+                               "server, and let the agent read a file and fix a bug in it through LSP, "
+                               "streaming what it says. Uses the configured model, or a built-in scripted "
+                               "model when none is configured.")
+    demo.add_argument("--scripted", action="store_true",
+                      help="use the built-in scripted model even when a real model is configured")
+    demo.add_argument("--dir", type=Path, default=None, metavar="DIR",
+                      help="put the sample project and its session here (default: a new temporary folder)")
+    _add_logging_options(demo, top_level=False)
+    return parser
+
+
+def configure_logging(level: str | None, log_file: Path | None) -> None:
+    """Logs go to the log file or stderr; never stdout (stdout may be JSON-RPC)."""
+    handler: logging.Handler
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(log_file, encoding="utf-8")
+    else:
+        handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(getattr(logging, (level or "warning").upper()))
+    if (level or "warning") != "debug":
+        # pygls logs every message body at INFO: far too much unless debugging.
+        logging.getLogger("pygls").setLevel(logging.WARNING)
+
+
+def serve(args: argparse.Namespace) -> int:
+    import importlib.util
+
+    from agent_lsp.lsp import server
+
+    if getattr(args, "tcp", None):
+        host, port = args.tcp
+        server.serve_tcp(host, port)
+    elif getattr(args, "ws", None):
+        if importlib.util.find_spec("websockets") is None:
+            print("agent-lsp: --ws needs the websockets package: pip install 'agent-lsp[ws]'", file=sys.stderr)
+            return 1
+        host, port = args.ws
+        server.serve_ws(host, port)
+    else:
+        server.serve_stdio()
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    command = args.command or "serve"
+    configure_logging(args.log_level, args.log_file)
+    if command == "serve":
+        if args.command is None and not (args.tcp or args.ws) and sys.stdin.isatty():
+            # Someone typed `agent-lsp` at a prompt: say what is happening.
+            print("agent-lsp: serving LSP on stdin/stdout, which is what editors run. "
+                  "To try it: agent-lsp demo  (or agent-lsp --help). Ctrl-C to stop.", file=sys.stderr)
+        return serve(args)
+    if command in ("run", "chat"):
+        from agent_lsp.cli import run
+
+        return run.run_command(args) if command == "run" else run.chat_command(args)
+    if command == "sessions":
+        from agent_lsp.cli import sessions
+
+        return sessions.sessions_command(args)
+    if command == "demo":
+        from agent_lsp.cli import demo
+
+        return demo.demo_command(args)
+    raise AssertionError(f"unhandled command {command}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

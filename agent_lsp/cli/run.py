@@ -1,0 +1,230 @@
+"""`agent-lsp run "PROMPT"` and `agent-lsp chat`: the headless client for a
+person at a terminal or a script."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any, Iterator
+
+from pygls.exceptions import JsonRpcException
+
+from agent_lsp.cli.client import HeadlessClient, ServerError, TurnResult
+from agent_lsp.cli.permission_prompt import PermissionResponder
+from agent_lsp.cli.terminal_input import LineReader
+from agent_lsp.cli.transcript import Transcript
+
+EXIT_OK = 0
+EXIT_TURN_FAILED = 1
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+CANCEL_WAIT_S = 5.0
+
+
+class UsageError(Exception):
+    pass
+
+
+def load_settings(value: str | None) -> dict[str, Any]:
+    """`--settings`: JSON text, or the path of a JSON file (optionally `@path`)."""
+    if not value:
+        return {}
+    text = value
+    candidate = Path(value[1:] if value.startswith("@") else value).expanduser()
+    if value.startswith("@") or (not value.lstrip().startswith("{") and candidate.is_file()):
+        try:
+            text = candidate.read_text(encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"--settings: cannot read {candidate}: {error}") from error
+    try:
+        settings = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise UsageError(f"--settings: not valid JSON ({error})") from error
+    if not isinstance(settings, dict):
+        raise UsageError("--settings: expected a JSON object")
+    return settings
+
+
+def workspace_from(args: argparse.Namespace) -> Path:
+    workspace = (args.workspace or Path.cwd()).expanduser().resolve()
+    if not workspace.is_dir():
+        raise UsageError(f"workspace {workspace} is not a folder")
+    return workspace
+
+
+def make_client(args: argparse.Namespace, transcript: Transcript, **overrides: Any) -> HeadlessClient:
+    options: dict[str, Any] = {
+        "settings": load_settings(getattr(args, "settings", None)),
+        "transcript": transcript,
+        "permissions": PermissionResponder(getattr(args, "permission", None), transcript),
+        "log_file": getattr(args, "log_file", None),
+        "log_level": getattr(args, "log_level", None) or "warning",
+        # Asked for a log level but no file: show the server's log on stderr.
+        "show_server_log": getattr(args, "log_level", None) is not None,
+    }
+    options.update(overrides)
+    return HeadlessClient(workspace_from(args), **options)
+
+
+def _uncancel() -> None:
+    # asyncio.run() turns Ctrl-C into a cancel of the main task; we handled
+    # it, so later awaits (the clean shutdown) must not see it again.
+    task = asyncio.current_task()
+    if task is not None:
+        while task.cancelling():
+            task.uncancel()
+
+
+async def cancel_running_turn(client: HeadlessClient, transcript: Transcript) -> None:
+    """Ask the agent to stop every session this client started and wait briefly."""
+    transcript.warn("(cancelling...)")
+    for session_id, state in client.sessions.items():
+        if state.status == "running":
+            try:
+                await asyncio.wait_for(client.cancel(session_id), CANCEL_WAIT_S)
+                await asyncio.wait_for(_idle(client, session_id), CANCEL_WAIT_S)
+            except Exception:  # noqa: BLE001 - stopping anyway; the server ends the turn on exit
+                pass
+
+
+async def _idle(client: HeadlessClient, session_id: str) -> None:
+    state = client.session(session_id)
+    while state.status != "idle":
+        state.changed.clear()
+        await state.changed.wait()
+
+
+def _report(result: TurnResult, transcript: Transcript) -> int:
+    transcript.info(f"session {result.session_id}  (continue it with --session {result.session_id})")
+    return EXIT_OK if result.ok else EXIT_TURN_FAILED
+
+
+def run_command(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_run(args))
+    except UsageError as error:
+        print(f"agent-lsp run: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ServerError as error:
+        print(f"agent-lsp run: {error}", file=sys.stderr)
+        return EXIT_TURN_FAILED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+async def _run(args: argparse.Namespace) -> int:
+    prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
+    if not prompt.strip():
+        raise UsageError("the prompt is empty")
+    transcript = Transcript()
+    async with make_client(args, transcript) as client:
+        try:
+            result = await client.followup(prompt, session_id=args.session, timeout=args.timeout)
+        except asyncio.CancelledError:
+            _uncancel()
+            await cancel_running_turn(client, transcript)
+            return EXIT_INTERRUPTED
+        except asyncio.TimeoutError:
+            transcript.error(f"the agent did not finish within {args.timeout:g} s; cancelling")
+            await cancel_running_turn(client, transcript)
+            return EXIT_TURN_FAILED
+        except JsonRpcException as error:  # the server refused the request (e.g. unknown session)
+            transcript.error(f"agent-lsp run: {error.message}")
+            return EXIT_TURN_FAILED
+        return _report(result, transcript)
+
+
+def chat_command(args: argparse.Namespace) -> int:
+    try:
+        return asyncio.run(_chat(args))
+    except UsageError as error:
+        print(f"agent-lsp chat: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ServerError as error:
+        print(f"agent-lsp chat: {error}", file=sys.stderr)
+        return EXIT_TURN_FAILED
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+async def _chat(args: argparse.Namespace) -> int:
+    transcript = Transcript()
+    lines = LineReader()
+    session_id = args.session
+    async with make_client(args, transcript, permissions=PermissionResponder(
+            getattr(args, "permission", None), transcript, lines)) as client:
+        transcript.info(f"chatting in {client.workspace}  (Ctrl-C cancels a turn, Ctrl-D or /exit quits)")
+        if session_id:
+            try:
+                await replay_session(client, session_id)
+            except JsonRpcException as error:
+                transcript.error(f"agent-lsp chat: {error.message}")
+                return EXIT_TURN_FAILED
+        with _ctrl_c_cancels_activity() as activity:
+            while True:
+                transcript.err.write("you> ")
+                transcript.err.flush()
+                activity.task = asyncio.ensure_future(lines.readline())
+                try:
+                    line = await activity.task
+                except asyncio.CancelledError:  # Ctrl-C at the prompt
+                    line = ""
+                if not line or line.strip() in ("/exit", "/quit"):
+                    transcript.err.write("\n")
+                    break
+                if not line.strip():
+                    continue
+                activity.task = asyncio.ensure_future(client.followup(line.rstrip("\n"), session_id=session_id))
+                try:
+                    result = await activity.task
+                    session_id = result.session_id
+                except asyncio.CancelledError:  # Ctrl-C during the turn
+                    await cancel_running_turn(client, transcript)
+                except JsonRpcException as error:
+                    transcript.error(f"error: {error.message}")
+        if session_id:
+            transcript.info(f"session {session_id}  (continue it with --session {session_id})")
+    return EXIT_OK
+
+
+async def replay_session(client: HeadlessClient, session_id: str) -> None:
+    """Print the conversation so far, so a continued chat starts in context."""
+    loaded = await client.request("agent/session/load", {"sessionId": session_id})
+    replay = Transcript(client.transcript.out, client.transcript.err, show_user=True)
+    state = client.session(session_id)
+    for event in loaded.get("events") or []:
+        replay.event(event)
+        state.last_seq = max(state.last_seq, event.get("lastSeq") or event.get("seq", -1))
+    replay.end_line()
+
+
+class _Activity:
+    task: asyncio.Future[Any] | None = None
+
+
+@contextlib.contextmanager
+def _ctrl_c_cancels_activity() -> Iterator[_Activity]:
+    """While chatting, Ctrl-C cancels what is going on (a turn, or the prompt)
+    instead of the whole program."""
+    activity = _Activity()
+    loop = asyncio.get_running_loop()
+
+    def on_ctrl_c() -> None:
+        if activity.task is not None and not activity.task.done():
+            activity.task.cancel()
+
+    try:
+        loop.add_signal_handler(signal.SIGINT, on_ctrl_c)
+        installed = True
+    except (NotImplementedError, RuntimeError):  # Windows: Ctrl-C ends the chat
+        installed = False
+    try:
+        yield activity
+    finally:
+        if installed:
+            loop.remove_signal_handler(signal.SIGINT)

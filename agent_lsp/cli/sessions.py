@@ -1,0 +1,109 @@
+"""`agent-lsp sessions [list | show ID | delete ID]`: stored sessions of a
+workspace, read through the server's agent/session/* requests (the same view
+an editor gets)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from pygls.exceptions import JsonRpcException
+
+from agent_lsp.cli.client import HeadlessClient, ServerError
+from agent_lsp.cli.run import EXIT_OK, EXIT_TURN_FAILED, EXIT_USAGE, UsageError, make_client
+from agent_lsp.cli.transcript import Transcript, shorten
+
+
+def sessions_command(args: argparse.Namespace) -> int:
+    if args.action in ("show", "delete") and not args.session_id:
+        print(f"agent-lsp sessions {args.action}: which session? (give its ID; see `agent-lsp sessions`)",
+              file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        return asyncio.run(_sessions(args))
+    except UsageError as error:
+        print(f"agent-lsp sessions: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except ServerError as error:
+        print(f"agent-lsp sessions: {error}", file=sys.stderr)
+        return EXIT_TURN_FAILED
+
+
+async def _sessions(args: argparse.Namespace) -> int:
+    transcript = Transcript(show_user=True)
+    async with make_client(args, transcript) as client:
+        try:
+            if args.action == "list":
+                return await list_sessions(client)
+            if args.action == "show":
+                return await show_session(client, args.session_id)
+            return await delete_session(client, args.session_id)
+        except JsonRpcException as error:
+            transcript.error(f"agent-lsp sessions: {error.message}")
+            return EXIT_TURN_FAILED
+
+
+def store_dir(client: HeadlessClient) -> Path:
+    """Where the server keeps this workspace's sessions, resolved the way the
+    server does it (user config file < env < the settings we sent)."""
+    from agent_lsp.config import SettingsLayers
+    from agent_lsp.workspace.host import sessions_dir_for
+
+    env = os.environ if client.env is None else client.env
+    layers = SettingsLayers(env)
+    layers.set_layer("initializationOptions", client.settings)
+    return sessions_dir_for(client.workspace, layers.current, env)
+
+
+def _when(epoch_ms: Any) -> str:
+    if not isinstance(epoch_ms, (int, float)):
+        return "?"
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch_ms / 1000))
+
+
+async def list_sessions(client: HeadlessClient) -> int:
+    result = await client.request("agent/session/list", {"workspaceUri": client.workspace_uri})
+    sessions = sorted(result.get("sessions") or [], key=lambda s: s.get("updatedAt", 0), reverse=True)
+    out = client.transcript.out
+    if not sessions:
+        client.transcript.info(f"no stored sessions for {client.workspace}")
+        return EXIT_OK
+    id_width = max(len(s["sessionId"]) for s in sessions)
+    out.write(f"{'SESSION':<{id_width}}  {'UPDATED':<16}  TURNS  TITLE\n")
+    for s in sessions:
+        title = shorten(s.get("title") or "(untitled)", 60)
+        out.write(f"{s['sessionId']:<{id_width}}  {_when(s.get('updatedAt')):<16}  {s.get('turns', 0):>5}  {title}\n")
+    out.flush()
+    client.transcript.info(f"stored in {store_dir(client)}")
+    return EXIT_OK
+
+
+async def show_session(client: HeadlessClient, session_id: str) -> int:
+    result = await client.request("agent/session/load", {"sessionId": session_id})
+    transcript = client.transcript
+    transcript.heading(f"session {session_id}  ({result.get('status', '?')})")
+    log_file = store_dir(client) / f"{session_id}.jsonl"
+    if log_file.is_file():
+        transcript.note(f"log: {log_file}")
+    for event in result.get("events") or []:
+        transcript.event(event)
+    transcript.end_line()
+    inbox = result.get("inbox") or {}
+    queued = len(inbox.get("nextTurn") or []) + len(inbox.get("nextStep") or [])
+    if queued:
+        transcript.info(f"({queued} message(s) waiting in the inbox)")
+    return EXIT_OK
+
+
+async def delete_session(client: HeadlessClient, session_id: str) -> int:
+    result = await client.request("agent/session/delete", {"sessionId": session_id})
+    if result.get("deleted"):
+        client.transcript.info(f"deleted session {session_id}")
+        return EXIT_OK
+    client.transcript.error(f"no stored session {session_id}")
+    return EXIT_TURN_FAILED

@@ -1,0 +1,58 @@
+"""`agent-lsp sessions`: list, show and delete what `run` stored."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import re
+from pathlib import Path
+
+import pytest
+from pygls.exceptions import JsonRpcException
+
+from agent_lsp.cli.client import HeadlessClient
+from agent_lsp.cli.sessions import delete_session, show_session
+from agent_lsp.cli.transcript import Transcript
+
+from cli_helpers import agent_lsp, clean_env
+
+
+def test_sessions_lists_what_run_stored(tmp_path: Path, workspace: Path):
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
+    ran = agent_lsp(["run", "remember the milk", "-w", str(workspace)], env)
+    assert ran.returncode == 0, ran.stderr
+    session_id = re.search(r"session (s_\S+)", ran.stderr).group(1)
+
+    listed = agent_lsp(["sessions", "-w", str(workspace)], env)
+    assert listed.returncode == 0, listed.stderr
+    (row,) = [line for line in listed.stdout.splitlines() if line.startswith(session_id)]
+    assert "remember the milk" in row
+    stored_in = Path(listed.stderr.split("stored in ", 1)[1].strip())
+    assert (stored_in / f"{session_id}.jsonl").is_file()
+
+
+async def test_show_then_delete(tmp_path: Path, workspace: Path):
+    settings = {"sessionsDir": str(tmp_path / "sessions")}
+    live = Transcript(out=io.StringIO(), err=io.StringIO(), color=False)
+    async with HeadlessClient(workspace, settings=settings, transcript=live, env=clean_env(tmp_path)) as client:
+        turn = await asyncio.wait_for(client.followup("remember the milk"), 20)
+        session_id = turn.session_id
+
+        replay = Transcript(out=io.StringIO(), err=io.StringIO(), color=False, show_user=True)
+        client.transcript = replay
+        assert await show_session(client, session_id) == 0
+        shown = replay.out.getvalue()
+        assert "> remember the milk\n(scripted model) You said: remember the milk\n" in shown
+        (log_line,) = [line for line in shown.splitlines() if line.startswith("log: ")]
+        log_file = Path(log_line[len("log: "):])
+        assert log_file.is_file() and log_file.name == f"{session_id}.jsonl"
+
+        assert await delete_session(client, session_id) == 0
+        assert not log_file.exists()
+        with pytest.raises(JsonRpcException, match=session_id):
+            await show_session(client, session_id)
+
+
+def test_show_needs_an_id(tmp_path: Path, workspace: Path):
+    done = agent_lsp(["sessions", "show", "-w", str(workspace)], clean_env(tmp_path))
+    assert done.returncode == 2

@@ -1,0 +1,111 @@
+"""A person at a terminal: permission questions answered at the prompt, and
+`agent-lsp chat` with Ctrl-C cancelling a turn. Driven through a real pseudo-terminal."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import agent_lsp, clean_env
+
+pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="needs a POSIX pseudo-terminal")
+
+
+class Terminal:
+    """`agent-lsp ARGS` running on a pseudo-terminal; what it printed so far in `.output`."""
+
+    def __init__(self, args: list[str], env: dict[str, str], cwd: Path):
+        import pty
+
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:  # the child: become agent-lsp
+            os.chdir(cwd)
+            os.execve(sys.executable, [sys.executable, "-m", "agent_lsp", *args], env)
+        self.output = ""
+
+    def _read(self, seconds: float) -> None:
+        ready, _, _ = select.select([self.fd], [], [], seconds)
+        if ready:
+            try:
+                self.output += os.read(self.fd, 65536).decode("utf-8", errors="replace")
+            except OSError:  # the child closed the terminal
+                time.sleep(seconds)
+
+    def wait_for(self, text: str, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while text not in self.output:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"never saw {text!r}; the terminal shows:\n{self.output}")
+            self._read(0.05)
+
+    def type(self, text: str) -> None:
+        os.write(self.fd, text.encode())
+
+    def exit_code(self, timeout: float = 30) -> int:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self._read(0.05)
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            self._read(0.05)
+        os.kill(self.pid, 9)
+        raise AssertionError(f"agent-lsp did not exit; the terminal shows:\n{self.output}")
+
+
+COMMAND_SCRIPT = [
+    {"text": "Creating the file.", "tools": [{"name": "run_command", "arguments": {"command": "echo hi > made.txt"}}]},
+    {"text": "Finished."},
+]
+
+
+def test_permission_is_asked_at_the_terminal(tmp_path: Path, workspace: Path):
+    settings = json.dumps({"model": {"provider": "scripted", "script": COMMAND_SCRIPT}})
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
+    terminal = Terminal(["run", "make a file", "--settings", settings], env, workspace)
+    terminal.wait_for("echo hi > made.txt")
+    terminal.wait_for("Allow? [y] once")
+    terminal.type("y\n")
+    terminal.wait_for("Finished.")
+    assert terminal.exit_code() == 0
+    assert (workspace / "made.txt").read_text() == "hi\n"
+
+
+def test_permission_denied_without_a_terminal(tmp_path: Path, workspace: Path):
+    settings = json.dumps({"model": {"provider": "scripted", "script": COMMAND_SCRIPT}})
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
+    denied = agent_lsp(["run", "make a file", "--settings", settings], env, cwd=workspace, input="")
+    assert denied.returncode == 0, denied.stderr
+    assert not (workspace / "made.txt").exists()
+    assert "--yes" in denied.stderr  # says how to allow it
+    assert "Finished." in denied.stdout  # the model saw the denial and carried on
+
+    allowed = agent_lsp(["run", "make a file", "--settings", settings, "--yes"], env, cwd=workspace, input="")
+    assert allowed.returncode == 0, allowed.stderr
+    assert (workspace / "made.txt").read_text() == "hi\n"
+
+
+def test_chat_ctrl_c_cancels_the_turn_not_the_chat(tmp_path: Path, workspace: Path):
+    script = [{"text": "hello back"}, {"hang": "thinking it over"}, {"text": "still here"}]
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
+    terminal = Terminal(["chat", "--settings", json.dumps({"model": {"provider": "scripted", "script": script}})],
+                        env, workspace)
+    terminal.wait_for("you> ")
+    terminal.type("hello\n")
+    terminal.wait_for("hello back")
+    terminal.type("think\n")
+    terminal.wait_for("thinking it over")
+    terminal.type("\x03")  # Ctrl-C
+    terminal.wait_for("(turn ended: aborted)")
+    terminal.type("again\n")
+    terminal.wait_for("still here")
+    terminal.type("/exit\n")
+    assert terminal.exit_code() == 0
+    assert "continue it with --session" in terminal.output

@@ -1,0 +1,87 @@
+;;; eglot_followup.el --- drive agent-lsp from Emacs eglot, with no plugin  -*- lexical-binding: t -*-
+
+;; Run: emacs --batch -l eglot_followup.el
+;; A generic LSP editor: eglot starts `python -m agent_lsp`, opens a file,
+;; runs the `agentLsp.followup' command through workspace/executeCommand and
+;; waits until the agent's edit (a workspace/applyEdit) shows in the buffer.
+;;
+;; Inputs (environment):
+;;   AGENT_LSP_PYTHON     the Python interpreter that has agent_lsp installed
+;;   AGENT_LSP_WORKSPACE  the workspace folder
+;;   AGENT_LSP_FILE       the file to open, relative to the workspace
+;;   AGENT_LSP_SETTINGS   initializationOptions, as JSON
+;;   AGENT_LSP_PROMPT     the followup text
+;;   AGENT_LSP_EXPECT     text the buffer must contain at the end
+;;   AGENT_LSP_EXPECT_MESSAGE  optional: a window/showMessage must contain this
+;;                        (the server reports the final answer of a command's turn)
+;;   AGENT_LSP_TIMEOUT    seconds to wait (default 30)
+;; Exit code 0 and a line "OK ..." on success; exit code 1 and "FAIL ..." otherwise.
+
+(require 'package)
+(package-initialize)                    ; Debian's elpa-eglot lives in the system package dirs
+(require 'eglot)
+(require 'python)
+(require 'seq)
+
+(setq eglot-confirm-server-initiated-edits nil ; apply the agent's edits without a y/n prompt
+      eglot-sync-connect nil
+      eglot-autoshutdown nil
+      python-indent-guess-indent-offset nil)
+
+(defvar agent-test-questions nil "Permission questions the server asked, newest first.")
+
+;; A person at the keyboard would pick "Allow once" in the minibuffer; in
+;; --batch the minibuffer reads stdin, so this answers for them.
+(cl-defmethod eglot-handle-request
+  (_server (_method (eql window/showMessageRequest)) &key message actions &allow-other-keys)
+  (push message agent-test-questions)
+  (let ((actions (append actions nil)))
+    (or (seq-find (lambda (a) (equal (plist-get a :title) "Allow once")) actions)
+        (car actions))))
+
+(defvar agent-test-messages nil "window/showMessage texts, newest first.")
+
+(cl-defmethod eglot-handle-notification
+  (_server (_method (eql window/showMessage)) &key message &allow-other-keys)
+  (push message agent-test-messages))
+
+(defun agent-test-finish (ok fmt &rest args)
+  (princ (concat (if ok "OK " "FAIL ") (apply #'format fmt args) "\n"))
+  (kill-emacs (if ok 0 1)))
+
+(defun agent-test-wait (predicate seconds)
+  "Process server output until PREDICATE is true or SECONDS pass."
+  (let ((deadline (+ (float-time) seconds)))
+    (while (and (not (funcall predicate)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (funcall predicate)))
+
+(let* ((python (getenv "AGENT_LSP_PYTHON"))
+       (root (file-name-as-directory (expand-file-name (getenv "AGENT_LSP_WORKSPACE"))))
+       (file (expand-file-name (getenv "AGENT_LSP_FILE") root))
+       (settings (json-parse-string (or (getenv "AGENT_LSP_SETTINGS") "{}")
+                                    :object-type 'plist :array-type 'array))
+       (prompt (getenv "AGENT_LSP_PROMPT"))
+       (expected (getenv "AGENT_LSP_EXPECT"))
+       (expected-message (getenv "AGENT_LSP_EXPECT_MESSAGE"))
+       (timeout (string-to-number (or (getenv "AGENT_LSP_TIMEOUT") "30")))
+       (buffer (find-file-noselect file))
+       server)
+  (with-current-buffer buffer
+    (eglot (list major-mode) (cons 'transient root) 'eglot-lsp-server
+           (list python "-m" "agent_lsp" :initializationOptions settings)
+           "python")
+    (unless (agent-test-wait (lambda () (setq server (eglot-current-server))) timeout)
+      (agent-test-finish nil "eglot did not connect to agent-lsp within %s s" timeout))
+    ;; The buffer is managed once didOpen went out; then ask the agent.
+    (agent-test-wait (lambda () (bound-and-true-p eglot--managed-mode)) timeout)
+    (eglot-execute-command server 'agentLsp.followup (vector prompt))
+    (unless (agent-test-wait (lambda () (string-search expected (buffer-string))) timeout)
+      (agent-test-finish nil "the buffer never showed %S; it is:\n%s" expected (buffer-string)))
+    (when (and expected-message
+               (not (agent-test-wait
+                     (lambda () (seq-find (lambda (m) (string-search expected-message m)) agent-test-messages))
+                     timeout)))
+      (agent-test-finish nil "no window/showMessage with %S; got %S" expected-message agent-test-messages))
+    (agent-test-finish t "emacs %s eglot: the agent's edit is in the buffer (permission questions: %d, messages: %d)"
+                       emacs-version (length agent-test-questions) (length agent-test-messages))))

@@ -1,0 +1,94 @@
+"""A real generic LSP editor with no agent_lsp plugin: Emacs + eglot in
+--batch starts the server, runs `agentLsp.followup` through
+workspace/executeCommand, and ends with the agent's edit in its buffer."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).parent
+EMACS = shutil.which("emacs")
+
+BUGGY = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
+FIXED_LINE = "return sum(values) / len(values)"
+EDIT = {
+    "name": "edit_file",
+    "arguments": {"path": "stats.py",
+                  "edits": [{"oldText": "return sum(values) / (len(values) - 1)", "newText": FIXED_LINE}]},
+}
+
+
+def _eglot_available() -> bool:
+    if EMACS is None:
+        return False
+    probe = subprocess.run(
+        [EMACS, "--batch", "--eval", "(progn (package-initialize) (require 'eglot))"],
+        capture_output=True, timeout=60,
+    )
+    return probe.returncode == 0
+
+
+pytestmark = pytest.mark.skipif(
+    not _eglot_available(),
+    reason="needs Emacs with eglot (Debian: apt-get install emacs-nox elpa-eglot)",
+)
+
+
+def run_eglot(tmp_path: Path, script: list[dict], final_answer: str) -> tuple[Path, str]:
+    """Emacs opens stats.py, runs the followup command, waits for the fix in
+    its buffer and for the final answer in a window/showMessage."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "stats.py").write_text(BUGGY)
+    settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions")}
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AGENT_LSP_")}
+    env.update(
+        HOME=str(tmp_path),  # no user init files, no user agent-lsp config
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        AGENT_LSP_PYTHON=sys.executable,
+        AGENT_LSP_WORKSPACE=str(workspace),
+        AGENT_LSP_FILE="stats.py",
+        AGENT_LSP_SETTINGS=json.dumps(settings),
+        AGENT_LSP_PROMPT="mean() is wrong, fix it",
+        AGENT_LSP_EXPECT=FIXED_LINE,
+        AGENT_LSP_EXPECT_MESSAGE=final_answer,
+        AGENT_LSP_TIMEOUT="30",
+    )
+    done = subprocess.run(
+        [EMACS, "--batch", "-l", str(HERE / "eglot_followup.el")],
+        cwd=workspace, env=env, capture_output=True, text=True, timeout=90,
+    )
+    assert done.returncode == 0, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr[-4000:]}"
+    assert done.stdout.startswith("OK "), done.stdout
+    return workspace, done.stdout
+
+
+def test_eglot_followup_command_edits_the_open_buffer(tmp_path: Path):
+    script = [
+        {"text": "Reading stats.py.", "tools": [{"name": "read_file", "arguments": {"path": "stats.py"}}]},
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Fixed the divisor of mean()."},
+    ]
+    run_eglot(tmp_path, script, "Fixed the divisor of mean().")
+    # The session the command started was stored like any other.
+    assert list((tmp_path / "sessions").rglob("*.jsonl"))
+
+
+def test_eglot_answers_a_permission_question_in_its_generic_dialog(tmp_path: Path):
+    # eglot knows nothing of agent/permission: the server asks with
+    # window/showMessageRequest, and the user's "Allow once" lets the command run.
+    script = [
+        {"text": "Checking first.", "tools": [{"name": "run_command", "arguments": {"command": "echo ok > checked.txt"}}]},
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Checked and fixed."},
+    ]
+    workspace, report = run_eglot(tmp_path, script, "Checked and fixed.")
+    assert "permission questions: 1" in report
+    assert (workspace / "checked.txt").read_text() == "ok\n"
