@@ -1,0 +1,403 @@
+-- The :Agent* commands. Each takes the user-command `opts` table (args, range,
+-- line1, line2, fargs) so the Lua API and the Ex commands share one path.
+local M = {}
+
+local api = vim.api
+local config = require("agent_lsp.config")
+local state = require("agent_lsp.state")
+local client_mod = require("agent_lsp.client")
+local chat = require("agent_lsp.chat")
+
+local function notify(msg, level)
+  vim.notify("agent_lsp: " .. msg, level or vim.log.levels.INFO)
+end
+
+local function err_text(err)
+  return type(err) == "table" and (err.message or vim.inspect(err)) or tostring(err)
+end
+
+--- The agent client of the current buffer and its state; starts the server if needed.
+---@return vim.lsp.Client|nil, agent_lsp.ClientState|nil
+function M.context()
+  require("agent_lsp").ensure_setup()
+  local client = client_mod.for_buffer(0)
+  if not client then
+    return nil, nil
+  end
+  return client, state.client(client.id, client.config.root_dir)
+end
+
+local function current_session(c)
+  return c and c.current and state.sessions[c.current] or nil
+end
+
+-- Column conversion for LSP positions in the client's encoding.
+local function utf_col(line, byte, encoding)
+  byte = math.min(byte, #line)
+  if encoding == "utf-8" then
+    return byte
+  end
+  if vim.fn.has("nvim-0.11") == 1 then
+    return vim.str_utfindex(line, encoding, byte, false)
+  end
+  local u32, u16 = vim.str_utfindex(line, byte)
+  return encoding == "utf-32" and u32 or u16
+end
+
+--- The selection given by a command range as a ContextItem, or nil.
+--- A charwise visual selection keeps its columns; any other range is whole lines.
+function M.selection_context(opts, encoding)
+  if not opts or (opts.range or 0) == 0 then
+    return nil
+  end
+  local buf = api.nvim_get_current_buf()
+  local name = api.nvim_buf_get_name(buf)
+  if name == "" or vim.bo[buf].buftype ~= "" then
+    return nil
+  end
+  local l1, l2 = opts.line1, opts.line2
+  local lines = api.nvim_buf_get_lines(buf, l1 - 1, l2, false)
+  local range
+  local vs, ve = api.nvim_buf_get_mark(buf, "<"), api.nvim_buf_get_mark(buf, ">")
+  if vim.fn.visualmode() == "v" and vs[1] == l1 and ve[1] == l2 and #lines > 0 then
+    local last = lines[#lines]
+    local end_byte = math.min(ve[2], math.max(#last - 1, 0))
+    -- '> points at the first byte of the last selected character.
+    local char_len = #vim.fn.strcharpart(last:sub(end_byte + 1), 0, 1)
+    end_byte = math.min(end_byte + math.max(char_len, 1), #last)
+    local first = lines[1]
+    range = {
+      start = { line = l1 - 1, character = utf_col(first, vs[2], encoding) },
+      ["end"] = { line = l2 - 1, character = utf_col(last, end_byte, encoding) },
+    }
+    lines[#lines] = last:sub(1, end_byte)
+    lines[1] = lines[1]:sub(vs[2] + 1)
+  else
+    range = { start = { line = l1 - 1, character = 0 }, ["end"] = { line = l2, character = 0 } }
+  end
+  return {
+    kind = "selection",
+    uri = vim.uri_from_bufnr(buf),
+    range = range,
+    text = table.concat(lines, "\n"),
+  }
+end
+
+-- Show `s` in the client's chat (and open it when configured to).
+local function show(c, s, open)
+  if c.current ~= s.id then
+    chat.set_session(c, s)
+  end
+  if open and config.options.chat.auto_open then
+    chat.open(c, false)
+  end
+end
+
+--- Send a message: method is "agent/followup" or "agent/steer".
+local function send(client, c, method, text, context, retried)
+  local s = current_session(c)
+  local params = { content = text, context = context }
+  if s then
+    params.sessionId = s.id
+  else
+    params.workspaceUri = client_mod.workspace_uri(client)
+  end
+  if method == "agent/steer" and not s then
+    method = "agent/followup"
+  end
+  client_mod.request(client, method, params, function(err, result)
+    if err then
+      -- The shown session is gone (deleted, or another server): start a new one.
+      if s and not retried and tostring(err.message or ""):find("unknown session", 1, true) then
+        c.current = nil
+        return send(client, c, "agent/followup", text, context, true)
+      end
+      return notify(("%s failed: %s"):format(method, err_text(err)), vim.log.levels.ERROR)
+    end
+    show(c, state.session(result.sessionId, client.id), true)
+  end)
+end
+
+local function ask_or_input(opts, method, title)
+  local client, c = M.context()
+  if not client or not c then
+    return
+  end
+  local context = M.selection_context(opts, client.offset_encoding)
+  local contexts = context and { context } or nil
+  local text = opts and opts.args or ""
+  if vim.trim(text) ~= "" then
+    return send(client, c, method, text, contexts)
+  end
+  require("agent_lsp.input").open({
+    title = title,
+    on_submit = function(input)
+      send(client, c, method, input, contexts)
+    end,
+  })
+end
+
+--- :AgentAsk [text] — a followup (queued when a turn runs); a range attaches the selection.
+function M.ask(opts)
+  ask_or_input(opts, "agent/followup", "Ask the agent")
+end
+
+--- :AgentSteer [text] — a message the running turn takes at its next step.
+function M.steer(opts)
+  ask_or_input(opts, "agent/steer", "Steer the agent")
+end
+
+local function with_session(fn)
+  local client, c = M.context()
+  local s = current_session(c)
+  if not client or not s then
+    return notify("no agent session yet: ask something with :AgentAsk", vim.log.levels.WARN)
+  end
+  fn(client, c, s)
+end
+
+--- :AgentCancel — stop the running turn (queued messages are dropped too).
+function M.cancel()
+  with_session(function(client, _, s)
+    client_mod.request(client, "agent/cancel", { sessionId = s.id }, function(err)
+      if err then
+        notify("cancel failed: " .. err_text(err), vim.log.levels.ERROR)
+      end
+    end)
+  end)
+end
+
+local function preview(msg)
+  local text = ""
+  for _, block in ipairs(type(msg.content) == "table" and msg.content or {}) do
+    if block.type == "text" then
+      text = text .. (block.text or "")
+    end
+  end
+  if type(msg.content) == "string" then
+    text = msg.content
+  end
+  return (text:gsub("%s+", " "))
+end
+
+--- :AgentQueue — the messages waiting for the agent; choosing one removes it.
+function M.queue()
+  with_session(function(client, _, s)
+    local items = {}
+    for _, m in ipairs(s.inbox.next_step) do
+      items[#items + 1] = { label = "steer: " .. preview(m), message = m }
+    end
+    for _, m in ipairs(s.inbox.next_turn) do
+      items[#items + 1] = { label = "queued: " .. preview(m), message = m }
+    end
+    if #items == 0 then
+      return notify("nothing queued")
+    end
+    vim.ui.select(items, {
+      prompt = "agent_lsp: queued messages (choose one to remove it)",
+      kind = "agent_lsp_queue",
+      format_item = function(item)
+        return item.label
+      end,
+    }, function(item)
+      if not item then
+        return
+      end
+      client_mod.request(
+        client,
+        "agent/inbox/remove",
+        { sessionId = s.id, messageId = item.message.id },
+        function(err, result)
+          if err then
+            return notify("remove failed: " .. err_text(err), vim.log.levels.ERROR)
+          end
+          if result and result.removed then
+            state.inbox_change(s, "discarded", { message = item.message })
+            notify("removed: " .. item.label)
+          else
+            notify("already taken by the agent: " .. item.label, vim.log.levels.WARN)
+          end
+        end
+      )
+    end)
+  end)
+end
+
+--- :AgentNew — a fresh session in the chat.
+function M.new()
+  local client, c = M.context()
+  if not client or not c then
+    return
+  end
+  client_mod.request(client, "agent/session/new", { workspaceUri = client_mod.workspace_uri(client) }, function(err, result)
+    if err then
+      return notify("new session failed: " .. err_text(err), vim.log.levels.ERROR)
+    end
+    show(c, state.session(result.sessionId, client.id), true)
+  end)
+end
+
+--- Load a stored session and show it, exactly as it was rendered live.
+function M.load(client, c, session_id, cb)
+  client_mod.request(client, "agent/session/load", { sessionId = session_id }, function(err, result)
+    if err then
+      return notify("resume failed: " .. err_text(err), vim.log.levels.ERROR)
+    end
+    local s = state.session(result.sessionId or session_id, client.id)
+    c.sessions[s.id] = true
+    c.current = s.id
+    chat.buffer(c)
+    state.reset_events(s, result.events or {}, result.status, result.inbox)
+    if config.options.chat.auto_open then
+      chat.open(c, false)
+    end
+    if cb then
+      cb(s)
+    end
+  end)
+end
+
+local function format_session(item)
+  local when = item.updatedAt and os.date("%Y-%m-%d %H:%M", math.floor(item.updatedAt / 1000)) or ""
+  local title = item.title and item.title ~= "" and item.title or "(untitled)"
+  return ("%s  %s  [%s turns%s]"):format(when, title, item.turns or 0, item.status == "running" and ", running" or "")
+end
+
+local function pick_session(client, prompt, cb)
+  client_mod.request(client, "agent/session/list", { workspaceUri = client_mod.workspace_uri(client) }, function(err, result)
+    if err then
+      return notify("listing sessions failed: " .. err_text(err), vim.log.levels.ERROR)
+    end
+    local sessions = result and result.sessions or {}
+    if #sessions == 0 then
+      return notify("no stored sessions in this workspace")
+    end
+    vim.ui.select(sessions, { prompt = prompt, kind = "agent_lsp_session", format_item = format_session }, function(item)
+      if item then
+        cb(item)
+      end
+    end)
+  end)
+end
+
+--- :AgentResume [id] — show a stored session (chosen with vim.ui.select without an id).
+function M.resume(opts)
+  local client, c = M.context()
+  if not client or not c then
+    return
+  end
+  local id = opts and vim.trim(opts.args or "") or ""
+  if id ~= "" then
+    return M.load(client, c, id)
+  end
+  pick_session(client, "agent_lsp: resume session", function(item)
+    M.load(client, c, item.sessionId)
+  end)
+end
+
+--- :AgentSessions — choose a stored session, then resume or delete it.
+function M.sessions()
+  local client, c = M.context()
+  if not client or not c then
+    return
+  end
+  pick_session(client, "agent_lsp: sessions", function(item)
+    vim.ui.select({ "Resume", "Delete" }, { prompt = format_session(item) }, function(action)
+      if action == "Resume" then
+        M.load(client, c, item.sessionId)
+      elseif action == "Delete" then
+        client_mod.request(client, "agent/session/delete", { sessionId = item.sessionId }, function(err)
+          if err then
+            return notify("delete failed: " .. err_text(err), vim.log.levels.ERROR)
+          end
+          if c.current == item.sessionId then
+            chat.set_session(c, nil)
+          end
+          notify("deleted " .. format_session(item))
+        end)
+      end
+    end)
+  end)
+end
+
+--- :AgentRevert [turn] — undo the file edits of a turn (default: the last one).
+function M.revert(opts)
+  with_session(function(client, _, s)
+    local turn = tonumber(opts and opts.args or "") or s.turn
+    if not turn or turn < 1 then
+      return notify("no turn to revert", vim.log.levels.WARN)
+    end
+    client_mod.request(client, "agent/turn/revert", { sessionId = s.id, turn = turn }, function(err, result)
+      if err then
+        return notify("revert failed: " .. err_text(err), vim.log.levels.ERROR)
+      end
+      local lines = { ("reverted turn %d: %d file(s)"):format(turn, #(result.reverted or {})) }
+      for _, path in ipairs(result.reverted or {}) do
+        lines[#lines + 1] = "  " .. vim.fn.fnamemodify(path, ":~:.")
+      end
+      for _, skip in ipairs(result.skipped or {}) do
+        lines[#lines + 1] = ("  skipped %s: %s"):format(vim.fn.fnamemodify(skip.path or "?", ":~:."), skip.reason or "")
+      end
+      notify(table.concat(lines, "\n"), #(result.skipped or {}) > 0 and vim.log.levels.WARN or nil)
+    end)
+  end)
+end
+
+local function scratch(name, lines, filetype)
+  vim.cmd("botright new")
+  local buf = api.nvim_get_current_buf()
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].swapfile = false
+  pcall(api.nvim_buf_set_name, buf, name)
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = filetype
+  return buf
+end
+
+--- :AgentLog [events|lsp] — the current session's event log as JSON lines, or Neovim's LSP log.
+function M.log(opts)
+  local what = opts and vim.trim(opts.args or "") or ""
+  if what == "lsp" then
+    vim.cmd("botright split " .. vim.fn.fnameescape(vim.lsp.get_log_path()))
+    return
+  end
+  with_session(function(_, _, s)
+    local lines = {}
+    for _, ev in ipairs(s.events) do
+      lines[#lines + 1] = vim.json.encode(ev)
+    end
+    scratch("agent-lsp://log/" .. s.id, lines, "json")
+  end)
+end
+
+--- :AgentDiff — the diff of the agent edit under the cursor in the chat (else the latest).
+function M.diff()
+  local _, c = M.context()
+  if not c or not c.chat_buf then
+    return notify("no chat yet", vim.log.levels.WARN)
+  end
+  local r = require("agent_lsp.render").get(c.chat_buf)
+  local row = 0
+  if api.nvim_get_current_buf() == c.chat_buf then
+    row = api.nvim_win_get_cursor(0)[1] - 1
+  else
+    row = api.nvim_buf_line_count(c.chat_buf)
+  end
+  local diff, path = r and r:diff_near(row)
+  if not diff then
+    return notify("no agent edit to show", vim.log.levels.WARN)
+  end
+  scratch("agent-lsp://diff/" .. (path or "edit"), vim.split(diff, "\n", { plain = true }), "diff")
+end
+
+--- :AgentChat — open or close the chat window.
+function M.chat()
+  local client, c = M.context()
+  if client and c then
+    chat.toggle(c)
+  end
+end
+
+return M

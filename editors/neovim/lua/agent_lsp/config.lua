@@ -1,0 +1,77 @@
+-- Options of require("agent_lsp").setup(): the documented defaults and the merge.
+local M = {}
+
+---@class agent_lsp.Config
+M.defaults = {
+  -- The server command (stdio). Any list accepted by vim.lsp.start's `cmd`.
+  cmd = { "agent-lsp", "serve" },
+  -- Extra environment for the server process.
+  cmd_env = nil,
+  -- A buffer's workspace is the nearest folder holding one of these; else the cwd.
+  root_markers = { ".git", "AGENTS.md", "pyproject.toml", "package.json", "Cargo.toml", "go.mod", ".hg" },
+  -- Start the server for file buffers as they are opened. nil = every filetype.
+  autostart = true,
+  filetypes = nil,
+  -- Sent as initializationOptions: the `agentLsp` settings object of the server
+  -- (model = { provider, model, ... }, sessionsDir, ...).
+  settings = {},
+  -- Write buffers the agent edited (agent/saveDocuments, workspace/applyEdit).
+  save_agent_edits = true,
+  -- didChange debounce for the agent client, in ms. 0 keeps the server's view of
+  -- a buffer exact when it edits right after another edit.
+  debounce_text_changes = 0,
+  chat = {
+    -- "right" | "left" | "top" | "bottom" | "tab"
+    position = "right",
+    -- columns (right/left) or lines (top/bottom); a number below 1 is a fraction of the editor.
+    size = 0.4,
+    -- Open the chat when a question is sent.
+    auto_open = true,
+    -- Tool output lines shown in a tool section before "… N more lines".
+    max_tool_lines = 40,
+    -- Buffer-local keys of the chat buffer (false disables one).
+    keymaps = {
+      cancel = "<C-c>",
+      ask = "i",
+      diff = "gd",
+      close = "q",
+    },
+  },
+  input = {
+    -- The input window opened by :AgentAsk without text. Submit with <C-s> or :w.
+    width = 0.6,
+    height = 8,
+    border = "rounded",
+  },
+  status = {
+    idle = "agent idle",
+    running = "agent running",
+    queued = "%d queued",
+  },
+}
+
+M.options = vim.deepcopy(M.defaults)
+
+---@param opts table|nil
+function M.set(opts)
+  opts = opts or {}
+  for _, key in ipairs({ "root_markers", "settings", "chat", "input", "status" }) do
+    if opts[key] ~= nil and type(opts[key]) ~= "table" then
+      error(("agent_lsp.setup: `%s` must be a table, got %s"):format(key, type(opts[key])), 3)
+    end
+  end
+  if opts.cmd ~= nil and type(opts.cmd) ~= "table" and type(opts.cmd) ~= "function" then
+    error("agent_lsp.setup: `cmd` must be a list of strings or a function", 3)
+  end
+  M.options = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts)
+  -- Lists replace, never merge by index.
+  if opts.cmd then
+    M.options.cmd = opts.cmd
+  end
+  if opts.root_markers then
+    M.options.root_markers = opts.root_markers
+  end
+  return M.options
+end
+
+return M

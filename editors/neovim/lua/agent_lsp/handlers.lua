@@ -1,0 +1,101 @@
+-- Handlers of what the server sends: session notifications, and the requests
+-- the client answers (workspace/applyEdit, agent/permission, agent/saveDocuments).
+local M = {}
+
+local state = require("agent_lsp.state")
+
+local function session_of(params, ctx)
+  if type(params) ~= "table" or type(params.sessionId) ~= "string" then
+    return nil
+  end
+  local s = state.session(params.sessionId, ctx.client_id)
+  local c = state.clients[ctx.client_id]
+  if c then
+    c.sessions[s.id] = true
+    -- A session started elsewhere (a code action, a command) becomes the chat's
+    -- session when the chat shows none.
+    if c.current == nil then
+      local chat = require("agent_lsp.chat")
+      chat.set_session(c, s)
+      if require("agent_lsp.config").options.chat.auto_open then
+        chat.open(c, false)
+      end
+    end
+  end
+  return s
+end
+
+local notifications = {}
+
+notifications["session/event"] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s then
+    state.add_events(s, params.events or {})
+  end
+end
+
+notifications["agent/status"] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s and (params.status == "idle" or params.status == "running") then
+    state.set_status(s, params.status)
+  end
+end
+
+notifications["agent/inbox/inserted"] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s then
+    state.inbox_change(s, "inserted", params)
+  end
+end
+
+notifications["agent/inbox/discarded"] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s then
+    state.inbox_change(s, "discarded", params)
+  end
+end
+
+notifications["agent/inbox/claimed"] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s then
+    state.inbox_change(s, "claimed", params)
+  end
+end
+
+notifications["agent/tool/progress"] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s then
+    require("agent_lsp.chat").tool_progress(s, params.callId, params.data)
+  end
+end
+
+notifications["agent/error"] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s then
+    s.last_error = params.error
+  end
+  -- The error is shown in the transcript from the durable turn/end event; the
+  -- notification only matters when the chat is not visible.
+  local chat = require("agent_lsp.chat")
+  if s and not chat.is_visible(s) then
+    local e = params.error or {}
+    vim.notify(("agent_lsp: %s: %s"):format(e.code or "error", e.message or ""), vim.log.levels.ERROR)
+  end
+end
+
+--- Every handler the agent client registers (vim.lsp.ClientConfig.handlers).
+function M.all()
+  local all = {}
+  for method, fn in pairs(notifications) do
+    all[method] = fn
+  end
+  local permissions = require("agent_lsp.permissions")
+  local edits = require("agent_lsp.edits")
+  all["agent/permission"] = permissions.handle_permission
+  all["window/showMessageRequest"] = permissions.handle_message_request
+  all["agent/saveDocuments"] = edits.handle_save_documents
+  all["workspace/applyEdit"] = edits.handle_apply_edit
+  return all
+end
+
+return M

@@ -1,0 +1,119 @@
+-- :checkhealth agent_lsp — Neovim version, the server command, the model.
+local M = {}
+
+local health = vim.health
+
+-- The command that prints the server's version: the configured command with
+-- its `serve`/transport arguments replaced by --version.
+local function version_cmd(cmd)
+  local out = {}
+  for _, arg in ipairs(cmd) do
+    if arg == "serve" or arg == "--stdio" then
+      break
+    end
+    out[#out + 1] = arg
+  end
+  out[#out + 1] = "--version"
+  return out
+end
+
+local function check_server(config, client_mod)
+  local cmd = config.options.cmd
+  if type(cmd) == "function" then
+    health.ok("server command: a Lua function (not checked)")
+    return
+  end
+  local ok, msg = client_mod.check_cmd()
+  if not ok then
+    health.error((msg:gsub("^agent_lsp: ", "")), {
+      "pipx install agent-lsp",
+      "or: require('agent_lsp').setup({ cmd = { '/path/to/agent-lsp', 'serve' } })",
+    })
+    return
+  end
+  local path = vim.fn.exepath(cmd[1])
+  local run_ok, result = pcall(function()
+    return vim.system(version_cmd(cmd), { text = true }):wait(10000)
+  end)
+  if run_ok and result and result.code == 0 then
+    local version = vim.trim((result.stdout ~= "" and result.stdout or result.stderr) or "")
+    health.ok(("server command: %s (%s) — %s"):format(table.concat(cmd, " "), path, version))
+  else
+    local why = run_ok and result and vim.trim(result.stderr or "") or tostring(result)
+    health.warn(
+      ("server command %s was found (%s) but `%s` failed: %s"):format(
+        table.concat(cmd, " "),
+        path,
+        table.concat(version_cmd(cmd), " "),
+        why
+      ),
+      { "Run the command in a terminal to see why it fails." }
+    )
+  end
+end
+
+local function check_model(config)
+  local settings = config.options.settings or {}
+  local model = type(settings.model) == "table" and settings.model or {}
+  local provider = model.provider
+  local env = vim.env
+  if provider == nil or provider == "auto" then
+    provider = env.AGENT_LSP_PROVIDER
+  end
+  if provider == "scripted" then
+    health.ok("model: the scripted model (answers from a script; for tests and demos)")
+  elseif provider == "openai" or provider == "anthropic" then
+    local name = model.model or env.AGENT_LSP_MODEL or "(the provider's default model)"
+    local key_var = provider == "openai" and "OPENAI_API_KEY" or "ANTHROPIC_API_KEY"
+    if model.apiKey or env.AGENT_LSP_API_KEY or env[key_var] or model.baseUrl then
+      health.ok(("model: %s %s"):format(provider, name))
+    else
+      health.error(("model: %s %s, but no API key is set"):format(provider, name), {
+        ("Set %s (or AGENT_LSP_API_KEY) in the environment Neovim starts the server with."):format(key_var),
+      })
+    end
+  elseif provider ~= nil then
+    health.warn(("model: unknown provider %q"):format(provider), { "Use openai, anthropic or scripted." })
+  elseif env.ANTHROPIC_API_KEY then
+    health.ok("model: anthropic (auto-selected: ANTHROPIC_API_KEY is set)")
+  elseif env.OPENAI_API_KEY then
+    health.ok("model: openai (auto-selected: OPENAI_API_KEY is set)")
+  else
+    health.warn("model: none configured — the server answers with its scripted demo model", {
+      "Set ANTHROPIC_API_KEY or OPENAI_API_KEY, or settings.model = { provider = ..., model = ... } in setup().",
+    })
+  end
+end
+
+function M.check()
+  local config = require("agent_lsp.config")
+  local client_mod = require("agent_lsp.client")
+
+  health.start("agent_lsp")
+  local v = vim.version()
+  local version = ("%d.%d.%d"):format(v.major, v.minor, v.patch)
+  if vim.fn.has("nvim-0.10") == 1 then
+    health.ok("Neovim " .. version)
+  else
+    health.error("Neovim " .. version .. " is too old", { "agent_lsp needs Neovim 0.10 or newer." })
+  end
+  check_server(config, client_mod)
+  check_model(config)
+
+  local clients = client_mod.clients()
+  if #clients == 0 then
+    health.info("no agent_lsp server running (it starts when a file of a workspace is opened after setup())")
+  end
+  for _, client in ipairs(clients) do
+    local info = client.server_info or {}
+    health.ok(
+      ("server running for %s (%s %s)"):format(
+        client.config.root_dir or "?",
+        info.name or "agent-lsp",
+        info.version or ""
+      )
+    )
+  end
+end
+
+return M

@@ -1,0 +1,80 @@
+-- agent/permission: the agent asks before a risky action; the user answers
+-- through vim.ui.select (any picker plugin that replaces it works too).
+local M = {}
+
+M.choices = {
+  { answer = "once", label = "Allow once" },
+  { answer = "session", label = "Allow for this session" },
+  { answer = "always", label = "Always allow" },
+  { answer = "deny", label = "Deny" },
+}
+
+--- vim.ui.select from inside a server request (a coroutine): waits for the
+--- choice whether the select implementation answers at once or later.
+---@return any|nil choice
+function M.select(items, opts)
+  local co, is_main = coroutine.running()
+  local done, suspended, result = false, false, nil
+  if not co or is_main then
+    -- Not in a coroutine (older Neovim): wait for the answer in the event loop.
+    vim.ui.select(items, opts, function(choice)
+      done, result = true, choice
+    end)
+    vim.wait(10 * 60 * 1000, function()
+      return done
+    end, 20)
+    return result
+  end
+  vim.ui.select(items, opts, function(choice)
+    if done then
+      return
+    end
+    done, result = true, choice
+    if suspended then
+      vim.schedule(function()
+        coroutine.resume(co)
+      end)
+    end
+  end)
+  if not done then
+    suspended = true
+    coroutine.yield()
+  end
+  return result
+end
+
+--- The one-line question shown for a permission request.
+function M.prompt(params)
+  local parts = { params.title or ("Allow " .. tostring(params.tool or "the agent") .. "?") }
+  if params.command and not (params.title or ""):find(params.command, 1, true) then
+    parts[#parts + 1] = "$ " .. params.command
+  end
+  if params.path and not (params.title or ""):find(params.path, 1, true) then
+    parts[#parts + 1] = params.path
+  end
+  local shown = table.concat(parts, " ")
+  if params.detail and params.detail ~= "" and not shown:find(params.detail, 1, true) then
+    parts[#parts + 1] = params.detail
+  end
+  return "agent_lsp: " .. table.concat(parts, " — "):gsub("\n", " ")
+end
+
+--- Handler of the server request agent/permission -> {answer}.
+function M.handle_permission(_, params, _)
+  params = params or {}
+  local choice = M.select(M.choices, {
+    prompt = M.prompt(params),
+    kind = "agent_lsp_permission",
+    format_item = function(item)
+      return item.label
+    end,
+  })
+  return { answer = choice and choice.answer or "deny" }
+end
+
+--- window/showMessageRequest (the generic fallback): Neovim's own handler.
+function M.handle_message_request(err, params, ctx)
+  return vim.lsp.handlers["window/showMessageRequest"](err, params, ctx)
+end
+
+return M

@@ -1,0 +1,580 @@
+-- Turns durable session events into the markdown transcript of a chat buffer.
+--
+-- Only appends (and rewrites a tool section in place), so streaming never
+-- re-renders the buffer. Fold levels are kept in a per-buffer list that the
+-- chat window's foldexpr reads: tool calls and reasoning are closed folds.
+local M = {}
+
+local api = vim.api
+local ns = api.nvim_create_namespace("agent_lsp.chat")
+
+---@type table<integer, agent_lsp.Renderer>
+local renderers = {}
+
+---@class agent_lsp.Renderer
+---@field buf integer
+---@field levels string[]
+---@field opts table
+local Renderer = {}
+Renderer.__index = Renderer
+
+--- The renderer of a chat buffer (created on first use).
+---@return agent_lsp.Renderer
+function M.for_buffer(buf, opts)
+  local r = renderers[buf]
+  if not r then
+    r = setmetatable({ buf = buf, opts = opts or {} }, Renderer)
+    r:reset()
+    renderers[buf] = r
+    api.nvim_create_autocmd("BufWipeout", {
+      buffer = buf,
+      once = true,
+      callback = function()
+        renderers[buf] = nil
+      end,
+    })
+  end
+  return r
+end
+
+function M.get(buf)
+  return renderers[buf]
+end
+
+--- 'foldexpr' of chat windows.
+function M.foldexpr()
+  local r = renderers[api.nvim_get_current_buf()]
+  if not r then
+    return "0"
+  end
+  return r.levels[vim.v.lnum] or "0"
+end
+
+-- Text helpers ---------------------------------------------------------------
+
+local function split_lines(text)
+  return vim.split(text or "", "\n", { plain = true })
+end
+
+local function blocks_text(content)
+  if type(content) == "string" then
+    return content
+  end
+  local parts = {}
+  for _, block in ipairs(content or {}) do
+    if type(block) == "table" and block.type == "text" and block.text then
+      parts[#parts + 1] = block.text
+    end
+  end
+  return table.concat(parts, "")
+end
+
+local function one_line(s, max)
+  s = tostring(s):gsub("%s+", " ")
+  if #s > max then
+    s = s:sub(1, max - 1) .. "…"
+  end
+  return s
+end
+
+-- The most telling argument of a tool call, shown in its header.
+local function summarize_args(args)
+  if type(args) == "string" then
+    local ok, decoded = pcall(vim.json.decode, args)
+    if ok and type(decoded) == "table" then
+      args = decoded
+    else
+      return args ~= "" and one_line(args, 60) or ""
+    end
+  end
+  if type(args) ~= "table" then
+    return ""
+  end
+  for _, key in ipairs({ "command", "path", "pattern", "url", "query" }) do
+    if type(args[key]) == "string" then
+      local s = one_line(args[key], 70)
+      if key == "path" and type(args.newPath) == "string" then
+        s = s .. " → " .. one_line(args.newPath, 40)
+      end
+      return s
+    end
+  end
+  local ok, encoded = pcall(vim.json.encode, args)
+  return ok and encoded ~= "{}" and encoded ~= "[]" and one_line(encoded, 60) or ""
+end
+
+local function reason_kind(reason)
+  if type(reason) == "table" then
+    return reason.kind or reason.type, reason
+  end
+  return reason, {}
+end
+
+-- Buffer primitives -----------------------------------------------------------
+
+function Renderer:reset()
+  local buf = self.buf
+  self.levels = { "0" }
+  self.empty = true -- the buffer holds only its initial empty line
+  self.block = nil -- "text" | "reasoning" while a stream block is open
+  self.need_header = true
+  self.last_kind = nil
+  self.sections = {} -- callId -> {mark, body, header, diff}
+  self.pending = nil -- coalesced deltas {kind, text}
+  if api.nvim_buf_is_valid(buf) then
+    api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    vim.bo[buf].modifiable = true
+    api.nvim_buf_set_lines(buf, 0, -1, false, {})
+    vim.bo[buf].modifiable = false
+  end
+end
+
+function Renderer:line_count()
+  return api.nvim_buf_line_count(self.buf)
+end
+
+function Renderer:last_line()
+  local n = self:line_count()
+  return api.nvim_buf_get_lines(self.buf, n - 1, n, false)[1] or ""
+end
+
+-- Replace lines [s, e) (0-based) with `lines` whose fold levels are `levels`.
+-- Levels first: the fold update may read them while the lines change.
+function Renderer:set_lines(s, e, lines, levels)
+  for _ = s + 1, e do
+    table.remove(self.levels, s + 1)
+  end
+  for i = 1, #lines do
+    local lv = type(levels) == "table" and (levels[i] or levels[#levels]) or levels or "0"
+    table.insert(self.levels, s + i, lv)
+  end
+  api.nvim_buf_set_lines(self.buf, s, e, false, lines)
+end
+
+function Renderer:append(lines, levels)
+  if self.empty then
+    self.empty = false
+    self:set_lines(0, 1, lines, levels)
+  else
+    local n = self:line_count()
+    self:set_lines(n, n, lines, levels)
+  end
+end
+
+-- Append streamed text at the very end; continuation lines get `prefix`.
+function Renderer:stream(text, prefix, level)
+  if text == "" then
+    return
+  end
+  local parts = split_lines(text)
+  for i = 2, #parts do
+    parts[i] = prefix .. parts[i]
+    self.levels[#self.levels + 1] = level
+  end
+  local row = self:line_count() - 1
+  local col = #self:last_line()
+  api.nvim_buf_set_text(self.buf, row, col, row, col, parts)
+  self.empty = false
+end
+
+-- A blank separator line unless the transcript already ends with one.
+function Renderer:gap()
+  if not self.empty and self:last_line() ~= "" then
+    self:append({ "" }, "0")
+  end
+end
+
+-- Run `fn` with the buffer writable; chat windows whose cursor was on the last
+-- line follow the new end, unless it is the window the user is in.
+function Renderer:write(fn)
+  local buf = self.buf
+  if not api.nvim_buf_is_valid(buf) then
+    return
+  end
+  local before = self:line_count()
+  local followers = {}
+  local current = api.nvim_get_current_win()
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if win ~= current and api.nvim_win_get_cursor(win)[1] >= before then
+      followers[#followers + 1] = win
+    end
+  end
+  vim.bo[buf].modifiable = true
+  local ok, err = pcall(fn)
+  vim.bo[buf].modifiable = false
+  local after = self:line_count()
+  if after ~= before then
+    for _, win in ipairs(followers) do
+      if api.nvim_win_is_valid(win) then
+        pcall(api.nvim_win_set_cursor, win, { after, 0 })
+      end
+    end
+  end
+  if not ok then
+    error(err, 0)
+  end
+end
+
+-- Events -------------------------------------------------------------------------
+
+--- Render durable events (in seq order) at the end of the transcript.
+function Renderer:render(events)
+  self:write(function()
+    for _, ev in ipairs(events) do
+      self:event(ev)
+    end
+    self:flush()
+  end)
+end
+
+function Renderer:flush()
+  local p = self.pending
+  if not p then
+    return
+  end
+  self.pending = nil
+  if p.kind == "text" then
+    self:stream(p.text, "", "0")
+  else
+    self:stream(p.text, "  ", "1")
+  end
+end
+
+function Renderer:close_block()
+  self:flush()
+  self.block = nil
+end
+
+function Renderer:agent_header()
+  if self.need_header then
+    self:gap()
+    self:append({ "## Agent" }, "0")
+    self.need_header = false
+  end
+end
+
+function Renderer:open_text()
+  self:close_block()
+  self:agent_header()
+  self:gap()
+  self:append({ "" }, "0") -- the line the text streams into
+  self.block = "text"
+  self.last_kind = "text"
+end
+
+function Renderer:open_reasoning()
+  self:close_block()
+  self:agent_header()
+  self:gap()
+  self:append({ "▸ thinking", "  " }, { ">1", "1" })
+  self.block = "reasoning"
+  self.last_kind = "reasoning"
+end
+
+function Renderer:delta(kind, text)
+  if self.block ~= kind then
+    if kind == "text" then
+      self:open_text()
+    else
+      self:open_reasoning()
+    end
+  end
+  if self.pending and self.pending.kind == kind then
+    self.pending.text = self.pending.text .. text
+  else
+    self:flush()
+    self.pending = { kind = kind, text = text }
+  end
+end
+
+function Renderer:chunk(chunk)
+  local t = chunk.type
+  if t == "text-delta" then
+    self:delta("text", chunk.text or "")
+  elseif t == "reasoning-delta" then
+    self:delta("reasoning", chunk.text or "")
+  elseif t == "text-start" then
+    self:open_text()
+  elseif t == "reasoning-start" then
+    self:open_reasoning()
+  elseif t == "text-end" or t == "reasoning-end" then
+    self:close_block()
+  end
+end
+
+function Renderer:user_message(msg)
+  self:close_block()
+  local title = "## You"
+  if msg.source and msg.source ~= "user" then
+    title = "## You (" .. tostring(msg.source) .. ")"
+  end
+  local lines = { title, "" }
+  local content = msg.content
+  if type(content) == "table" and type(msg.context) == "table" then
+    -- The context items travel as extra text blocks too; show them once, as references.
+    content = vim.tbl_filter(function(block)
+      return not (type(block.text) == "string" and block.text:sub(1, 10) == "<context>\n")
+    end, content)
+  end
+  vim.list_extend(lines, split_lines(vim.trim(blocks_text(content))))
+  for _, item in ipairs(msg.context or {}) do
+    lines[#lines + 1] = "> context: " .. M.describe_context(item)
+  end
+  self:gap()
+  self:append(lines, "0")
+  self.need_header = true
+  self.last_kind = "user"
+end
+
+function M.describe_context(item)
+  local where = item.uri and vim.fn.fnamemodify(vim.uri_to_fname(item.uri), ":~:.") or "?"
+  if type(item.range) == "table" and item.range.start and item.range["end"] then
+    local first, stop = item.range.start.line + 1, item.range["end"]
+    -- An end at column 0 is the end of the line before it.
+    local last = math.max(first, stop.line + ((stop.character or 0) > 0 and 1 or 0))
+    where = first == last and ("%s:%d"):format(where, first) or ("%s:%d-%d"):format(where, first, last)
+  end
+  local s = ("%s %s"):format(item.kind or "file", where)
+  if item.message then
+    s = s .. " — " .. one_line(item.message, 80)
+  end
+  return s
+end
+
+-- "▸ ✓ read_file a.py · note": the status comes first, so a folded header
+-- cut at the window's edge still shows it.
+local RUNNING = "⋯"
+
+local function section_header(section, status, note)
+  local s = "▸ " .. status .. " " .. section.name
+  if section.summary ~= "" then
+    s = s .. " " .. section.summary
+  end
+  if note and note ~= "" then
+    s = s .. " · " .. note
+  end
+  return s
+end
+
+function Renderer:section_row(section)
+  local pos = api.nvim_buf_get_extmark_by_id(self.buf, ns, section.mark, {})
+  return pos[1]
+end
+
+-- Rewrite a tool section (header + body) in place.
+function Renderer:set_section(section, status, body, note)
+  local row = self:section_row(section)
+  if not row then
+    return
+  end
+  local lines = { section_header(section, status, note) }
+  local levels = { ">1" }
+  for _, l in ipairs(body) do
+    lines[#lines + 1] = l
+    levels[#levels + 1] = "1"
+  end
+  self:set_lines(row, row + 1 + section.body, lines, levels)
+  section.body = #body
+  section.status = status
+  api.nvim_buf_set_extmark(self.buf, ns, row, 0, { id = section.mark })
+end
+
+function Renderer:tool_call(data)
+  self:close_block()
+  self:agent_header()
+  if self.last_kind ~= "tool" then
+    self:gap()
+  end
+  local section = {
+    name = tostring(data.name or "tool"),
+    summary = summarize_args(data.arguments),
+    body = 0,
+    status = RUNNING,
+  }
+  self:append({ section_header(section, section.status) }, ">1")
+  section.mark = api.nvim_buf_set_extmark(self.buf, ns, self:line_count() - 1, 0, {})
+  self.sections[data.callId or ("#" .. section.mark)] = section
+  self.last_kind = "tool"
+  return section
+end
+
+local function fenced(lang, text, max)
+  local lines = split_lines(text)
+  while #lines > 0 and lines[#lines] == "" do
+    lines[#lines] = nil
+  end
+  local out = { "  ```" .. lang }
+  local shown = math.min(#lines, max)
+  for i = 1, shown do
+    out[#out + 1] = "  " .. lines[i]
+  end
+  out[#out + 1] = "  ```"
+  if #lines > shown then
+    out[#out + 1] = ("  … %d more lines"):format(#lines - shown)
+  end
+  return out
+end
+
+function Renderer:tool_result(data)
+  self:close_block()
+  local msg = data.message or {}
+  local callId = data.callId or msg.callId
+  local section = callId and self.sections[callId]
+  if not section then
+    section = self:tool_call({ callId = callId, name = msg.name or data.name, arguments = nil })
+  end
+  local meta = type(data.meta) == "table" and data.meta or {}
+  local failed = (data.error ~= nil and data.error ~= vim.NIL) or msg.isError == true
+  local status = failed and "✗" or "✓"
+  local notes = {}
+  if type(meta.exitCode) == "number" then
+    status = (meta.exitCode == 0 and not failed) and "✓" or "✗"
+    notes[#notes + 1] = "exit " .. meta.exitCode
+  end
+  local max = self.opts.max_tool_lines or 40
+  local body = {}
+  local text = blocks_text(msg.content)
+  if failed and type(data.error) == "table" and data.error.message and text == "" then
+    text = (data.error.code and (data.error.code .. ": ") or "") .. data.error.message
+  end
+  local diff = type(meta.diff) == "string" and meta.diff ~= "" and meta.diff or nil
+  if diff then
+    -- The model's copy of the result usually repeats the diff: show it once, as a diff.
+    local at = text:find(diff, 1, true)
+    if at then
+      text = vim.trim(text:sub(1, at - 1) .. text:sub(at + #diff))
+    end
+  end
+  if text ~= "" then
+    vim.list_extend(body, fenced("", text, max))
+  end
+  if diff then
+    section.diff = diff
+    section.path = meta.path
+    vim.list_extend(body, fenced("diff", diff, max))
+    notes[#notes + 1] = ":AgentDiff"
+  end
+  self:set_section(section, status, body, table.concat(notes, " · "))
+  section.progress = nil
+end
+
+--- Live tool output (agent/tool/progress): the tail shows in the section until the result.
+function Renderer:tool_progress(callId, data)
+  local section = self.sections[callId]
+  if not section or section.status ~= RUNNING then
+    return
+  end
+  local text = type(data) == "table" and (data.text or data.output) or (type(data) == "string" and data)
+  if type(text) ~= "string" or text == "" then
+    return
+  end
+  -- Keep only the tail (bounded memory); the result replaces it anyway.
+  local max = self.opts.max_tool_lines or 40
+  local kept = split_lines((section.progress or "") .. text)
+  if #kept > max + 1 then
+    kept = vim.list_slice(kept, #kept - max)
+  end
+  section.progress = table.concat(kept, "\n")
+  local lines = vim.list_slice(kept, 1, #kept)
+  if lines[#lines] == "" then
+    lines[#lines] = nil
+  end
+  if #lines > max then
+    lines = vim.list_slice(lines, #lines - max + 1)
+  end
+  local body = {}
+  for _, l in ipairs(lines) do
+    body[#body + 1] = "  │ " .. l
+  end
+  self:write(function()
+    self:set_section(section, RUNNING, body)
+  end)
+end
+
+function Renderer:note(lines)
+  self:close_block()
+  self:gap()
+  self:append(lines, "0")
+  self.last_kind = "note"
+end
+
+function Renderer:turn_end(reason)
+  self:close_block()
+  local kind, r = reason_kind(reason)
+  if kind == "aborted" then
+    self:note({ "_⏹ cancelled_" })
+  elseif kind == "error" then
+    local e = type(r.error) == "table" and r.error or r
+    local lines = split_lines(("**Error** `%s`: %s"):format(e.code or "UNKNOWN", e.message or "the turn failed"))
+    self:note(lines)
+  elseif kind == "max-tokens" then
+    self:note({ "_⚠ stopped: the model reached its output limit_" })
+  elseif kind == "blocked" then
+    self:note({ "_⚠ the turn was blocked_" })
+  elseif kind == "interrupted" then
+    self:note({ "_⚠ interrupted: the server stopped during this turn_" })
+  end
+  self.need_header = true
+end
+
+function Renderer:event(ev)
+  local t, data = ev.type, ev.data or {}
+  if t == "assistant/chunk" then
+    if type(data.chunk) == "table" then
+      self:chunk(data.chunk)
+    end
+    return
+  end
+  if t == "user/message" then
+    -- A replacing user/message is compaction's summary checkpoint, not something the user said.
+    if type(data.surfaceOp) ~= "table" then
+      self:user_message(data.message or {})
+    end
+  elseif t == "assistant/message" then
+    self:close_block()
+    if type(data.message) == "table" and data.message.interrupted then
+      self:note({ "_(interrupted)_" })
+    end
+  elseif t == "tool/call" then
+    self:tool_call(data)
+  elseif t == "tool/result" then
+    self:tool_result(data)
+  elseif t == "turn/end" then
+    self:turn_end(data.reason)
+  elseif t == "llm/retry" then
+    local f = type(data.failure) == "table" and data.failure or {}
+    local wait = type(data.delayMs) == "number" and (" in %.1f s"):format(data.delayMs / 1000) or ""
+    self:note({ ("_↻ %s: retrying%s (retry %s)_"):format(f.code or "model error", wait, data.retry or "?") })
+  elseif t == "compaction/end" then
+    if type(data.error) == "table" then
+      self:note({ "_⚠ compacting the context failed: " .. (data.error.message or "?") .. "_" })
+    else
+      self:note({ "_— earlier context compacted —_" })
+    end
+  end
+end
+
+--- The diff of the tool section at or above `row` (0-based), else the latest one.
+---@return string|nil diff, string|nil path
+function Renderer:diff_near(row)
+  local best, best_row, last, last_row = nil, -1, nil, -1
+  for _, section in pairs(self.sections) do
+    if section.diff then
+      local r = self:section_row(section) or -1
+      if r <= row and r > best_row then
+        best, best_row = section, r
+      end
+      if r > last_row then
+        last, last_row = section, r
+      end
+    end
+  end
+  local s = best or last
+  if s then
+    return s.diff, s.path
+  end
+end
+
+M.Renderer = Renderer
+M.namespace = ns
+return M

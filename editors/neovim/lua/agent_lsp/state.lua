@@ -1,0 +1,215 @@
+-- What the plugin knows about each server client and each session.
+--
+-- Sessions are rebuilt only from the wire: `session/event` notifications and the
+-- events returned by agent/session/load go through `add_events`, so a resumed
+-- session is derived by exactly the same code as a live one.
+local M = {}
+
+---@class agent_lsp.ClientState
+---@field id integer
+---@field root string
+---@field current string|nil   session shown in the chat buffer
+---@field chat_buf integer|nil
+---@field sessions table<string, boolean>
+
+---@class agent_lsp.Session
+---@field id string
+---@field client_id integer
+---@field events table[]        durable events, in seq order
+---@field last_seq integer
+---@field status "idle"|"running"
+---@field inbox {next_turn: table[], next_step: table[]}
+---@field turn integer
+---@field usage table|nil       usage of the last model call
+---@field turn_usage {input: integer, output: integer}
+---@field context_window integer|nil
+---@field model string|nil
+
+---@type table<integer, agent_lsp.ClientState>
+M.clients = {}
+---@type table<string, agent_lsp.Session>
+M.sessions = {}
+
+local listeners = {}
+
+--- Subscribe to changes: fn(kind, session, payload). kind is "events" (payload =
+--- the new events), "reset" (the session's events were replaced), "status", "inbox".
+---@return fun() unsubscribe
+function M.subscribe(fn)
+  listeners[fn] = true
+  return function()
+    listeners[fn] = nil
+  end
+end
+
+local function emit(kind, session, payload)
+  for fn in pairs(listeners) do
+    local ok, err = pcall(fn, kind, session, payload)
+    if not ok then
+      vim.schedule(function()
+        vim.notify("agent_lsp: " .. tostring(err), vim.log.levels.ERROR)
+      end)
+    end
+  end
+end
+
+---@return agent_lsp.ClientState
+function M.client(client_id, root)
+  local c = M.clients[client_id]
+  if not c then
+    c = { id = client_id, root = root, sessions = {} }
+    M.clients[client_id] = c
+  end
+  return c
+end
+
+---@return agent_lsp.Session
+function M.session(session_id, client_id)
+  local s = M.sessions[session_id]
+  if not s then
+    s = {
+      id = session_id,
+      client_id = client_id,
+      events = {},
+      last_seq = -1,
+      status = "idle",
+      inbox = { next_turn = {}, next_step = {} },
+      turn = 0,
+      turn_usage = { input = 0, output = 0 },
+    }
+    M.sessions[session_id] = s
+    if client_id and M.clients[client_id] then
+      M.clients[client_id].sessions[session_id] = true
+    end
+  end
+  return s
+end
+
+-- Facts the status line and winbar show, folded from durable events.
+local function fold(s, ev)
+  local data = ev.data or {}
+  if ev.type == "turn/start" then
+    s.turn = data.turn or (s.turn + 1)
+    s.turn_usage = { input = 0, output = 0 }
+  elseif ev.type == "assistant/message" then
+    if type(data.usage) == "table" then
+      s.usage = data.usage
+      s.turn_usage.input = s.turn_usage.input + (data.usage.inputTokens or 0)
+      s.turn_usage.output = s.turn_usage.output + (data.usage.outputTokens or 0)
+    end
+    local msg = data.message or {}
+    s.model = msg.model or s.model
+  elseif ev.type == "request/context" then
+    s.context_window = data.contextWindow or s.context_window
+    s.model = data.model or s.model
+  end
+end
+
+--- Record durable events (any order, duplicates ignored). Returns the new ones.
+---@return table[]
+function M.add_events(s, events)
+  local fresh = {}
+  local sorted = vim.list_extend({}, events or {})
+  table.sort(sorted, function(a, b)
+    return (a.seq or 0) < (b.seq or 0)
+  end)
+  for _, ev in ipairs(sorted) do
+    if type(ev.seq) == "number" and ev.seq > s.last_seq then
+      s.last_seq = ev.seq
+      s.events[#s.events + 1] = ev
+      fold(s, ev)
+      fresh[#fresh + 1] = ev
+    end
+  end
+  if #fresh > 0 then
+    emit("events", s, fresh)
+  end
+  return fresh
+end
+
+--- Replace a session's events with a full replay (agent/session/load).
+function M.reset_events(s, events, status, inbox)
+  -- Keep live events that arrived before the load reply and are newer than it.
+  local newest = -1
+  for _, ev in ipairs(events or {}) do
+    newest = math.max(newest, ev.seq or -1)
+  end
+  local sorted = vim.list_extend({}, events or {})
+  for _, ev in ipairs(s.events) do
+    if ev.seq > newest then
+      sorted[#sorted + 1] = ev
+    end
+  end
+  s.events, s.last_seq, s.turn, s.usage = {}, -1, 0, nil
+  s.turn_usage = { input = 0, output = 0 }
+  table.sort(sorted, function(a, b)
+    return (a.seq or 0) < (b.seq or 0)
+  end)
+  for _, ev in ipairs(sorted) do
+    if type(ev.seq) == "number" and ev.seq > s.last_seq then
+      s.last_seq = ev.seq
+      s.events[#s.events + 1] = ev
+      fold(s, ev)
+    end
+  end
+  if status then
+    s.status = status
+  end
+  if inbox then
+    s.inbox = { next_turn = inbox.nextTurn or {}, next_step = inbox.nextStep or {} }
+  end
+  emit("reset", s, s.events)
+end
+
+function M.set_status(s, status)
+  if s.status ~= status then
+    s.status = status
+    emit("status", s, status)
+  end
+end
+
+local function remove_message(list, id)
+  for i = #list, 1, -1 do
+    if list[i].id == id then
+      table.remove(list, i)
+      return true
+    end
+  end
+  return false
+end
+
+--- Live inbox notifications: action is "inserted", "discarded" or "claimed".
+function M.inbox_change(s, action, params)
+  local msg = params.message or {}
+  if action == "inserted" then
+    local list = params.target == "next-step" and s.inbox.next_step or s.inbox.next_turn
+    remove_message(list, msg.id)
+    list[#list + 1] = msg
+  else
+    if not remove_message(s.inbox.next_turn, msg.id) then
+      remove_message(s.inbox.next_step, msg.id)
+    end
+  end
+  emit("inbox", s, params)
+end
+
+function M.queued_count(s)
+  return #s.inbox.next_turn + #s.inbox.next_step
+end
+
+--- Forget a client and its sessions (the server exited).
+function M.drop_client(client_id)
+  local c = M.clients[client_id]
+  if not c then
+    return
+  end
+  for sid in pairs(c.sessions) do
+    local s = M.sessions[sid]
+    if s then
+      s.status = "idle"
+    end
+  end
+  M.clients[client_id] = nil
+end
+
+return M

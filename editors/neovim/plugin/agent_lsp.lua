@@ -1,0 +1,64 @@
+-- agent_lsp: commands and <Plug> mappings. No global mappings are defined;
+-- the server starts once require("agent_lsp").setup() is called (or on the
+-- first command, with the defaults).
+if vim.g.loaded_agent_lsp then
+  return
+end
+vim.g.loaded_agent_lsp = 1
+
+if vim.fn.has("nvim-0.10") == 0 then
+  vim.api.nvim_echo({ { "agent_lsp needs Neovim 0.10 or newer", "ErrorMsg" } }, true, {})
+  return
+end
+
+local function run(name)
+  return function(opts)
+    require("agent_lsp.commands")[name](opts)
+  end
+end
+
+local function session_ids()
+  local ids = {}
+  for id in pairs(require("agent_lsp.state").sessions) do
+    ids[#ids + 1] = id
+  end
+  table.sort(ids)
+  return ids
+end
+
+local command = vim.api.nvim_create_user_command
+command("AgentAsk", run("ask"), { nargs = "*", range = true, desc = "agent_lsp: ask the agent (a range attaches the selection)" })
+command("AgentSteer", run("steer"), { nargs = "*", range = true, desc = "agent_lsp: steer the running turn" })
+command("AgentQueue", run("queue"), { nargs = 0, desc = "agent_lsp: show and remove queued messages" })
+command("AgentCancel", run("cancel"), { nargs = 0, desc = "agent_lsp: cancel the running turn" })
+command("AgentNew", run("new"), { nargs = 0, desc = "agent_lsp: start a new session" })
+command("AgentSessions", run("sessions"), { nargs = 0, desc = "agent_lsp: resume or delete a stored session" })
+command("AgentResume", run("resume"), {
+  nargs = "?",
+  complete = function()
+    return session_ids()
+  end,
+  desc = "agent_lsp: resume a stored session",
+})
+command("AgentRevert", run("revert"), { nargs = "?", desc = "agent_lsp: revert the file edits of a turn" })
+command("AgentLog", run("log"), {
+  nargs = "?",
+  complete = function()
+    return { "events", "lsp" }
+  end,
+  desc = "agent_lsp: the session's event log, or the LSP log",
+})
+command("AgentDiff", run("diff"), { nargs = 0, desc = "agent_lsp: show the diff of an agent edit" })
+command("AgentChat", run("chat"), { nargs = 0, desc = "agent_lsp: open or close the chat" })
+
+local plug = vim.keymap.set
+plug("n", "<Plug>(AgentAsk)", "<Cmd>AgentAsk<CR>", { desc = "agent_lsp: ask the agent" })
+plug("x", "<Plug>(AgentAsk)", ":AgentAsk<CR>", { silent = true, desc = "agent_lsp: ask about the selection" })
+plug("n", "<Plug>(AgentSteer)", "<Cmd>AgentSteer<CR>", { desc = "agent_lsp: steer the running turn" })
+plug("x", "<Plug>(AgentSteer)", ":AgentSteer<CR>", { silent = true, desc = "agent_lsp: steer with the selection" })
+plug("n", "<Plug>(AgentCancel)", "<Cmd>AgentCancel<CR>", { desc = "agent_lsp: cancel the running turn" })
+plug("n", "<Plug>(AgentQueue)", "<Cmd>AgentQueue<CR>", { desc = "agent_lsp: queued messages" })
+plug("n", "<Plug>(AgentNew)", "<Cmd>AgentNew<CR>", { desc = "agent_lsp: new session" })
+plug("n", "<Plug>(AgentSessions)", "<Cmd>AgentSessions<CR>", { desc = "agent_lsp: sessions" })
+plug("n", "<Plug>(AgentChat)", "<Cmd>AgentChat<CR>", { desc = "agent_lsp: toggle the chat" })
+plug("n", "<Plug>(AgentDiff)", "<Cmd>AgentDiff<CR>", { desc = "agent_lsp: diff of an agent edit" })

@@ -1,0 +1,168 @@
+"""More of the commands against the real server: the selection as context,
+the input window, revert, the event log."""
+
+from __future__ import annotations
+
+from conftest import Editor
+
+
+def user_message(editor: Editor, index: int = 0) -> dict:
+    messages = editor.lua(
+        "return vim.tbl_map(function(e) return e.data.message end, "
+        "vim.tbl_filter(function(e) return e.type == 'user/message' end, T.session().events))"
+    )
+    return messages[index]
+
+
+def test_a_line_range_attaches_the_lines_as_context(editor: Editor) -> None:
+    editor.setup([{"text": "It prints x."}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("1,2AgentAsk explain these lines")
+    editor.wait_idle()
+    message = user_message(editor)
+    [context] = message["context"]
+    assert context["kind"] == "selection"
+    assert context["uri"] == (editor.workspace / "a.py").as_uri()
+    assert context["text"] == "x = 1\nprint(x)"
+    assert context["range"] == {"start": {"line": 0, "character": 0}, "end": {"line": 2, "character": 0}}
+    lines = editor.chat_lines()
+    assert lines[:4] == ["## You", "", "explain these lines", "> context: selection a.py:1-2"]
+    assert not any("<context>" in line for line in lines)
+
+
+def test_a_visual_selection_keeps_its_columns(editor: Editor) -> None:
+    editor.setup([{"text": "A builtin."}])
+    (editor.workspace / "u.py").write_text("s = 'héllo'\nprint(s)\n")
+    editor.edit("u.py")
+    editor.wait_attached()
+    # Select «héllo» (é is 2 bytes, 1 UTF-16 unit) charwise, then :'<,'>AgentAsk.
+    editor.lua("vim.api.nvim_win_set_cursor(0, {1, 5}) vim.cmd('normal! v4l\\27')")
+    editor.cmd("'<,'>AgentAsk what is this word")
+    editor.wait_idle()
+    [context] = user_message(editor)["context"]
+    assert context["text"] == "héllo"
+    # Columns in the negotiated position encoding (Neovim 0.11 + pygls agree on utf-8).
+    encoding = editor.lua("return T.client().offset_encoding")
+    end = {"utf-8": 11, "utf-16": 10, "utf-32": 10}[encoding]
+    assert context["range"] == {"start": {"line": 0, "character": 5}, "end": {"line": 0, "character": end}}
+
+
+def test_ask_without_text_opens_an_input_window(editor: Editor) -> None:
+    editor.setup([{"text": "Got your two lines."}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    code_win = editor.lua("return vim.api.nvim_get_current_win()")
+    editor.cmd("AgentAsk")
+    assert editor.lua("return vim.api.nvim_win_get_config(0).relative") == "editor"
+    assert editor.lua("return vim.bo.filetype") == "markdown"
+    editor.lua("vim.cmd('stopinsert') vim.api.nvim_buf_set_lines(0, 0, -1, false, {'first line', 'second line'})")
+    editor.lua("vim.api.nvim_feedkeys(vim.keycode('<C-s>'), 'mx', false)")
+    assert editor.lua("return vim.api.nvim_get_current_win()") == code_win
+    editor.wait_idle()
+    assert editor.chat_lines()[:4] == ["## You", "", "first line", "second line"]
+    assert "Got your two lines." in editor.chat_lines()
+    # Cancelling the input window sends nothing.
+    editor.cmd("AgentAsk")
+    editor.lua("vim.cmd('stopinsert') vim.api.nvim_buf_set_lines(0, 0, -1, false, {'never sent'})")
+    editor.lua("vim.api.nvim_feedkeys('q', 'mx', false)")
+    assert editor.lua("return vim.api.nvim_get_current_win()") == code_win
+    editor.lua("vim.wait(200)")
+    assert "never sent" not in editor.chat_text()
+
+
+def test_revert_undoes_the_edits_of_the_last_turn(editor: Editor) -> None:
+    editor.setup([
+        {"tools": [{"name": "edit_file", "arguments": {
+            "path": "a.py", "edits": [{"oldText": "print(x)", "newText": "print(x * 2)"}]}}]},
+        {"text": "Doubled."},
+    ])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAsk double it")
+    editor.wait_idle()
+    assert (editor.workspace / "a.py").read_text() == "x = 1\nprint(x * 2)\n"
+    editor.cmd("AgentRevert")
+    editor.wait("vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == 'print(x)'", what="the revert")
+    editor.wait(f"io.open('{editor.workspace / 'a.py'}'):read('a') == 'x = 1\\nprint(x)\\n'", what="the file on disk")
+    editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg:find('reverted turn 1: 1 file', 1, true) end)",
+                what="the revert report")
+    assert editor.errors() == []
+
+
+def test_log_shows_the_session_events(editor: Editor) -> None:
+    editor.setup([{"text": "ok"}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAsk log me")
+    editor.wait_idle()
+    count = editor.lua("return #T.session().events")
+    editor.cmd("AgentLog")
+    assert editor.lua("return vim.bo.filetype") == "json"
+    lines = editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
+    assert len(lines) == count
+    assert '"type":"turn/end"' in lines[-1].replace(" ", "")
+
+
+def test_without_autostart_the_first_command_starts_the_server_for_the_cwd(editor: Editor) -> None:
+    editor.setup([{"text": "started on demand"}], autostart=False)
+    editor.edit("a.py")
+    assert editor.lua("return #vim.lsp.get_clients({ name = 'agent_lsp' })") == 0
+    assert editor.lua("return require('agent_lsp').status()") == ""
+    editor.cmd("enew")
+    editor.cmd("AgentAsk hello")
+    editor.wait_idle()
+    assert editor.lua("return T.client().config.root_dir") == str(editor.workspace)
+    assert "started on demand" in editor.chat_lines()
+    # The unnamed buffer is not attached (there is no file to sync).
+    assert editor.lua("return #vim.lsp.get_clients({ name = 'agent_lsp', bufnr = 0 })") == 0
+
+
+def test_with_save_agent_edits_off_the_edited_buffer_is_left_unsaved(editor: Editor) -> None:
+    editor.setup([
+        {"tools": [{"name": "edit_file", "arguments": {
+            "path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 5"}]}}]},
+        {"text": "Edited, not saved."},
+    ], save_agent_edits=False)
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAsk change x")
+    editor.wait_idle()
+    assert editor.lua("return vim.api.nvim_buf_get_lines(0, 0, 1, false)[1]") == "x = 5"
+    assert editor.lua("return vim.bo.modified") is True
+    assert (editor.workspace / "a.py").read_text() == "x = 1\nprint(x)\n"
+
+
+def test_a_session_started_by_a_code_action_shows_in_the_chat(editor: Editor) -> None:
+    editor.setup([{"text": "Answer to the code action."}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    # The server's own code action (no plugin command involved): ask about lines 1-2.
+    editor.lua(
+        "vim.lsp.buf.code_action({ apply = true, range = { start = { 1, 0 }, ['end'] = { 2, 3 } }, "
+        "filter = function(a) return a.title:find('Ask agent', 1, true) ~= nil end })"
+    )
+    editor.wait_idle()
+    assert "Answer to the code action." in editor.chat_lines()
+    assert editor.lua("return #vim.fn.win_findbuf(T.chat_buf())") == 1
+    assert "> context: selection a.py:1-2" in editor.chat_lines()
+
+
+def test_sessions_can_delete_the_shown_session(editor: Editor) -> None:
+    editor.setup([{"text": "to be deleted"}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAsk remember this")
+    editor.wait_idle()
+    editor.lua("T.stub_select('remember this', 'Delete')")
+    editor.cmd("AgentSessions")
+    editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg:find('deleted', 1, true) end)",
+                what="the deletion")
+    assert editor.lua("return _G.test_selects[2].labels") == ["Resume", "Delete"]
+    assert editor.chat_lines() == [""]
+    assert editor.lua("return T.session()") is None
+    err, result = editor.lua(
+        "local c = T.client() local e, r = require('agent_lsp.client').request_sync(c, 'agent/session/list', "
+        "{ workspaceUri = vim.uri_from_fname(c.config.root_dir) }) return { e or vim.NIL, r }"
+    )
+    assert err is None and result["sessions"] == []

@@ -1,0 +1,165 @@
+"""The chat transcript, fed with session events the way the server sends them
+(no server needed): folds, parallel tool calls, errors, the winbar, the cursor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import Editor, start_editor, stop_editor
+
+
+@pytest.fixture(scope="module")
+def nv(tmp_path_factory: pytest.TempPathFactory):
+    mp = pytest.MonkeyPatch()
+    ws = tmp_path_factory.mktemp("ws")
+    ed = start_editor(ws, Path(tmp_path_factory.mktemp("home")), mp)
+    ed.lua("require('agent_lsp').setup({ autostart = false })")
+    yield ed
+    stop_editor(ed)
+    mp.undo()
+
+
+@pytest.fixture
+def chat(nv: Editor):
+    """A chat window showing a fresh session "s" of a (serverless) client state."""
+    nv.lua(
+        """
+        vim.cmd('silent! only')
+        local state, chat = require('agent_lsp.state'), require('agent_lsp.chat')
+        for id, c in pairs(state.clients) do
+          if c.chat_buf then pcall(vim.api.nvim_buf_delete, c.chat_buf, { force = true }) end
+          state.clients[id] = nil
+        end
+        state.sessions = {}
+        local c = state.client(1000, vim.fn.getcwd())
+        local s = state.session('s', 1000)
+        chat.set_session(c, s)
+        chat.open(c, false)
+        """
+    )
+    return nv
+
+
+class Feed:
+    def __init__(self) -> None:
+        self.seq = 0
+
+    def __call__(self, type_: str, **data) -> dict:
+        ev = {"seq": self.seq, "time": 0, "type": type_, "data": data}
+        self.seq += 1
+        return ev
+
+    def text(self, text: str) -> list[dict]:
+        return [self("assistant/chunk", chunk={"type": "text-start"}),
+                *[self("assistant/chunk", chunk={"type": "text-delta", "text": t}) for t in text],
+                self("assistant/chunk", chunk={"type": "text-end"})]
+
+    def user(self, text: str) -> dict:
+        return self("user/message", message={"role": "user", "id": f"m{self.seq}", "source": "user",
+                                             "content": [{"type": "text", "text": text}]})
+
+
+def send(nv: Editor, events: list[dict]) -> None:
+    nv.lua("local state = require('agent_lsp.state') state.add_events(state.sessions.s, ...)", events)
+
+
+def chat_win(nv: Editor) -> int:
+    return nv.lua("return vim.fn.win_findbuf(T.chat_buf())[1]")
+
+
+def foldclosed(nv: Editor, lnum: int) -> int:
+    return nv.lua(f"return vim.api.nvim_win_call({chat_win(nv)}, function() return vim.fn.foldclosed({lnum}) end)")
+
+
+def test_parallel_tool_calls_each_show_their_result_in_a_closed_fold(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f.user("look"), *f.text("Looking."),
+                f("tool/call", callId="c1", name="read_file", arguments='{"path": "a.py"}'),
+                f("tool/call", callId="c2", name="grep", arguments='{"pattern": "TODO"}')])
+    lines = chat.chat_lines()
+    assert lines[-2:] == ["▸ ⋯ read_file a.py", "▸ ⋯ grep TODO"]
+    # The second result arrives first; each lands under its own header.
+    send(chat, [f("tool/result", callId="c2", message={"role": "tool", "callId": "c2", "name": "grep",
+                                                      "content": [{"type": "text", "text": "x.py:3: TODO"}]}),
+                f("tool/result", callId="c1", message={"role": "tool", "callId": "c1", "name": "read_file",
+                                                      "content": [{"type": "text", "text": "1\tone\n2\ttwo"}],
+                                                      "isError": True}, error={"code": "X", "message": "boom"})])
+    lines = chat.chat_lines()
+    start = lines.index("▸ ✗ read_file a.py")
+    assert lines[start:] == ["▸ ✗ read_file a.py", "  ```", "  1\tone", "  2\ttwo", "  ```",
+                             "▸ ✓ grep TODO", "  ```", "  x.py:3: TODO", "  ```"]
+    assert foldclosed(chat, start + 1) == start + 1
+    assert foldclosed(chat, start + 6) == start + 6
+    assert foldclosed(chat, start) == -1  # the text before is not folded
+
+
+def test_reasoning_is_folded_and_text_streams_after_it(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f.user("q"),
+                f("assistant/chunk", chunk={"type": "reasoning-start"}),
+                f("assistant/chunk", chunk={"type": "reasoning-delta", "text": "step one\nstep "}),
+                f("assistant/chunk", chunk={"type": "reasoning-delta", "text": "two"}),
+                f("assistant/chunk", chunk={"type": "reasoning-end"}), *f.text("Answer.")])
+    lines = chat.chat_lines()
+    assert lines[-6:] == ["## Agent", "", "▸ thinking", "  step one", "  step two", "", "Answer."][-6:]
+    header = lines.index("▸ thinking") + 1
+    assert foldclosed(chat, header) == header
+
+
+def test_streaming_never_moves_the_cursor_of_the_user_in_the_chat(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f.user("line one\nline two\nline three"), *f.text("first")[:-1]])
+    chat.lua(f"vim.api.nvim_set_current_win({chat_win(chat)}) vim.api.nvim_win_set_cursor(0, {{3, 2}})")
+    send(chat, [f("assistant/chunk", chunk={"type": "text-delta", "text": " more\nand a new line"}),
+                f("assistant/chunk", chunk={"type": "text-end"})])
+    assert chat.lua("return vim.api.nvim_win_get_cursor(0)") == [3, 2]
+    assert chat.chat_lines()[-2:] == ["first more", "and a new line"]
+
+
+def test_errors_retries_and_interruptions_show_in_place(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f.user("q"), *f.text("partial"),
+                f("llm/retry", retry=1, delayMs=500, failure={"code": "RATE_LIMIT", "message": "slow down"}),
+                *f.text("second try"),
+                f("turn/end", turn=1, reason={"kind": "error", "error": {"code": "AUTH", "message": "bad key"}}),
+                f("turn/start", turn=2), f.user("again"), *f.text("cut"),
+                f("assistant/message", message={"role": "assistant", "content": [], "interrupted": True}),
+                f("turn/end", turn=2, reason={"kind": "aborted", "reason": {"kind": "user"}})])
+    text = chat.chat_text()
+    assert "partial\n\n_↻ RATE_LIMIT: retrying in 0.5 s (retry 1)_\n\nsecond try" in text
+    assert "**Error** `AUTH`: bad key" in text
+    assert text.endswith("cut\n\n_(interrupted)_\n\n_⏹ cancelled_")
+
+
+def test_the_winbar_shows_status_turn_context_and_queue(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=3), f("request/context", provider="p", model="m", contextWindow=200000),
+                f("assistant/message", message={"role": "assistant", "content": []},
+                  usage={"inputTokens": 12000, "outputTokens": 500})])
+    chat.lua(
+        """
+        local state = require('agent_lsp.state')
+        local s = state.sessions.s
+        state.set_status(s, 'running')
+        state.inbox_change(s, 'inserted', { target = 'next-turn', message = { id = 'q1' } })
+        """
+    )
+    bar = chat.lua("return require('agent_lsp.chat').winbar_text(require('agent_lsp.state').sessions.s)")
+    assert bar == " ● running │ turn 3 │ ctx 12.5k/200k 6% │ ↑12k ↓500 │ 1 queued"
+    assert chat.lua(f"return require('agent_lsp').status({chat.lua('return T.chat_buf()')})") == \
+        "agent running (1 queued)"
+
+
+def test_compaction_checkpoint_is_not_shown_as_a_user_message(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f.user("hello"), *f.text("hi"),
+                f("compaction/start", compactionId="k", turn=1),
+                f("user/message", message={"role": "user", "id": "sum", "source": "compaction",
+                                           "content": [{"type": "text", "text": "SUMMARY OF EARLIER WORK"}]},
+                  surfaceOp={"kind": "replace", "start": 1, "end": 3}),
+                f("compaction/end", compactionId="k", turn=1)])
+    text = chat.chat_text()
+    assert "SUMMARY OF EARLIER WORK" not in text
+    assert text.endswith("_— earlier context compacted —_")
