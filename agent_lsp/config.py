@@ -1,0 +1,225 @@
+"""Settings: what the user configures, from where, and in which order.
+
+Layers, lowest precedence first (a later layer overrides keys of earlier ones):
+
+1. defaults (the pydantic models below)
+2. the user config file, TOML: `<platform config dir>/agent-lsp/config.toml`
+   (Linux: $XDG_CONFIG_HOME or ~/.config; macOS: ~/Library/Application Support;
+   Windows: %APPDATA%), or the file named by $AGENT_LSP_CONFIG
+3. environment variables (`ENV_VARS` below)
+4. `initializationOptions` of the LSP `initialize` request
+5. `workspace/configuration` section "agentLsp" (re-read on didChangeConfiguration)
+
+Each layer is a JSON-like dict in the wire shape (camelCase keys, e.g.
+`{"model": {"provider": "openai", "model": "gpt-4o"}, "sessionsDir": "..."}`).
+A layer whose value fails validation is reported (the caller shows the message
+to the user) and only its bad keys are dropped: the previous value stays.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any, Literal, Mapping
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+
+
+from agent_lsp.llm.settings import ModelSettings
+
+APP_DIR_NAME = "agent-lsp"
+
+# env var -> path of the setting it sets (wire keys)
+ENV_VARS: dict[str, tuple[str, ...]] = {
+    "AGENT_LSP_PROVIDER": ("model", "provider"),
+    "AGENT_LSP_MODEL": ("model", "model"),
+    "AGENT_LSP_BASE_URL": ("model", "baseUrl"),
+    "AGENT_LSP_SESSIONS_DIR": ("sessionsDir",),
+    "AGENT_LSP_LOG_LEVEL": ("logLevel",),
+}
+
+LAYER_ORDER = ("file", "env", "initializationOptions", "workspace")
+
+
+class _Camel(BaseModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="forbid")
+
+
+class PermissionRuleSettings(_Camel):
+    """allow / ask / deny a tool, optionally only for a command prefix or a path glob."""
+
+    tool: str = Field(description='a tool name, or "*" for any')
+    action: Literal["allow", "ask", "deny"]
+    command_prefix: str | None = None
+    path_glob: str | None = None
+
+
+class PermissionSettings(_Camel):
+    defaults: dict[Literal["command", "read", "write", "delete"], Literal["allow", "ask", "deny"]] = Field(
+        default_factory=dict, description="per kind of call; built-in: commands ask, reads and writes are allowed"
+    )
+    rules: list[PermissionRuleSettings] = Field(default_factory=list)
+
+
+class Settings(BaseModel):
+    """The `agentLsp` settings object (same shape in every layer)."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+    model: ModelSettings = Field(default_factory=ModelSettings)
+    sessions_dir: str | None = Field(
+        default=None, description="where session logs go; default: <platform data dir>/agent-lsp/sessions"
+    )
+    log_level: Literal["debug", "info", "warning", "error"] | None = Field(
+        default=None, description="agent_lsp's log level; default: the command line's --log-level"
+    )
+    permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    max_parallel_tool_calls: int = Field(default=10, ge=1, le=64)
+    cancel_grace_s: float = Field(default=2.0, ge=0, le=60, alias="cancelGraceSeconds")
+
+
+# ------------------------------------------------------------------ platform dirs
+
+
+def config_dir(env: Mapping[str, str] = os.environ) -> Path:
+    if sys.platform == "win32":
+        return Path(env.get("APPDATA") or Path.home() / "AppData" / "Roaming") / APP_DIR_NAME
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / APP_DIR_NAME
+    return Path(env.get("XDG_CONFIG_HOME") or Path.home() / ".config") / APP_DIR_NAME
+
+
+def data_dir(env: Mapping[str, str] = os.environ) -> Path:
+    if sys.platform == "win32":
+        return Path(env.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / APP_DIR_NAME
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / APP_DIR_NAME
+    return Path(env.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / APP_DIR_NAME
+
+
+def user_config_path(env: Mapping[str, str] = os.environ) -> Path:
+    explicit = env.get("AGENT_LSP_CONFIG")
+    return Path(explicit) if explicit else config_dir(env) / "config.toml"
+
+
+# ------------------------------------------------------------------------ layers
+
+
+def read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
+    """The file layer; a missing file is an empty layer, an unreadable one a problem."""
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle), []
+    except FileNotFoundError:
+        return {}, []
+    except (OSError, tomllib.TOMLDecodeError) as error:
+        return {}, [f"config file {path}: {error}"]
+
+
+def env_layer(env: Mapping[str, str]) -> dict[str, Any]:
+    layer: dict[str, Any] = {}
+    for name, path in ENV_VARS.items():
+        value = env.get(name)
+        if value:
+            _set_path(layer, path, value.lower() if name == "AGENT_LSP_LOG_LEVEL" else value)
+    return layer
+
+
+def deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    merged = copy.deepcopy(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), dict):
+            merged[key] = deep_merge(merged[key], value)
+        else:
+            merged[key] = copy.deepcopy(value)
+    return merged
+
+
+def _set_path(target: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
+    for key in path[:-1]:
+        target = target.setdefault(key, {})
+    target[path[-1]] = value
+
+
+def _drop_path(target: Any, path: tuple[Any, ...]) -> bool:
+    """Remove the key at `path` (as far as it exists in this layer); True if removed."""
+    for depth in range(len(path), 0, -1):
+        node = target
+        for key in path[: depth - 1]:
+            if isinstance(node, dict) and key in node:
+                node = node[key]
+            else:
+                node = None
+                break
+        if isinstance(node, dict) and path[depth - 1] in node:
+            del node[path[depth - 1]]
+            return True
+    return False
+
+
+def _restore_path(target: dict[str, Any], previous: dict[str, Any], path: tuple[Any, ...]) -> None:
+    """Put back this layer's previous value at `path`, if it had one."""
+    node: Any = previous
+    for key in path:
+        if not isinstance(node, dict) or key not in node:
+            return
+        node = node[key]
+    _set_path(target, tuple(path), copy.deepcopy(node))
+
+
+class SettingsLayers:
+    """The settings of one server: its layers, and the merged, validated result.
+
+    `set_layer()` returns the problems found (readable, one per bad key); the
+    bad keys are dropped from that layer so every other key still applies and
+    the bad setting keeps its previous value."""
+
+    def __init__(self, env: Mapping[str, str] = os.environ, config_file: Path | None = None):
+        self._layers: dict[str, dict[str, Any]] = {name: {} for name in LAYER_ORDER}
+        self.current = Settings()
+        self.problems: list[str] = []
+        data, problems = read_config_file(config_file or user_config_path(env))
+        self.problems += problems
+        self.problems += self.set_layer("file", data, source=str(config_file or user_config_path(env)))
+        self.problems += self.set_layer("env", env_layer(env), source="environment")
+
+    def layer(self, name: str) -> dict[str, Any]:
+        return copy.deepcopy(self._layers[name])
+
+    def set_layer(self, name: str, data: Any, *, source: str | None = None) -> list[str]:
+        if name not in self._layers:
+            raise KeyError(name)
+        source = source or name
+        if data is None:
+            data = {}
+        if not isinstance(data, Mapping):
+            return [f"{source}: settings must be an object, got {type(data).__name__}"]
+        candidate_layer = copy.deepcopy(dict(data))
+        problems: list[str] = []
+        for _ in range(50):  # each round drops at least one bad key
+            layers = dict(self._layers, **{name: candidate_layer})
+            merged: dict[str, Any] = {}
+            for layer_name in LAYER_ORDER:
+                merged = deep_merge(merged, layers[layer_name])
+            try:
+                settings = Settings.model_validate(merged)
+            except ValidationError as error:
+                dropped = False
+                for item in error.errors():
+                    loc = tuple(item["loc"])
+                    if _drop_path(candidate_layer, loc):
+                        dropped = True
+                        _restore_path(candidate_layer, self._layers[name], loc)
+                        problems.append(f"{source}: setting {'.'.join(map(str, loc))}: {item['msg']} (kept the previous value)")
+                if not dropped:  # the bad value came from another layer; leave this one unchanged
+                    problems.append(f"{source}: invalid settings: {error.errors()[0]['msg']}")
+                    return problems
+                continue
+            self._layers[name] = candidate_layer
+            self.current = settings
+            return problems
+        return problems + [f"{source}: settings rejected"]

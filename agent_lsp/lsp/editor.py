@@ -1,0 +1,273 @@
+"""The Editor port (agent/ports.py) over LSP: the editor owns the buffers.
+
+- apply_edit -> `workspace/applyEdit`: versioned TextDocumentEdits (positions
+  converted from code points to the negotiated encoding, UTF-16 by default),
+  Create/Rename/DeleteFile when the client supports resource operations; a
+  client without `documentChanges` gets the plain `changes` map.
+- ask_permission -> `agent/permission` when the client declared
+  `experimental.agentLsp.permissions`, else `window/showMessageRequest`.
+  No answer, an error or a timeout is "deny".
+- save -> `agent/saveDocuments` when the client declared `saveDocuments`;
+  otherwise the server writes the open buffers' text to disk itself.
+
+Every server->client request is shielded from cancellation (pygls #621: a
+cancelled wait makes the client's late reply crash the response handler).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+
+from agent_lsp.agent.ports import (
+    ApplyResult,
+    CreateFile,
+    DeleteFile,
+    DocumentSnapshot,
+    EditOperation,
+    PermissionAnswer,
+    PermissionRequest,
+    RenameFile,
+    TextFileEdit,
+)
+from agent_lsp.lsp.protocol import AgentLspClientCapabilities, PermissionParams, PermissionResult, wire_dump
+from agent_lsp.workspace.documents import Documents, line_text, normalise_path
+
+log = logging.getLogger(__name__)
+
+PERMISSION_ACTIONS: dict[str, PermissionAnswer] = {
+    "Allow once": "once",
+    "Allow for session": "session",
+    "Always allow": "always",
+    "Deny": "deny",
+}
+
+
+def to_encoded_column(line: str, character: int, encoding: str) -> int:
+    """A code-point column of `line` in the negotiated position encoding."""
+    prefix = line[:character]
+    if encoding == types.PositionEncodingKind.Utf8:
+        return len(prefix.encode("utf-8"))
+    if encoding == types.PositionEncodingKind.Utf32:
+        return len(prefix)
+    return len(prefix.encode("utf-16-le")) // 2
+
+
+class LspEditor:
+    """One per server; the documents are shared by every workspace host."""
+
+    def __init__(self, server: LanguageServer, documents: Documents, *, permission_timeout_s: float = 600.0):
+        self.server = server
+        self.documents = documents
+        self.agent_caps = AgentLspClientCapabilities()
+        self.permission_timeout_s = permission_timeout_s
+
+    # ----------------------------------------------------------- capabilities
+
+    @property
+    def _client(self) -> types.ClientCapabilities:
+        return self.server.client_capabilities
+
+    @property
+    def _workspace_edit_caps(self) -> types.WorkspaceEditClientCapabilities | None:
+        workspace = self._client.workspace if self._client else None
+        return workspace.workspace_edit if workspace else None
+
+    @property
+    def supports_document_changes(self) -> bool:
+        caps = self._workspace_edit_caps
+        return bool(caps and caps.document_changes)
+
+    @property
+    def supports_resource_operations(self) -> bool:
+        caps = self._workspace_edit_caps
+        if not (caps and caps.document_changes and caps.resource_operations):
+            return False
+        wanted = {types.ResourceOperationKind.Create, types.ResourceOperationKind.Rename, types.ResourceOperationKind.Delete}
+        return wanted <= set(caps.resource_operations)
+
+    @property
+    def position_encoding(self) -> str:
+        encoding = getattr(self.server.workspace, "position_encoding", None)
+        return encoding or types.PositionEncodingKind.Utf16
+
+    # -------------------------------------------------------------- documents
+
+    def document(self, path: Path) -> DocumentSnapshot | None:
+        return self.documents.get(path)
+
+    def open_documents(self) -> list[Path]:
+        return self.documents.paths()
+
+    # ------------------------------------------------------------------ edits
+
+    async def apply_edit(self, operations: list[EditOperation], label: str) -> ApplyResult:
+        try:
+            edit = self._workspace_edit(operations)
+        except _Unsupported as reason:
+            return ApplyResult(False, str(reason))
+        params = types.ApplyWorkspaceEditParams(edit=edit, label=label)
+        try:
+            result = await _shielded(self.server.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # the client answered with an error
+            return ApplyResult(False, f"the editor refused the edit: {error}")
+        applied = bool(getattr(result, "applied", False))
+        return ApplyResult(applied, None if applied else (getattr(result, "failure_reason", None) or "the editor did not apply the edit"))
+
+    def _workspace_edit(self, operations: list[EditOperation]) -> types.WorkspaceEdit:
+        if not self.supports_document_changes:
+            changes: dict[str, list[types.TextEdit]] = {}
+            for op in operations:
+                if not isinstance(op, TextFileEdit):
+                    raise _Unsupported("this editor cannot create, rename or delete files (no resourceOperations support)")
+                self._check_version(op)
+                changes.setdefault(self.documents.uri_of(op.path), []).extend(self._text_edits(op))
+            return types.WorkspaceEdit(changes=changes)
+        document_changes: list[Any] = []
+        for op in operations:
+            if isinstance(op, TextFileEdit):
+                self._check_version(op)
+                document_changes.append(
+                    types.TextDocumentEdit(
+                        text_document=types.OptionalVersionedTextDocumentIdentifier(
+                            uri=self.documents.uri_of(op.path), version=op.version
+                        ),
+                        edits=self._text_edits(op),
+                    )
+                )
+                continue
+            if not self.supports_resource_operations:
+                raise _Unsupported("this editor cannot create, rename or delete files (no resourceOperations support)")
+            if isinstance(op, CreateFile):
+                document_changes.append(
+                    types.CreateFile(
+                        uri=op.path.as_uri(),
+                        options=types.CreateFileOptions(overwrite=op.overwrite, ignore_if_exists=op.ignore_if_exists),
+                    )
+                )
+            elif isinstance(op, RenameFile):
+                document_changes.append(
+                    types.RenameFile(
+                        old_uri=self.documents.uri_of(op.old_path), new_uri=op.new_path.as_uri(), options=types.RenameFileOptions(overwrite=op.overwrite)
+                    )
+                )
+            elif isinstance(op, DeleteFile):
+                document_changes.append(
+                    types.DeleteFile(uri=self.documents.uri_of(op.path), options=types.DeleteFileOptions(recursive=op.recursive, ignore_if_not_exists=False))
+                )
+        return types.WorkspaceEdit(document_changes=document_changes)
+
+    def _check_version(self, op: TextFileEdit) -> None:
+        current = self.documents.get(op.path)
+        if current is not None and op.version is not None and current.version != op.version:
+            raise _Unsupported(f"{op.path} changed in the editor (version {current.version}, edit computed on {op.version})")
+
+    def _text_edits(self, op: TextFileEdit) -> list[types.TextEdit]:
+        text = self._text_of(op.path)
+        encoding = self.position_encoding
+
+        def position(pos: tuple[int, int]) -> types.Position:
+            line, character = pos
+            return types.Position(line=line, character=to_encoded_column(line_text(text, line), character, encoding))
+
+        return [
+            types.TextEdit(range=types.Range(start=position(e.start), end=position(e.end)), new_text=e.new_text)
+            for e in op.edits
+        ]
+
+    def _text_of(self, path: Path) -> str:
+        snapshot = self.documents.get(path)
+        if snapshot is not None:
+            return snapshot.text
+        try:
+            return normalise_path(path).read_text(encoding="utf-8")
+        except OSError:
+            return ""  # a new file: every position is on an empty text
+
+    # ----------------------------------------------------------------- saving
+
+    async def save(self, paths: list[Path]) -> None:
+        open_paths = [p for p in paths if self.documents.is_open(p)]
+        if not open_paths:
+            return
+        if self.agent_caps.save_documents:
+            uris = [self.documents.uri_of(p) for p in open_paths]
+            try:
+                await _shielded(self.server.protocol.send_request_async("agent/saveDocuments", {"uris": uris}))
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("agent/saveDocuments failed (%s); writing the buffers to disk", error)
+        for path in open_paths:
+            snapshot = self.documents.get(path)
+            if snapshot is not None:
+                await asyncio.to_thread(snapshot.path.write_text, snapshot.text, encoding="utf-8", newline="")
+
+    # ------------------------------------------------------------- permission
+
+    async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
+        try:
+            return await asyncio.wait_for(self._ask(request), self.permission_timeout_s)
+        except asyncio.TimeoutError:
+            return "deny"
+
+    async def _ask(self, request: PermissionRequest) -> PermissionAnswer:
+        if self.agent_caps.permissions:
+            params = PermissionParams(
+                session_id=request.session_id,
+                tool=request.tool,
+                kind=request.kind,
+                title=request.title,
+                detail=request.detail,
+                command=request.command,
+                path=str(request.path) if request.path else None,
+            )
+            try:
+                reply = await _shielded(self.server.protocol.send_request_async("agent/permission", wire_dump(params)))
+                return PermissionResult.model_validate(_as_dict(reply)).answer
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("agent/permission failed: %s", error)
+                return "deny"
+        message = request.title if not request.detail else f"{request.title}\n{request.detail}"
+        params = types.ShowMessageRequestParams(
+            type=types.MessageType.Warning,
+            message=f"agent-lsp: {message}",
+            actions=[types.MessageActionItem(title=title) for title in PERMISSION_ACTIONS],
+        )
+        try:
+            reply = await _shielded(self.server.protocol.send_request_async(types.WINDOW_SHOW_MESSAGE_REQUEST, params))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.warning("window/showMessageRequest failed: %s", error)
+            return "deny"
+        title = getattr(reply, "title", None) if reply is not None else None
+        return PERMISSION_ACTIONS.get(title or "", "deny")
+
+
+class _Unsupported(Exception):
+    pass
+
+
+async def _shielded(future: Any) -> Any:
+    """Await a server->client request without letting our cancellation cancel it."""
+    return await asyncio.shield(future)
+
+
+def _as_dict(value: Any) -> Any:
+    """Results of custom requests may arrive as namedtuples (pygls' default converter)."""
+    if hasattr(value, "_asdict"):
+        return {k: _as_dict(v) for k, v in value._asdict().items()}
+    if isinstance(value, list):
+        return [_as_dict(v) for v in value]
+    return value

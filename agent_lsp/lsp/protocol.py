@@ -1,0 +1,399 @@
+"""The agent_lsp wire protocol v1: every custom message as a pydantic model.
+
+This module is the contract the editor clients test against. Keys on the wire
+are camelCase (aliases); models are dumped with `wire_dump()` (by alias, no
+None-valued optional fields). `docs/protocol.schema.json` is generated from
+`METHODS` below:
+
+    python -m agent_lsp.lsp.protocol --schema > docs/protocol.schema.json
+
+and a test fails when the committed file and these models differ.
+
+Methods are grouped by direction:
+- client -> server requests (`agent/followup`, `agent/session/*`, ...),
+- server -> client notifications (`session/event`, `agent/status`, ...),
+- server -> client requests (`agent/permission`, `agent/saveDocuments`).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.alias_generators import to_camel
+from pydantic.json_schema import models_json_schema
+
+from agent_lsp.config import Settings
+
+PROTOCOL_VERSION = 1
+
+
+class WireModel(BaseModel):
+    """Base of every wire model: camelCase on the wire, snake_case in Python.
+    Unknown keys are ignored so that newer clients can talk to older servers."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+def wire_dump(model: BaseModel) -> dict[str, Any]:
+    """The JSON object for the wire (aliases, optional fields left out when None)."""
+    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+def describe_validation_error(error: ValidationError) -> str:
+    """One readable line per problem: which field, what was wrong."""
+    parts = []
+    for item in error.errors():
+        where = ".".join(str(p) for p in item["loc"]) or "params"
+        parts.append(f"{where}: {item['msg']}")
+    return "; ".join(parts)
+
+
+# ----------------------------------------------------------------- shared pieces
+
+
+class Position(WireModel):
+    """LSP position (zero-based; character in the negotiated encoding, UTF-16 by default)."""
+
+    line: int = Field(ge=0)
+    character: int = Field(ge=0)
+
+
+class Range(WireModel):
+    start: Position
+    end: Position
+
+
+class ContentBlock(WireModel):
+    """A content block of a user message (spec: llm/types.py blocks); `text` for text blocks."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    type: str
+    text: str | None = None
+
+
+Content = Union[str, list[ContentBlock]]
+
+
+class ContextItem(WireModel):
+    """Something the user attached to a message: a file, a selection or a diagnostic."""
+
+    kind: Literal["file", "selection", "diagnostic"]
+    uri: str
+    range: Range | None = None
+    text: str | None = None
+    message: str | None = Field(default=None, description="the diagnostic's message")
+
+
+class Event(WireModel):
+    """One durable session event (spec agent-loop.md vocabulary: turn/start, step/start,
+    user/message, assistant/chunk, assistant/message, tool/call, tool/result, step/end,
+    turn/end, agent/inbox/spliced, request/header, request/context, llm/retry, ...).
+
+    `lastSeq` is present only on a coalesced `assistant/chunk`: consecutive text (or
+    reasoning) deltas of one step merged into one event under load; it covers the
+    events `seq..lastSeq` and its `data.chunk.text` is their concatenation."""
+
+    seq: int
+    time: int = Field(description="epoch milliseconds")
+    type: str
+    data: dict[str, Any]
+    last_seq: int | None = None
+
+
+class Message(WireModel):
+    """An inbox message (a user-role message with an id), as the agent holds it."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    id: str
+    role: str = "user"
+    source: str = "user"
+    content: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Empty(WireModel):
+    pass
+
+
+# --------------------------------------------------------- client -> server requests
+
+
+class FollowupParams(WireModel):
+    session_id: str | None = Field(
+        default=None, description="no sessionId: a new session in workspaceUri's folder (or the first folder)"
+    )
+    content: Content
+    context: list[ContextItem] | None = None
+    workspace_uri: str | None = None
+
+
+class MessageRef(WireModel):
+    """Result of agent/followup and agent/steer: answered at once, the turn runs on."""
+
+    session_id: str
+    message_id: str
+
+
+class SteerParams(WireModel):
+    session_id: str
+    content: Content
+    context: list[ContextItem] | None = None
+
+
+class CancelParams(WireModel):
+    session_id: str
+    keep_inbox: bool = False
+
+
+class InboxRemoveParams(WireModel):
+    session_id: str
+    message_id: str
+
+
+class InboxRemoveResult(WireModel):
+    removed: bool
+
+
+class SessionNewParams(WireModel):
+    workspace_uri: str | None = None
+    title: str | None = None
+
+
+class SessionRef(WireModel):
+    session_id: str
+
+
+class SessionListParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: every open workspace")
+
+
+class SessionInfo(WireModel):
+    session_id: str
+    workspace_uri: str
+    title: str | None = None
+    created_at: int = Field(description="epoch milliseconds")
+    updated_at: int = Field(description="epoch milliseconds")
+    turns: int
+    status: Literal["idle", "running"]
+
+
+class SessionListResult(WireModel):
+    sessions: list[SessionInfo]
+
+
+class Inbox(WireModel):
+    next_turn: list[Message]
+    next_step: list[Message]
+
+
+class SessionLoadResult(WireModel):
+    """Everything a client needs to redraw a session: its durable events and its inbox."""
+
+    session_id: str
+    workspace_uri: str
+    status: Literal["idle", "running"]
+    events: list[Event]
+    inbox: Inbox
+
+
+class SessionDeleteResult(WireModel):
+    deleted: bool
+
+
+class SessionCompactResult(WireModel):
+    compacted: bool
+
+
+class TurnRevertParams(WireModel):
+    session_id: str
+    turn: int = Field(ge=1)
+
+
+class SkippedPath(WireModel):
+    path: str
+    reason: str
+
+
+class TurnRevertResult(WireModel):
+    reverted: list[str]
+    skipped: list[SkippedPath]
+
+
+# ---------------------------------------------------- server -> client notifications
+
+
+class SessionEventParams(WireModel):
+    """One or more consecutive durable events of a session, in seq order."""
+
+    session_id: str
+    events: list[Event]
+
+
+class StatusParams(WireModel):
+    session_id: str
+    status: Literal["idle", "running"]
+
+
+class InboxInsertedParams(WireModel):
+    session_id: str
+    target: Literal["next-turn", "next-step"]
+    message: Message
+
+
+class InboxDiscardedParams(WireModel):
+    session_id: str
+    message: Message
+
+
+class InboxClaimedParams(WireModel):
+    session_id: str
+    message: Message
+    turn: int
+
+
+class ErrorInfo(WireModel):
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    code: str
+    message: str
+
+
+class AgentErrorParams(WireModel):
+    session_id: str
+    turn: int | None = None
+    step: int | None = None
+    error: ErrorInfo
+
+
+class ToolProgressParams(WireModel):
+    session_id: str
+    call_id: str
+    data: dict[str, Any]
+
+
+# ------------------------------------------------------- server -> client requests
+
+
+class PermissionParams(WireModel):
+    session_id: str | None = None
+    tool: str
+    kind: Literal["command", "read", "write", "delete"]
+    title: str
+    detail: str | None = None
+    command: str | None = None
+    path: str | None = None
+
+
+class PermissionResult(WireModel):
+    answer: Literal["once", "session", "always", "deny"]
+
+
+class SaveDocumentsParams(WireModel):
+    uris: list[str]
+
+
+# ----------------------------------------------------- capabilities, commands, settings
+
+
+class AgentLspClientCapabilities(WireModel):
+    """`initialize.capabilities.experimental.agentLsp`."""
+
+    permissions: bool = False
+    save_documents: bool = False
+    events: bool = False
+
+
+class FollowupCommandArgs(WireModel):
+    """The object form of the `agentLsp.followup` / `agentLsp.steer` command argument."""
+
+    content: Content
+    session_id: str | None = None
+    context: list[ContextItem] | None = None
+    workspace_uri: str | None = None
+
+
+# ------------------------------------------------------------------ the method table
+
+CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
+    "agent/followup": (FollowupParams, MessageRef),
+    "agent/steer": (SteerParams, MessageRef),
+    "agent/cancel": (CancelParams, Empty),
+    "agent/inbox/remove": (InboxRemoveParams, InboxRemoveResult),
+    "agent/session/new": (SessionNewParams, SessionRef),
+    "agent/session/list": (SessionListParams, SessionListResult),
+    "agent/session/load": (SessionRef, SessionLoadResult),
+    "agent/session/delete": (SessionRef, SessionDeleteResult),
+    "agent/session/compact": (SessionRef, SessionCompactResult),
+    "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
+}
+
+SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
+    "session/event": SessionEventParams,
+    "agent/status": StatusParams,
+    "agent/inbox/inserted": InboxInsertedParams,
+    "agent/inbox/discarded": InboxDiscardedParams,
+    "agent/inbox/claimed": InboxClaimedParams,
+    "agent/error": AgentErrorParams,
+    "agent/tool/progress": ToolProgressParams,
+}
+
+SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
+    "agent/permission": (PermissionParams, PermissionResult),
+    "agent/saveDocuments": (SaveDocumentsParams, Empty),
+}
+
+COMMANDS = {
+    "agentLsp.followup": "args: [text] or [FollowupCommandArgs]; result MessageRef",
+    "agentLsp.steer": "args: [text] or [FollowupCommandArgs]; result MessageRef",
+    "agentLsp.cancel": "args: [] or [sessionId] or [{sessionId, keepInbox?}]; result {}",
+    "agentLsp.newSession": "args: [] or [{workspaceUri?, title?}]; result SessionRef",
+}
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of the whole protocol: every model under $defs, and a
+    `methods` table naming the params/result definition of each method."""
+    models: list[type[BaseModel]] = []
+    for params, result in CLIENT_REQUESTS.values():
+        models += [params, result]
+    models += list(SERVER_NOTIFICATIONS.values())
+    for params, result in SERVER_REQUESTS.values():
+        models += [params, result]
+    models += [AgentLspClientCapabilities, FollowupCommandArgs, Settings]
+    unique = list(dict.fromkeys(models))
+    _, schema = models_json_schema(
+        [(m, "serialization") for m in unique], by_alias=True, ref_template="#/$defs/{model}"
+    )
+
+    def ref(model: type[BaseModel]) -> dict[str, str]:
+        return {"$ref": f"#/$defs/{model.__name__}"}
+
+    methods: dict[str, Any] = {}
+    for name, (params, result) in CLIENT_REQUESTS.items():
+        methods[name] = {"direction": "client->server", "kind": "request", "params": ref(params), "result": ref(result)}
+    for name, params in SERVER_NOTIFICATIONS.items():
+        methods[name] = {"direction": "server->client", "kind": "notification", "params": ref(params)}
+    for name, (params, result) in SERVER_REQUESTS.items():
+        methods[name] = {"direction": "server->client", "kind": "request", "params": ref(params), "result": ref(result)}
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "agent_lsp wire protocol",
+        "version": PROTOCOL_VERSION,
+        "methods": methods,
+        "commands": COMMANDS,
+        "settings": {"$ref": "#/$defs/Settings", "description": "initializationOptions and workspace/configuration section agentLsp"},
+        "$defs": schema["$defs"],
+    }
+
+
+def schema_text() -> str:
+    return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--schema"]:
+        sys.stdout.write(schema_text())
+    else:
+        sys.stderr.write("usage: python -m agent_lsp.lsp.protocol --schema\n")
+        sys.exit(2)

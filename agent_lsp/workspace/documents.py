@@ -1,0 +1,133 @@
+"""Open documents over disk: what the tools see of a file.
+
+The editor owns open buffers: their text may differ from the file on disk
+(unsaved changes). The LSP layer feeds didOpen/didChange/didClose into
+`Documents`; tools read through `read()`, which answers the buffer when the
+file is open and the disk otherwise.
+
+Positions here are (line, character) with characters counted in code points
+of the text (the LSP layer converts from the negotiated encoding). Lines end
+at "\\n", "\\r\\n" or "\\r", as in LSP.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from agent_lsp.agent.ports import DocumentSnapshot
+
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+CodePointPosition = tuple[int, int]
+
+
+def normalise_path(path: Path | str) -> Path:
+    """The key a document is stored under (absolute, symlinks resolved)."""
+    return Path(path).resolve()
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets of the first character of every line."""
+    return [0] + [match.end() for match in _LINE_END.finditer(text)]
+
+
+def line_text(text: str, line: int) -> str:
+    """The text of `line` without its line ending ("" past the end)."""
+    starts = line_starts(text)
+    if line >= len(starts):
+        return ""
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    return text[starts[line] : end].rstrip("\r\n")
+
+
+def offset_at(text: str, position: CodePointPosition, starts: list[int] | None = None) -> int:
+    """The string offset of a position; past the end of a line clamps to the line end,
+    past the last line clamps to the end of the text (LSP's lenient rule)."""
+    starts = starts if starts is not None else line_starts(text)
+    line, character = position
+    if line >= len(starts):
+        return len(text)
+    start = starts[line]
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    content_end = len(text[start:end].rstrip("\r\n")) + start
+    return min(start + character, content_end)
+
+
+def apply_change(text: str, start: CodePointPosition, end: CodePointPosition, new_text: str) -> str:
+    starts = line_starts(text)
+    a, b = offset_at(text, start, starts), offset_at(text, end, starts)
+    if b < a:
+        a, b = b, a
+    return text[:a] + new_text + text[b:]
+
+
+@dataclass
+class OpenDocument:
+    path: Path
+    text: str
+    version: int
+    language_id: str = ""
+    uri: str | None = None  # exactly as the editor named it (edits must use the same)
+
+
+class Documents:
+    """The open buffers of one server, keyed by normalised path."""
+
+    def __init__(self) -> None:
+        self._open: dict[Path, OpenDocument] = {}
+
+    def open(self, path: Path | str, text: str, version: int, language_id: str = "", uri: str | None = None) -> None:
+        key = normalise_path(path)
+        self._open[key] = OpenDocument(key, text, version, language_id, uri)
+
+    def change(
+        self,
+        path: Path | str,
+        version: int,
+        changes: list[tuple[tuple[CodePointPosition, CodePointPosition] | None, str]],
+    ) -> None:
+        """Apply content changes in order; a change without a range replaces the text."""
+        doc = self._open.get(normalise_path(path))
+        if doc is None:
+            return  # a change for a document we never saw open: nothing to track
+        text = doc.text
+        for span, new_text in changes:
+            text = new_text if span is None else apply_change(text, span[0], span[1], new_text)
+        doc.text = text
+        doc.version = version
+
+    def close(self, path: Path | str) -> None:
+        self._open.pop(normalise_path(path), None)
+
+    def get(self, path: Path | str) -> DocumentSnapshot | None:
+        """The open buffer's text and version, or None when not open."""
+        doc = self._open.get(normalise_path(path))
+        return None if doc is None else DocumentSnapshot(doc.path, doc.text, doc.version)
+
+    def uri_of(self, path: Path | str) -> str:
+        """The URI the editor uses for this file: its own when the file is open."""
+        doc = self._open.get(normalise_path(path))
+        if doc is not None and doc.uri:
+            return doc.uri
+        return normalise_path(path).as_uri()
+
+    def is_open(self, path: Path | str) -> bool:
+        return normalise_path(path) in self._open
+
+    def paths(self) -> list[Path]:
+        return list(self._open)
+
+    def under(self, root: Path) -> list[Path]:
+        """Open documents inside `root`."""
+        root = normalise_path(root)
+        return [p for p in self._open if p == root or root in p.parents]
+
+    def read(self, path: Path | str) -> DocumentSnapshot:
+        """The buffer when open, else the file on disk (version None). Raises OSError."""
+        snapshot = self.get(path)
+        if snapshot is not None:
+            return snapshot
+        key = normalise_path(path)
+        return DocumentSnapshot(key, key.read_text(encoding="utf-8"), None)

@@ -1,0 +1,254 @@
+"""One WorkspaceHost per workspace folder: its sessions, each with its own Agent.
+
+The host knows where the folder's sessions are stored, builds an Agent for a
+session (model provider from the settings, tools over the editor, system
+prompt from the workspace), keeps the live agents, and remembers the
+"current" session (the last one used) for editors that drive the agent with
+commands only.
+
+Session store location: `<sessions dir>/<hash of the folder path>/`, where the
+sessions dir is the `sessionsDir` setting (env AGENT_LSP_SESSIONS_DIR sets it
+too) or `<platform data dir>/agent-lsp/sessions`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping
+
+from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
+from agent_lsp.agent.ports import Editor
+from agent_lsp.config import Settings, data_dir
+from agent_lsp.llm.factory import ResolvedModel, create_provider
+from agent_lsp.store import SessionStore
+from agent_lsp.tools import build_tools
+from agent_lsp.workspace.edit_journal import EditJournal, RevertReport
+from agent_lsp.workspace.instructions import build_system_prompt
+from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
+
+log = logging.getLogger(__name__)
+
+WORKSPACE_MARKER = "workspace.json"  # names the folder a sessions directory belongs to
+PERMISSIONS_FILE = "permissions.json"  # "always" answers for this folder
+
+
+def sessions_root(settings: Settings, env: Mapping[str, str] = os.environ) -> Path:
+    if settings.sessions_dir:
+        return Path(settings.sessions_dir).expanduser()
+    if env.get("AGENT_LSP_SESSIONS_DIR"):
+        return Path(env["AGENT_LSP_SESSIONS_DIR"]).expanduser()
+    return data_dir(env) / "sessions"
+
+
+def folder_key(folder: Path) -> str:
+    return hashlib.sha256(str(Path(folder).resolve()).encode("utf-8")).hexdigest()[:16]
+
+
+def sessions_dir_for(folder: Path, settings: Settings, env: Mapping[str, str] = os.environ) -> Path:
+    """Where the sessions of `folder` are stored."""
+    return sessions_root(settings, env) / folder_key(folder)
+
+
+@dataclass
+class SessionListing:
+    session_id: str
+    title: str | None
+    created_at: int
+    updated_at: int
+    turns: int
+    status: str
+
+
+class UnknownSession(KeyError):
+    def __init__(self, session_id: str):
+        super().__init__(session_id)
+        self.session_id = session_id
+
+    def __str__(self) -> str:
+        return f"unknown session {self.session_id}"
+
+
+class WorkspaceHost:
+    """The sessions of one workspace folder."""
+
+    def __init__(
+        self,
+        root: Path,
+        *,
+        settings: Settings,
+        editor: Editor,
+        env: Mapping[str, str] = os.environ,
+        on_agent: Callable[[Agent], None] | None = None,
+    ):
+        self.root = Path(root).resolve()
+        self.uri = self.root.as_uri()
+        self.editor = editor
+        self.env = env
+        self.settings = settings
+        self.on_agent = on_agent  # called with every Agent the host creates (the LSP relay attaches)
+        self.agents: dict[str, Agent] = {}
+        self.current_session_id: str | None = None
+        self.store = self._open_store()
+        self.journal = EditJournal()
+        self.policy = self._make_policy()
+        self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
+
+    # ------------------------------------------------------------------ store
+
+    def _open_store(self) -> SessionStore:
+        directory = sessions_dir_for(self.root, self.settings, self.env)
+        directory.mkdir(parents=True, exist_ok=True)
+        marker = directory / WORKSPACE_MARKER
+        if not marker.exists():
+            marker.write_text(json.dumps({"folder": str(self.root), "uri": self.uri}) + "\n", encoding="utf-8")
+        return SessionStore(directory)
+
+    def _make_policy(self) -> PermissionPolicy:
+        permissions = self.settings.permissions
+        return PermissionPolicy(
+            self.store.directory / PERMISSIONS_FILE,
+            roots=[self.root],
+            rules=[PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
+            defaults=dict(permissions.defaults),
+        )
+
+    @property
+    def sessions_dir(self) -> Path:
+        return sessions_dir_for(self.root, self.settings, self.env)
+
+    # ------------------------------------------------------------- sessions
+
+    def new_session(self, title: str | None = None) -> Agent:
+        session = self.store.create(title=title, meta={"workspaceUri": self.uri})
+        agent = self._make_agent(session)
+        self.current_session_id = agent.session_id
+        return agent
+
+    def has_session(self, session_id: str) -> bool:
+        return session_id in self.agents or self.store.path_of(session_id).exists()
+
+    def agent(self, session_id: str) -> Agent:
+        """The live agent of a session, loading it from the store on first use."""
+        agent = self.agents.get(session_id)
+        if agent is None:
+            if not self.store.path_of(session_id).exists():
+                raise UnknownSession(session_id)
+            agent = self._make_agent(self.store.load(session_id))
+        return agent
+
+    def use(self, session_id: str) -> Agent:
+        """The agent of a session the user just addressed; it becomes the current one."""
+        agent = self.agent(session_id)
+        self.current_session_id = session_id
+        return agent
+
+    def current(self) -> Agent:
+        """The current session's agent, created on first use."""
+        if self.current_session_id and self.has_session(self.current_session_id):
+            return self.agent(self.current_session_id)
+        return self.new_session()
+
+    def list_sessions(self) -> list[SessionListing]:
+        listings = []
+        for summary in self.store.list():
+            live = self.agents.get(summary.id)
+            listings.append(
+                SessionListing(
+                    session_id=summary.id,
+                    title=summary.title,
+                    created_at=summary.created,
+                    updated_at=summary.updated,
+                    turns=summary.turns,
+                    status=live.status if live else "idle",
+                )
+            )
+        return listings
+
+    async def delete_session(self, session_id: str) -> bool:
+        agent = self.agents.pop(session_id, None)
+        if agent is not None:
+            agent.cancel("user")
+            await self._retire(agent)
+        if self.current_session_id == session_id:
+            self.current_session_id = None
+        self.journal.forget(session_id)
+        self.policy.forget_session(session_id)
+        return self.store.delete(session_id)
+
+    async def revert_turn(self, session_id: str, turn: int) -> RevertReport:
+        """Undo the file changes the agent made in one turn (text the user changed since is left alone)."""
+        if not self.has_session(session_id):
+            raise UnknownSession(session_id)
+        return await self.journal.revert(self.editor, session_id, turn)
+
+    async def update_settings(self, settings: Settings) -> None:
+        """New settings apply to every turn that starts from now: idle agents are
+        retired and rebuilt on next use; running ones keep their turn."""
+        self.settings = settings
+        self.policy = self._make_policy()
+        self._registry = None
+        for session_id, agent in list(self.agents.items()):
+            if agent.status == "idle":
+                del self.agents[session_id]
+                await self._retire(agent)
+
+    async def close(self) -> None:
+        agents, self.agents = list(self.agents.values()), {}
+        for agent in agents:
+            agent.cancel("disposed")
+        for agent in agents:
+            await self._retire(agent)
+
+    async def _retire(self, agent: Agent) -> None:
+        """Dispose an agent and close its providers' connections."""
+        await agent.dispose()
+        agent.session.flush()
+        for provider in agent.providers.values():
+            close = getattr(provider, "aclose", None)
+            if close is not None:
+                try:
+                    await close()
+                except Exception:
+                    log.exception("closing provider %s", getattr(provider, "name", provider))
+
+    # -------------------------------------------------------------- building
+
+    def resolve_model(self) -> ResolvedModel:
+        """The model the settings and env ask for; ValueError with a readable message if unusable."""
+        return create_provider(self.settings.model, self.env)
+
+    def _make_agent(self, session) -> Agent:
+        resolved = self.resolve_model()
+        providers = {resolved.provider_name: resolved.provider}
+        if resolved.fallback is not None:
+            providers[resolved.fallback.provider_name] = resolved.fallback.provider
+        options = AgentOptions(
+            provider=resolved.provider_name,
+            model=resolved.model,
+            system_prompt=self._system_prompt,
+            max_tokens=self.settings.model.max_output_tokens,
+            temperature=self.settings.model.temperature,
+            max_parallel_tool_calls=self.settings.max_parallel_tool_calls,
+            cancel_grace_s=self.settings.cancel_grace_s,
+            fallback_provider=resolved.fallback.provider_name if resolved.fallback else None,
+            fallback_model=resolved.fallback.model if resolved.fallback else None,
+        )
+        agent = Agent(session, providers=providers, tools=self.tool_registry(), options=options)
+        self.agents[agent.session_id] = agent
+        if self.on_agent is not None:
+            self.on_agent(agent)
+        return agent
+
+    def tool_registry(self) -> ToolRegistry:
+        if self._registry is None:
+            self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal))
+        return self._registry
+
+    def _system_prompt(self) -> str:
+        open_files = [p for p in self.editor.open_documents() if p == self.root or self.root in p.parents]
+        return build_system_prompt([self.root], open_files=open_files)

@@ -1,0 +1,85 @@
+"""The handshake cache: a second start answers `initialize` from the cache, exactly once."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+from agent_lsp.lsp.handshake import frame, read_message
+
+
+def run_session(tmp_path, messages: list) -> list[dict]:
+    """Send framed messages (dicts, or raw bytes bodies) to `python -m agent_lsp.lsp`;
+    return every message it wrote."""
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), AGENT_LSP_CONFIG=str(tmp_path / "none.toml"))
+    env.pop("AGENT_LSP_NO_INIT_CACHE", None)
+    data = b"".join(frame(m) if isinstance(m, dict) else b"Content-Length: %d\r\n\r\n" % len(m) + m for m in messages)
+    proc = subprocess.run(
+        [sys.executable, "-m", "agent_lsp.lsp"], input=data, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, timeout=30
+    )
+    stream = io.BytesIO(proc.stdout)
+    out = []
+    while (item := read_message(stream)) is not None:
+        out.append(item[1])
+    return out
+
+
+def test_second_start_answers_initialize_from_the_cache_exactly_once(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "processId": None,
+            "rootUri": workspace.as_uri(),
+            "capabilities": {},
+            "initializationOptions": {"sessionsDir": str(tmp_path / "sessions")},
+        },
+    }
+    script = [init, {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+              {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"}]
+
+    first = run_session(tmp_path, script)
+    cached = list((tmp_path / "cache" / "agent-lsp").glob("initialize-*.json"))
+    assert len(cached) == 1
+    second = run_session(tmp_path, script)
+
+    for out in (first, second):
+        answers = [m for m in out if m.get("id") == 1]
+        assert len(answers) == 1, out
+        assert [m for m in out if m.get("id") == 2] == [{"jsonrpc": "2.0", "id": 2, "result": None}]
+    result_1 = next(m for m in first if m.get("id") == 1)["result"]
+    result_2 = next(m for m in second if m.get("id") == 1)["result"]
+    assert result_1 == result_2 == json.loads(cached[0].read_text())
+    assert "agentLsp.followup" in result_2["capabilities"]["executeCommandProvider"]["commands"]
+
+
+def test_garbage_on_the_wire_does_not_kill_the_server(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {},
+                       "initializationOptions": {"sessionsDir": str(tmp_path / "sessions")}}}
+    out = run_session(
+        tmp_path,
+        [
+            init,
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            b"{this is not json",
+            {"jsonrpc": "2.0", "id": 2, "method": "textDocument/codeAction", "params": {"textDocument": 42}},
+            {"jsonrpc": "2.0", "id": 3, "method": "agent/session/new", "params": {"title": 7}},
+            {"jsonrpc": "2.0", "id": 4, "method": "agent/session/list", "params": {}},
+            {"jsonrpc": "2.0", "id": 5, "method": "shutdown"},
+            {"jsonrpc": "2.0", "method": "exit"},
+        ],
+    )
+    by_id = {m.get("id"): m for m in out if "id" in m and "method" not in m}
+    assert by_id[2]["error"]["code"] == -32602 and "textDocument" in by_id[2]["error"]["message"]
+    assert by_id[3]["error"]["code"] == -32602 and "title" in by_id[3]["error"]["message"]
+    assert by_id[4]["result"] == {"sessions": []}
+    assert by_id[5]["result"] is None
