@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import deque
 from typing import Any, Awaitable, Callable
 
+from agent_lsp.agent.accounting import WorkAccount, account_work
 from agent_lsp.agent.hooks import HookBus
 from agent_lsp.agent.history import Assembler, derive_messages
 from agent_lsp.agent.inbox import NEXT_STEP, NEXT_TURN, Inbox, make_message
@@ -54,7 +56,13 @@ class Agent:
         providers: dict[str, ModelProvider],
         tools: ToolRegistry | None = None,
         options: AgentOptions,
+        listeners: dict[str, Callable[[dict[str, Any]], Any] | list[Callable[[dict[str, Any]], Any]]] | None = None,
+        start_source: str | None = None,
     ):
+        """`listeners` are live-event listeners registered before anything is
+        emitted, so they see `agent/created` and `agent/session-start`.
+        `start_source` overrides the session-start source ("startup" for a
+        new session, "resume" for a loaded or forked one; e.g. "clear")."""
         self.session = session
         self.id = session.id
         self.session_id = session.id
@@ -63,8 +71,12 @@ class Agent:
         self.options = options
         self.hooks = HookBus()
         self._listeners: dict[str, list[Callable[[dict[str, Any]], Any]]] = {}
+        self._emit_queue: deque[tuple[str, dict[str, Any]]] = deque()
+        self._emitting = False
         self.inbox = Inbox(session, self._emit)
-        self.inbox.rebuild(session.events)
+        # R2.12: only splices after the header's seedLength (a fork's inherited
+        # prefix) rebuild the inbox: a parent's pending work is not the child's.
+        self.inbox.rebuild(session.events[session.inherited_length:])
         self._status = "idle"
         self._token: CancelToken | None = None  # the active activity's controller
         self._activity: asyncio.Task[None] | None = None
@@ -88,7 +100,13 @@ class Agent:
                 break
         self._snapshot_cache: tuple[int, int, str | None] | None = None
         self.idle_listeners: list[Callable[[], Any]] = []
+        for name, fns in (listeners or {}).items():
+            for fn in fns if isinstance(fns, (list, tuple)) else [fns]:
+                self.on(name, fn)
         self._install_plugins()
+        self._emit("agent/created", {"agentId": self.id, "sessionId": self.session_id})
+        source = start_source or ("resume" if session.resumed else "startup")
+        self._emit("agent/session-start", {"source": source, "sessionId": self.session_id})
 
     def _install_plugins(self) -> None:
         from agent_lsp.agent.compaction import install_compaction
@@ -116,11 +134,25 @@ class Agent:
         return off
 
     def _emit(self, name: str, payload: dict[str, Any]) -> None:
-        for fn in tuple(self._listeners.get(name, ())):
-            try:
-                fn(payload)
-            except Exception:  # emit: listener errors are contained
-                log.exception("listener for %s failed", name)
+        """Deliver a live event to its listeners. An event emitted from inside
+        a listener is queued behind the one being delivered, so every
+        listener sees the same order (a status never appears to repeat)."""
+        if not self._listeners.get(name):
+            return
+        self._emit_queue.append((name, payload))
+        if self._emitting:
+            return
+        self._emitting = True
+        try:
+            while self._emit_queue:
+                name, payload = self._emit_queue.popleft()
+                for fn in tuple(self._listeners.get(name, ())):
+                    try:
+                        fn(payload)
+                    except Exception:  # emit: listener errors are contained
+                        log.exception("listener for %s failed", name)
+        finally:
+            self._emitting = False
 
     @property
     def status(self) -> str:
@@ -134,6 +166,10 @@ class Agent:
 
     def derive_messages(self) -> list[dict[str, Any]]:
         return derive_messages(self.session)
+
+    def consumed_work(self, *, start: int = 0) -> WorkAccount:
+        """Consumed-work accounting over this session's log from seq `start` (R2.13)."""
+        return account_work(self.session.events, start=start)
 
     # ------------------------------------------------------------------ inbox
 
@@ -150,7 +186,16 @@ class Agent:
         return self._send(make_message(content, id=id, source=source, context=context), NEXT_STEP, False)
 
     def remove(self, message_id: str) -> bool:
-        return self.inbox.remove(message_id)
+        removed = self.inbox.remove(message_id)
+        if removed:
+            self._flush_when_idle()
+        return removed
+
+    def _flush_when_idle(self) -> None:
+        """An inbox change while idle reaches no checkpoint soon: write it now
+        so queued work survives a crash of an idle server."""
+        if self._token is None and not self._maintenance:
+            self._flush_reporting(None)
 
     def _send(self, message: dict[str, Any], target: str, wake: bool) -> dict[str, Any]:
         if self._disposed:
@@ -161,6 +206,7 @@ class Agent:
             target = NEXT_TURN  # R2.11: fixed before the insertion
         self.inbox.append(target, message)
         if not wake:
+            self._flush_when_idle()
             return message
         if self._disposing:
             return message  # queued durably; never started or latched during disposal
@@ -212,18 +258,23 @@ class Agent:
             self._start_driver()  # the latched wake replays at convergence; status stays running
             return
         self._wake_latched = False
-        try:
-            self.session.flush()
-        except OSError as e:
-            log.error("flushing session %s failed: %s", self.id, e)
-            self._emit("agent/error", {"turn": self._last_turn, "step": None,
-                                       "error": {"code": "PERSISTENCE", "message": str(e)}})
+        self._flush_reporting(self._last_turn)
         self._set_status("idle")
         for fn in tuple(self.idle_listeners):
             try:
                 fn()
             except Exception:
                 log.exception("idle listener failed")
+
+    def _flush_reporting(self, turn: int | None) -> None:
+        """Flush at idle; a failure is reported (agent/error, the log), never
+        written as a session event after a closed turn (R11.2)."""
+        try:
+            self.session.flush()
+        except OSError as e:
+            log.error("flushing session %s failed: %s", self.id, e)
+            self._emit("agent/error", {"turn": turn, "step": None,
+                                       "error": {"code": "PERSISTENCE", "message": str(e)}})
 
     async def when_idle(self) -> None:
         """Resolve once the agent is quiescent, following replacement activity."""
@@ -548,7 +599,17 @@ class Agent:
             asm.feed(chunk)
 
         async def consume() -> None:
-            agen = provider.stream(request)
+            if self.hooks.has("llm/stream"):
+                # Middleware may wrap or short-circuit the stream. A failure it
+                # throws at dispatch stays thrown: a turn error, never offered
+                # to request recovery (spec §8).
+                agen = await self.hooks.run_waterfall(
+                    "llm/stream",
+                    {"request": request, "provider": request.provider, "turn": turn, "step": step, "signal": token},
+                    lambda p: provider.stream(p["request"]),
+                )
+            else:
+                agen = provider.stream(request)
             try:
                 async for chunk in agen:
                     if token.aborted:
@@ -652,6 +713,8 @@ class Agent:
             self._wake_latched = False
         if self._token is not None:
             self._token.abort(normalized)
+        else:
+            self._flush_when_idle()
 
     def dispose(self) -> "asyncio.Future[None]":
         """cancel({disposed}) synchronously (keeping the inbox durable for a
@@ -669,43 +732,52 @@ class Agent:
         await self.when_idle()
         self.session.close()  # flushes; a later load() of this id reads the file afresh
         self._disposed = True
-        self._emit("agent/disposed", {"agentId": self.id})
+        self._emit("agent/disposed", {"agentId": self.id, "sessionId": self.session_id})
 
     # ------------------------------------------------------------ maintenance
 
-    async def run_maintenance(self, task: Callable[[CancelToken], Awaitable[Any]]) -> Any:
-        """Run `task(signal)` between turns (R3.6). Status stays idle; waking
-        sends are latched and replay afterwards."""
-        if self._disposed:
+    def run_maintenance(self, task: Callable[[CancelToken], Awaitable[Any]]) -> "asyncio.Task[Any]":
+        """Start `task(signal)` between turns (R3.6) and return its asyncio
+        task (await it for the result). Only from true idle: otherwise this
+        raises AgentBusyError synchronously. While it runs the status stays
+        idle, waking sends are latched and replay afterwards, and cancel()
+        aborts its signal."""
+        if self._disposed or self._disposing:
             raise AgentDisposedError(f"agent {self.id} is disposed")
         if self._token is not None or self._maintenance:
             raise AgentBusyError("maintenance can only start while the agent is idle")
+        loop = asyncio.get_running_loop()
         token = CancelToken()
         self._token = token
         self._maintenance = True
-        done = self._maintenance_done = asyncio.get_running_loop().create_future()
-        try:
-            return await task(token)
-        finally:
-            self._maintenance = False
-            self._maintenance_done = None
-            done.set_result(None)
-            self._token = None
-            self.session.flush()
-            if self._wake_latched and self.inbox.pending and not self._disposing:
-                self._wake_latched = False
-                self._start_driver()
-            self._wake_latched = False
+        done = self._maintenance_done = loop.create_future()
 
-    async def compact_now(self) -> dict[str, Any] | None:
-        """Manual compaction as a maintenance task (R10.9). Returns a summary
-        of what was compacted, or None when there was nothing to compact.
-        Raises CompactionError(kind) with kind busy/cancelled/changed/summary/
-        commit/persistence."""
+        async def run() -> Any:
+            try:
+                return await task(token)
+            finally:
+                self._maintenance = False
+                self._maintenance_done = None
+                done.set_result(None)
+                self._token = None
+                self._flush_reporting(None)
+                if self._wake_latched and self.inbox.pending and not self._disposing:
+                    self._wake_latched = False
+                    self._start_driver()
+                self._wake_latched = False
+
+        return loop.create_task(run())
+
+    def compact_now(self) -> "Awaitable[dict[str, Any] | None]":
+        """Manual compaction as a maintenance task (R10.9); await the result:
+        a summary of what was compacted, or None when there was nothing to
+        compact. Raises CompactionError(kind), kind busy (synchronously, when
+        the agent is not idle), cancelled, changed, summary, commit or
+        persistence."""
         from agent_lsp.agent.compaction import Compaction, CompactionError
 
         compaction = self.compaction or Compaction(self)
         try:
-            return await self.run_maintenance(compaction.compact_manual)
+            return self.run_maintenance(compaction.compact_manual)
         except AgentBusyError as e:
             raise CompactionError("busy", str(e)) from None

@@ -226,6 +226,10 @@ class Compaction:
                 "sourceEventSeqs": [start_event.seq, summary_event.seq, *rng],
             })
             session.append("compaction/end", {"compactionId": compaction_id, "turn": turn})
+            # The history now starts from a checkpoint: plugins that re-inject
+            # context at a session start hear it (spec §8, source "compact").
+            self.agent._emit("agent/session-start", {"source": "compact", "sessionId": self.agent.session_id,
+                                                     "compactionId": compaction_id})
             return {"compactionId": compaction_id, "shadowedSeqs": list(rng), "shadowedTokenCount": shadowed_tokens}
         except BaseException as e:
             session.append("compaction/end", {"compactionId": compaction_id, "turn": turn,
@@ -344,6 +348,8 @@ class Compaction:
 
     async def compact_manual(self, signal: "CancelToken") -> dict[str, Any] | None:
         """Maintenance: summarise everything up to the last balanced cut."""
+        if signal.aborted:
+            raise CompactionError("cancelled", "compaction was cancelled")
         rng = self.select_range(0)
         if rng is None:
             return None  # a no-op writes nothing

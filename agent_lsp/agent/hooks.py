@@ -17,6 +17,9 @@ Points, payloads (dicts) and results:
                             -> {"kind": "enter", "messages": [...]} | {"kind": "reject", "reason"?}
     agent/request           {config: {provider, model, maxTokens, temperature, options?}, turn, step, signal}
                             -> the config to use (a replacement switches the route; it stays routed)
+    llm/stream              {request: ModelRequest, provider: str, turn, step, signal}
+                            -> an async iterator of chunks (wrap `await next()` or replace it);
+                               a throw here is a turn error, not offered to agent/request-error
     agent/request-error     {turn, step, provider, model, failure: LlmFailure, attempt, signal}
                             -> {"kind": "retry"} to re-send in the same step; None (the default) is terminal
     tools/pre-execute       {callId, name, arguments: BaseModel, tool, turn, step, signal}
@@ -38,6 +41,7 @@ WATERFALL_POINTS = frozenset(
         "system-prompt/assemble",
         "agent/pre-step",
         "agent/request",
+        "llm/stream",
         "agent/request-error",
         "tools/pre-execute",
         "tools/execute",

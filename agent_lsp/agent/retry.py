@@ -6,8 +6,13 @@
   +-10 % jitter); a provider Retry-After no longer than the cap replaces the
   backoff. A durable `llm/retry` precedes the wait and `llm/retry-started`
   follows it; a cancel during the wait writes no started event and no retry.
-- fallback model: MODEL_UNAVAILABLE switches the route (through
-  `agent/request`, so it is logged as a `change` header) and retries once.
+- fallback model: MODEL_UNAVAILABLE, or OVERLOADED once the transient
+  budget for the primary is spent (or retry is disabled), switches the route
+  to the fallback provider/model (through `agent/request`, so it is logged
+  as a `change` header) and re-sends in the same step, after a durable
+  `llm/fallback {turn, step, failure, from, to}`. The switch is sticky
+  for the agent's lifetime; the fallback gets its own transient budget (the
+  budget is kept per step and route).
 
 User cancels and hook blocks never reach here (cancellation always wins).
 """
@@ -19,12 +24,13 @@ import random
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from agent_lsp.llm.types import MODEL_UNAVAILABLE, TRANSIENT_CODES
+from agent_lsp.llm.types import MODEL_UNAVAILABLE, OVERLOADED, TRANSIENT_CODES
 
 if TYPE_CHECKING:
     from agent_lsp.agent.agent import Agent
 
 RETRYABLE = TRANSIENT_CODES | {"TRANSPORT"}
+FALLBACK_CODES = frozenset({MODEL_UNAVAILABLE, OVERLOADED})
 
 
 def backoff_delay_s(retry: int, *, base: float, cap: float, jitter: float, retry_after_ms: Any = None,
@@ -38,18 +44,18 @@ def backoff_delay_s(retry: int, *, base: float, cap: float, jitter: float, retry
 
 def install_retry(agent: "Agent") -> None:
     opts = agent.options.retry
-    counts: dict[tuple[int, int], int] = {}
+    counts: dict[tuple[Any, ...], int] = {}
 
     async def on_request_error(p: dict[str, Any], next_: Any) -> Any:
         failure = p["failure"]
         if failure.get("code") not in RETRYABLE:
             return await next_()
-        key = (p["turn"], p["step"])
+        key = (p["turn"], p["step"], p.get("provider"), p.get("model"))
         n = counts.get(key, 0)
         if n >= opts.max_retries:
             return await next_()
         n += 1
-        counts.clear()  # only the current step's budget matters
+        counts.clear()  # only the current step and route's budget matters
         counts[key] = n
         delay = backoff_delay_s(n, base=opts.base_delay_s, cap=opts.max_delay_s, jitter=opts.jitter,
                                 retry_after_ms=failure.get("providerRetryAfterMs"))
@@ -84,8 +90,14 @@ def install_fallback(agent: "Agent") -> None:
         return next_()
 
     async def on_request_error(p: dict[str, Any], next_: Any) -> Any:
-        if p["failure"].get("code") == MODEL_UNAVAILABLE and not state["active"]:
+        if p["failure"].get("code") in FALLBACK_CODES and not state["active"] and not p["signal"].aborted:
             state["active"] = True
+            agent.session.append("llm/fallback", {
+                "turn": p["turn"], "step": p["step"], "failure": p["failure"],
+                "from": {"provider": p.get("provider"), "model": p.get("model")},
+                "to": {"provider": opts.fallback_provider or p.get("provider"),
+                       "model": opts.fallback_model or p.get("model")},
+            })
             return {"kind": "retry"}
         return await next_()
 

@@ -56,11 +56,19 @@ class JsonlWriter:
         self.path = path
         self.fsync = fsync
         self._pending: list[str] = []
+        self._auto_at = BATCH_LINES  # pending size that triggers a batch write
 
     def add(self, line: str) -> None:
+        """Buffer one line; write a batch when enough are pending. A failed
+        batch write is logged, not raised: the event is already committed in
+        memory, and the next checkpoint flush (which does raise) retries it."""
         self._pending.append(line)
-        if len(self._pending) >= BATCH_LINES:
-            self.flush()
+        if len(self._pending) >= self._auto_at:
+            try:
+                self.flush()
+            except OSError as e:
+                log.error("writing %s failed (will retry): %s", self.path, e)
+                self._auto_at = len(self._pending) + BATCH_LINES
 
     def flush(self) -> None:
         if not self._pending:
@@ -80,6 +88,7 @@ class JsonlWriter:
                     pass
                 raise
         self._pending.clear()  # only once written: a failed flush is retried by the next one
+        self._auto_at = BATCH_LINES
 
     @property
     def pending(self) -> int:
@@ -98,6 +107,8 @@ class Session:
         meta: dict[str, Any] | None = None,
         created: int | None = None,
         resumed: bool = False,
+        parent_session: str | None = None,
+        inherited_length: int = 0,
     ):
         self.id = session_id
         self.events: list[Event] = []
@@ -107,6 +118,10 @@ class Session:
         # the next agent logs `request/header reason=resume` (spec §11.4).
         self.resumed = resumed
         self.seed_length = 0
+        # A fork (spec §11.5): the parent's id and how many leading events were
+        # copied from it (the file header's seedLength). 0 for a fresh session.
+        self.parent_session = parent_session
+        self.inherited_length = inherited_length
         self.surface: list[int] = []
         self.replace_generation = 0
         self.last_replace_seq = -1  # seq of the latest positional replacement

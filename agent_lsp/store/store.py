@@ -1,7 +1,8 @@
 """Session files: one `<id>.jsonl` per session in one directory.
 
 Line 1 is a header `{"kind": "agent_lsp.session", "version", "id", "created",
-"title", "meta"}`; every other line is one event `{"seq","time","type","data"}`.
+"title", "meta"}` (a fork adds "parentSession" and "seedLength"); every other
+line is one event `{"seq","time","type","data"}`.
 Loading repairs a torn last line (a crash mid-write) by truncating it, closes
 an open turn (spec §11.3) and marks the resume with `session/end-seed`.
 A corrupt file raises `CorruptSessionError` naming its path and line; `list()`
@@ -43,6 +44,7 @@ class SessionSummary:
     turns: int
     event_count: int
     path: Path | None = None
+    parent: str | None = None  # the session this one was forked from
 
 
 def new_session_id() -> str:
@@ -59,6 +61,16 @@ def _message_text(message: dict[str, Any]) -> str:
     if isinstance(content, str):
         return content
     return "".join(b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text")
+
+
+def _open_turn(events: list[Event]) -> int | None:
+    """The number of the turn left open at the end of `events`, if any."""
+    for e in reversed(events):
+        if e.type == "turn/end":
+            return None
+        if e.type == "turn/start":
+            return int(e.data.get("turn", 0))
+    return None
 
 
 class SessionStore:
@@ -102,6 +114,9 @@ class SessionStore:
         if not path.exists():
             raise FileNotFoundError(f"no session {session_id} at {path}")
         header, events = self._read(path, repair_torn=True)
+        inherited = header.get("seedLength")
+        if inherited is not None and (not isinstance(inherited, int) or not 0 <= inherited <= len(events)):
+            raise CorruptSessionError(path, 1, f"invalid seedLength {inherited!r}")
         session = Session(
             session_id,
             events,
@@ -109,16 +124,66 @@ class SessionStore:
             meta=header.get("meta") or {},
             created=int(header.get("created") or now_ms()),
             resumed=True,
+            parent_session=header.get("parentSession"),
+            inherited_length=inherited or 0,
         )
         if header.get("title"):
             session.meta.setdefault("title", header["title"])
         last_time = events[-1].time if events else now_ms()
         for type_, data in repair_events(events):
             session.append(type_, data, time=last_time)
+        self._seal_seed(session)
+        self._live[session_id] = session
+        return session
+
+    @staticmethod
+    def _seal_seed(session: Session) -> None:
+        """Mark where the seed ends (spec §11.4) and write it out."""
+        events = session.events
         if not events or events[-1].type != "session/end-seed":
             session.append("session/end-seed", {"seedLength": len(events)})
         session.seed_length = len(session.events)
         session.flush()
+
+    # ------------------------------------------------------------------- fork
+
+    def fork(self, source_id: str, boundary: int | None = None, *, title: str | None = None,
+             meta: dict[str, Any] | None = None) -> Session:
+        """A new session seeded with the source's events `0..boundary` (a seq;
+        default: all of them), spec §11.5. The prefix must not end inside an
+        open turn (ValueError). The child records `parentSession` and
+        `seedLength` in its header, continues the turn numbering, and starts
+        with an empty inbox (the parent's pending work stays the parent's).
+        The source is read, never modified."""
+        live = self._live.get(source_id)
+        if live is not None and not live.closed:
+            source_events, source_meta = live.events, live.meta
+        else:
+            header, source_events = self._read(self.path_of(source_id), repair_torn=False)
+            source_meta = header.get("meta") or {}
+        n = len(source_events) if boundary is None else boundary + 1
+        if not 0 <= n <= len(source_events):
+            raise ValueError(f"fork boundary {boundary} is outside session {source_id} (0..{len(source_events) - 1})")
+        prefix = [Event(e.seq, e.time, e.type, e.data) for e in source_events[:n]]
+        open_turn = _open_turn(prefix)
+        if open_turn is not None:
+            raise ValueError(f"fork boundary {boundary} of session {source_id} is inside open turn {open_turn}")
+        child_meta = {k: v for k, v in source_meta.items() if k != "title"}
+        child_meta.update(meta or {})
+        session_id = new_session_id()
+        path = self.path_of(session_id)
+        created = now_ms()
+        header = {"kind": HEADER_KIND, "version": 1, "id": session_id, "created": created, "title": title,
+                  "meta": child_meta, "parentSession": source_id, "seedLength": n}
+        with open(path, "x", encoding="utf-8") as f:
+            f.write(json.dumps(header, ensure_ascii=False) + "\n")
+            for e in prefix:
+                f.write(json.dumps(e.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n")
+        session = Session(session_id, prefix, writer=JsonlWriter(path, fsync=self.fsync), meta=child_meta,
+                          created=created, resumed=True, parent_session=source_id, inherited_length=n)
+        if title:
+            session.meta.setdefault("title", title)
+        self._seal_seed(session)
         self._live[session_id] = session
         return session
 
@@ -225,6 +290,10 @@ class SessionStore:
                     break  # torn tail; load() repairs it
                 count += 1
                 last_line = line
+                # A cheap shape check (every line the writer makes has it), so an
+                # obviously damaged file is reported here; load() checks fully.
+                if not (line.startswith(b'{"seq":') and line.endswith(b"}\n")):
+                    raise CorruptSessionError(path, count + 1, "invalid event line")
                 if b'"type":"turn/start"' in line:
                     turns += 1
                 elif title is None and b'"type":"user/message"' in line:
@@ -247,6 +316,7 @@ class SessionStore:
             turns=turns,
             event_count=count,
             path=path,
+            parent=header.get("parentSession"),
         )
 
     # ----------------------------------------------------------------- delete

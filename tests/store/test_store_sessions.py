@@ -83,8 +83,9 @@ def test_corrupt_file_reports_path_and_line_and_others_still_load(tmp_path):
     assert str(path) in str(info.value)
     assert fresh.load(good.id).events[0].type == "turn/start"
     listed = fresh.list()
-    # listing reads headers and counts lines; the bad line is only found by load()
-    assert sorted(x.id for x in listed) == sorted([good.id, bad.id])
+    # listing skips the damaged file and reports it with its path and line
+    assert [x.id for x in listed] == [good.id]
+    assert [(e.path, e.line) for e in fresh.list_errors] == [(path, 3)]
 
 
 def test_list_titles_turns_newest_first_and_skips_corrupt(tmp_path):
