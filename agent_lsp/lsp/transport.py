@@ -16,8 +16,8 @@ from typing import BinaryIO
 
 
 def protect_stdout() -> BinaryIO:
-    """Move fd 1 aside for JSON-RPC; fd 1 and sys.stdout then go to stderr, so no
-    print(), C extension or child process can corrupt the message stream."""
+    """Move fd 1 aside for JSON-RPC; fd 1 and sys.stdout then go to stderr, so
+    no stray print, C extension or child process can corrupt the message stream."""
     rpc_out = os.fdopen(os.dup(1), "wb", buffering=0)
     os.dup2(2, 1)
     sys.stdout = sys.stderr
