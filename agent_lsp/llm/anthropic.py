@@ -10,13 +10,12 @@ so each request reads the previous request's prefix from the cache.
 from __future__ import annotations
 
 import json
-from contextlib import aclosing
 from typing import Any, AsyncIterator, Mapping
 
 from . import models
 from .failures import classify_stream_error
 from .sse import parse_json
-from .transport import StreamContext, Timeouts, drain, join_url, make_client, stream_sse
+from .transport import StreamContext, Timeouts, join_url, make_client, normalise, stream_sse
 from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelInfo, ModelRequest, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -348,21 +347,7 @@ class AnthropicProvider:
         ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets)
         state = AnthropicStream(ctx)
         events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
-        async with aclosing(events):
-            async for batch in events:
-                for event in batch:
-                    for chunk in state.feed(event.event, event.data):
-                        yield chunk
-                    if state.done:
-                        *closing, finish = state.end()
-                        for chunk in closing:
-                            yield chunk
-                        # Consumers stop at `finish`: read the body's end first, so the
-                        # connection returns to the pool instead of being dropped.
-                        await drain(events)
-                        yield finish
-                        return
-        for chunk in state.end():  # raises: the stream ended before its terminal event
+        async for chunk in normalise(events, state, lambda event: state.feed(event.event, event.data)):
             yield chunk
 
     async def aclose(self) -> None:

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from contextlib import aclosing
 from typing import Any, AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
 from . import models
 from .failures import classify_stream_error
-from .sse import parse_json
-from .transport import StreamContext, Timeouts, drain, join_url, make_client, stream_sse
+from .sse import SseEvent, parse_json
+from .transport import StreamContext, Timeouts, join_url, make_client, normalise, stream_sse
 from .types import (
     CONTENT_FILTER,
     EMPTY_RESPONSE,
@@ -352,32 +351,22 @@ class OpenAIProvider:
         ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets)
         state = OpenAIStream(ctx)
         events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
-        async with aclosing(events):
-            async for batch in events:
-                for event in batch:
-                    if event.event == "error":  # a few servers name their error events
-                        payload = _json_or_none(event.data)
-                        raise LlmError(
-                            classify_stream_error(
-                                payload if isinstance(payload, dict) else {"error": {"message": event.data}},
-                                provider=self.name,
-                                model=request.model,
-                                request_id=ctx.request_id,
-                                secrets=self._secrets,
-                            )
-                        )
-                    for chunk in state.feed(event.data):
-                        yield chunk
-                    if state.done:
-                        *closing, finish = state.end()
-                        for chunk in closing:
-                            yield chunk
-                        # Consumers stop at `finish`: read the body's end first, so the
-                        # connection returns to the pool instead of being dropped.
-                        await drain(events)
-                        yield finish
-                        return
-        for chunk in state.end():  # raises: the stream ended before its terminal event
+
+        def feed(event: SseEvent) -> list[dict[str, Any]]:
+            if event.event == "error":  # a few servers name their error events
+                payload = _json_or_none(event.data)
+                raise LlmError(
+                    classify_stream_error(
+                        payload if isinstance(payload, dict) else {"error": {"message": event.data}},
+                        provider=self.name,
+                        model=request.model,
+                        request_id=ctx.request_id,
+                        secrets=self._secrets,
+                    )
+                )
+            return state.feed(event.data)
+
+        async for chunk in normalise(events, state, feed):
             yield chunk
 
     async def aclose(self) -> None:

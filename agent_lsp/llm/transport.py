@@ -13,8 +13,9 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import json
+from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Mapping
+from typing import Any, AsyncIterator, Callable, Mapping, Protocol
 
 import httpx
 
@@ -183,6 +184,39 @@ async def drain(events: AsyncIterator[list[SseEvent]], seconds: float = 0.1) -> 
                 pass
     except (TimeoutError, LlmError):
         pass
+
+
+class StreamState(Protocol):
+    """A provider's normaliser: SSE events in, chunk dicts out."""
+
+    done: bool  # the terminal event was seen
+
+    def end(self) -> list[dict[str, Any]]:
+        """The closing chunks, `finish` last; raises LlmError if the stream ended early."""
+
+
+async def normalise(
+    events: AsyncIterator[list[SseEvent]],
+    state: StreamState,
+    feed: Callable[[SseEvent], list[dict[str, Any]]],
+) -> AsyncIterator[dict[str, Any]]:
+    """Drive `state` over the SSE events and yield its chunks, `finish` last."""
+    async with aclosing(events):
+        async for batch in events:
+            for event in batch:
+                for chunk in feed(event):
+                    yield chunk
+                if state.done:
+                    *closing, finish = state.end()
+                    for chunk in closing:
+                        yield chunk
+                    # Consumers stop at `finish`: read the body's end first, so the
+                    # connection returns to the pool instead of being dropped.
+                    await drain(events)
+                    yield finish
+                    return
+    for chunk in state.end():  # raises: the stream ended before its terminal event
+        yield chunk
 
 
 def join_url(base: str, path: str) -> str:
