@@ -10,7 +10,7 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Coroutine, Iterator
 
 from pygls.exceptions import JsonRpcException
 
@@ -104,17 +104,22 @@ def _report(result: TurnResult, transcript: Transcript) -> int:
     return EXIT_OK if result.ok else EXIT_TURN_FAILED
 
 
-def run_command(args: argparse.Namespace) -> int:
+def run_main(name: str, main: Coroutine[Any, Any, int]) -> int:
+    """Run one sub-command's coroutine; its errors become a message and an exit code."""
     try:
-        return asyncio.run(_run(args))
+        return asyncio.run(main)
     except UsageError as error:
-        print(f"agent-lsp run: {error}", file=sys.stderr)
+        print(f"agent-lsp {name}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except ServerError as error:
-        print(f"agent-lsp run: {error}", file=sys.stderr)
+        print(f"agent-lsp {name}: {error}", file=sys.stderr)
         return EXIT_TURN_FAILED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
+
+
+def run_command(args: argparse.Namespace) -> int:
+    return run_main("run", _run(args))
 
 
 async def _run(args: argparse.Namespace) -> int:
@@ -140,16 +145,7 @@ async def _run(args: argparse.Namespace) -> int:
 
 
 def chat_command(args: argparse.Namespace) -> int:
-    try:
-        return asyncio.run(_chat(args))
-    except UsageError as error:
-        print(f"agent-lsp chat: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except ServerError as error:
-        print(f"agent-lsp chat: {error}", file=sys.stderr)
-        return EXIT_TURN_FAILED
-    except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+    return run_main("chat", _chat(args))
 
 
 async def _chat(args: argparse.Namespace) -> int:

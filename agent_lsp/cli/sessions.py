@@ -5,7 +5,6 @@ an editor gets)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 import time
@@ -14,8 +13,8 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcException
 
-from agent_lsp.cli.client import HeadlessClient, ServerError
-from agent_lsp.cli.run import EXIT_OK, EXIT_TURN_FAILED, EXIT_USAGE, UsageError, make_client
+from agent_lsp.cli.client import HeadlessClient
+from agent_lsp.cli.run import EXIT_OK, EXIT_TURN_FAILED, EXIT_USAGE, make_client, run_main
 from agent_lsp.cli.transcript import Transcript, shorten
 
 
@@ -24,14 +23,7 @@ def sessions_command(args: argparse.Namespace) -> int:
         print(f"agent-lsp sessions {args.action}: which session? (give its ID; see `agent-lsp sessions`)",
               file=sys.stderr)
         return EXIT_USAGE
-    try:
-        return asyncio.run(_sessions(args))
-    except UsageError as error:
-        print(f"agent-lsp sessions: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except ServerError as error:
-        print(f"agent-lsp sessions: {error}", file=sys.stderr)
-        return EXIT_TURN_FAILED
+    return run_main("sessions", _sessions(args))
 
 
 async def _sessions(args: argparse.Namespace) -> int:
