@@ -22,7 +22,7 @@ import logging
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from agent_lsp.agent.history import Assembler, derive_messages
+from agent_lsp.agent.history import Assembler
 from agent_lsp.agent.inbox import new_message_id
 from agent_lsp.agent.signal import Aborted
 from agent_lsp.llm.types import CONTEXT_WINDOW_EXCEEDED, ModelRequest

@@ -4,7 +4,7 @@ import asyncio
 
 from agent_lsp.agent.ports import ToolOutput
 
-from agent_helpers import FnTool, Gate, events_of, make_agent, request_texts, settle, turn_ends, types_of
+from agent_helpers import FnTool, Gate, events_of, make_agent, request_texts, settle, turn_ends
 
 
 def four_calls(name="p"):
