@@ -1,9 +1,15 @@
-"""A 1,000-hunk edit_file call on a 50,000-line file, applied through DiskEditor.
+"""A 1,000-hunk edit_file call on a 50,000-line file.
 
-Measures the tool end to end (locate the 1,000 oldTexts, build the versioned
-edit, apply it, diff for the client) and the turn revert of that edit. The
-LSP round trip (workspace/applyEdit to a real client) is measured by the
-server benchmarks.
+1. In process, through DiskEditor: the tool end to end (locate the 1,000
+   oldTexts, build the versioned edit, apply it, diff for the client) and the
+   turn revert of that edit.
+2. Through the real server (`python -m agent_lsp.lsp`) and the headless client
+   (`agent_lsp.cli.client.HeadlessClient`), which applies the
+   `workspace/applyEdit` to the file on disk as an editor would: the scripted
+   model calls edit_file; the figure is the tool's time from `tool/call` to
+   `tool/result` in the session log (locating, the applyEdit round trip with
+   1,000 TextEdits, the client applying them), the whole turn as the client
+   sees it, and `agent/turn/revert` of that turn.
 
     .venv/bin/python bench/tools_edit.py [--lines 50000 --hunks 1000]
 """
@@ -12,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -19,6 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agent_lsp.cli.client import HeadlessClient  # noqa: E402
+from agent_lsp.cli.transcript import Transcript  # noqa: E402
 from agent_lsp.tools import build_tools  # noqa: E402
 from agent_lsp.tools.edit import apply_spans, locate_edits, unified_diff  # noqa: E402
 from agent_lsp.workspace.disk_editor import DiskEditor  # noqa: E402
@@ -77,6 +86,37 @@ async def main() -> None:
         elapsed = time.perf_counter() - started
         assert path.read_text() == text and report.reverted == [path]
         print(f"  turn revert of that edit     {1000 * elapsed:8.1f} ms")
+
+
+        await lsp_round_trip(root, text, edits)
+
+
+async def lsp_round_trip(root: Path, text: str, edits: list[dict]) -> None:
+    path = root / "big.py"
+    path.write_text(text)
+    quiet = Transcript(out=open(os.devnull, "w"), err=open(os.devnull, "w"), color=False)
+    script = [
+        {"tools": [{"name": "edit_file", "arguments": {"path": "big.py", "edits": edits}}]},
+        {"text": "done"},
+    ]
+    settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(root / "sessions")}
+    async with HeadlessClient(root, settings=settings, transcript=quiet) as client:
+        started = time.perf_counter()
+        result = await client.followup("apply the edits", timeout=120)
+        turn = time.perf_counter() - started
+        assert result.ok, result.reason
+        assert path.read_text().count("compute_fast(") == len(edits), "the client did not apply the edit"
+        loaded = await client.request("agent/session/load", {"sessionId": result.session_id})
+        times = {e["type"]: e["time"] for e in loaded["events"] if e["type"] in ("tool/call", "tool/result")}
+        print("through the server and the headless client (LSP over stdio):")
+        print(f"  edit_file tool/call -> tool/result  {times['tool/result'] - times['tool/call']:6d} ms"
+              "  (locate, applyEdit round trip, client applies 1 000 TextEdits)")
+        print(f"  whole turn as the client sees it    {1000 * turn:6.0f} ms")
+        started = time.perf_counter()
+        report = await client.request("agent/turn/revert", {"sessionId": result.session_id, "turn": 1})
+        elapsed = time.perf_counter() - started
+        assert path.read_text() == text and report["skipped"] == [], report
+        print(f"  agent/turn/revert of that turn      {1000 * elapsed:6.0f} ms")
 
 
 if __name__ == "__main__":

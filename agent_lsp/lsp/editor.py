@@ -36,7 +36,7 @@ from agent_lsp.agent.ports import (
     TextFileEdit,
 )
 from agent_lsp.lsp.protocol import AgentLspClientCapabilities, PermissionParams, PermissionResult, wire_dump
-from agent_lsp.workspace.documents import Documents, line_text, normalise_path
+from agent_lsp.workspace.documents import Documents, line_starts, normalise_path
 
 log = logging.getLogger(__name__)
 
@@ -172,10 +172,19 @@ class LspEditor:
     def _text_edits(self, op: TextFileEdit) -> list[types.TextEdit]:
         text = self._text_of(op.path)
         encoding = self.position_encoding
+        starts = line_starts(text)  # once per file: an edit may have thousands of positions
+
+        def line_at(line: int) -> str:
+            if line >= len(starts):
+                return ""
+            end = starts[line + 1] if line + 1 < len(starts) else len(text)
+            return text[starts[line] : end].rstrip("\r\n")
 
         def position(pos: tuple[int, int]) -> types.Position:
             line, character = pos
-            return types.Position(line=line, character=to_encoded_column(line_text(text, line), character, encoding))
+            if encoding == types.PositionEncodingKind.Utf32:
+                return types.Position(line=line, character=character)
+            return types.Position(line=line, character=to_encoded_column(line_at(line), character, encoding))
 
         return [
             types.TextEdit(range=types.Range(start=position(e.start), end=position(e.end)), new_text=e.new_text)

@@ -19,6 +19,7 @@ import asyncio
 import gc
 import logging
 import os
+import signal
 import sys
 import threading
 from pathlib import Path
@@ -415,6 +416,11 @@ def _register(server: AgentLanguageServer) -> None:
         for host in hosts:
             await host.close()
         ls.relay.close()
+        kill_running_commands()
+
+    @server.feature(types.EXIT)
+    def on_exit(ls: AgentLanguageServer, params: Any) -> None:
+        kill_running_commands()  # `exit` without `shutdown` too: no shell child outlives the server
 
     # ----------------------------------------------------------- workspace
 
@@ -739,10 +745,33 @@ def release_free_memory() -> None:
             pass
 
 
+def kill_running_commands() -> None:
+    """Kill the agent's running shell commands (their process groups), if the tools are loaded."""
+    shell = sys.modules.get("agent_lsp.tools.shell")
+    if shell is not None:
+        shell.kill_running_commands(sweep_children=True)
+
+
+def install_sigterm_handler() -> None:
+    """On SIGTERM, kill the running shell commands, then die of SIGTERM as before
+    (their groups are not our process group, so they would survive us)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        kill_running_commands()
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
 def create_server(env: Mapping[str, str] = os.environ) -> AgentLanguageServer:
     # pygls logs every outgoing message at INFO: keep it quiet unless debugging.
     if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
         logging.getLogger("pygls").setLevel(logging.WARNING)
     server = AgentLanguageServer(env)
     _register(server)
+    install_sigterm_handler()
     return server

@@ -9,9 +9,10 @@ ports too (`PermissionGate`, `EditRecorder`), implemented one layer up by
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, ClassVar, Protocol
+from typing import Any, Awaitable, ClassVar, Protocol, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
@@ -23,10 +24,14 @@ from agent_lsp.agent.ports import (
     ToolContext,
     ToolOutput,
 )
+from agent_lsp.tools.journal_record import PatchHunk, to_record
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.tools.text import decode, is_binary
 
 MAX_READ_BYTES = 20_000_000
+ABORT_POLL_S = 0.01  # for abort signals that cannot be awaited
+
+T = TypeVar("T")
 
 # -------------------------------------------------------------------- ports
 
@@ -55,6 +60,10 @@ class FileChange:
     after: str | None
     new_path: Path | None = None
     spans: tuple[tuple[int, int, str], ...] | None = None
+    # Rebuilt from the session log (agent_lsp.tools.journal_record), without the whole texts:
+    after_sha: str | None = None  # digest of the text after the change
+    patch: tuple[PatchHunk, ...] | None = None  # the hunks of a text change
+    deleted: bool = False  # a delete whose text may be unknown (before None: too big to keep)
 
 
 class EditRecorder(Protocol):
@@ -116,15 +125,21 @@ class ToolEnv:
             return
         if request.session_id is None:
             request = replace(request, session_id=ctx.session_id)
-        verdict = await self.policy.authorize(self.editor, request)
+        verdict = await unless_aborted(
+            ctx,
+            self.policy.authorize(self.editor, request),
+            f"The turn was cancelled while waiting for permission ({request.title}); nothing was done.",
+        )
         if not verdict.allowed:
             raise ToolError(
                 f"Permission denied: {request.title}. {verdict.reason}".strip(), "PERMISSION_DENIED"
             )
 
-    def record(self, ctx: ToolContext, change: FileChange) -> None:
+    def record(self, ctx: ToolContext, change: FileChange) -> dict[str, Any]:
+        """Journal the change; its durable record goes in the tool result's meta["journal"]."""
         if self.journal is not None:
             self.journal.record(ctx.session_id, ctx.turn, change)
+        return to_record(change)
 
 
 @dataclass(frozen=True)
@@ -158,6 +173,38 @@ def read_text(env: ToolEnv, path: Path, shown: str) -> FileText:
         raise ToolError(f"'{shown}' is a binary file ({len(data)} bytes); not shown", "BINARY_FILE")
     decoded = decode(data)
     return FileText(path, decoded.text, None, False, decoded.lossy)
+
+
+# ------------------------------------------------------------- cancellation
+
+
+async def unless_aborted(ctx: ToolContext, awaitable: Awaitable[T], message: str) -> T:
+    """Await `awaitable` (an editor round trip: applyEdit, a permission question,
+    a save) unless the turn is cancelled first: then stop waiting at once, drop
+    the answer and raise ABORTED with `message` (so a cancelled turn ends
+    without waiting for the editor)."""
+    task = asyncio.ensure_future(awaitable)
+    signal = getattr(ctx, "signal", None)
+    if signal is None:
+        return await task
+    wait = getattr(signal, "wait", None)
+    waiter = asyncio.ensure_future(wait() if callable(wait) else _poll_aborted(signal))
+    try:
+        await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+    except asyncio.CancelledError:
+        task.cancel()
+        waiter.cancel()
+        raise
+    if task.done():
+        waiter.cancel()
+        return task.result()
+    task.cancel()
+    raise ToolError(message, "ABORTED")
+
+
+async def _poll_aborted(signal: Any) -> None:
+    while not signal.aborted:
+        await asyncio.sleep(ABORT_POLL_S)
 
 
 # --------------------------------------------------------------------- tool

@@ -7,10 +7,22 @@ ONE versioned text edit through `Editor.apply_edit` (for the LSP editor: a
 `workspace/applyEdit` with a `TextDocumentEdit` at the buffer's version and a
 label, so it is one step on the editor's undo stack).
 
+Whole lines an edit leaves as they are (the context the model quoted to make
+oldText unique) are trimmed off, so only the changed lines are replaced in the
+buffer. Many edits in one call are located with a word index built once
+(`OccurrenceFinder`), not a whole-file scan per edit.
+
 Conflicts are never resolved silently: when the editor refuses the edit
 (`applied: false`, e.g. the user typed since the version we computed on), the
 tool re-reads the file and returns an error carrying its fresh text, and the
 model edits again against that.
+
+Cancel: a turn cancelled while the editor has not answered the applyEdit (or
+a permission question) does not wait for it: the tool returns ABORTED at once
+and says the editor may still apply the edit.
+
+The result's `meta["journal"]` is the durable record of the change (see
+`agent_lsp.tools.journal_record`): turn revert works from the session log.
 
 Edits visible to what runs next: after every applied edit the tool calls
 `Editor.save([path])`, so a command run next (tests, linters) reads the edited
@@ -23,17 +35,31 @@ applied (client or fallback), so saving them is a no-op.
 from __future__ import annotations
 
 import difflib
+import re
+from typing import Any
 
 from pydantic import Field
 
 from agent_lsp.agent.ports import PermissionRequest, TextEdit, TextFileEdit, ToolContext, ToolOutput
-from agent_lsp.tools.base import BuiltinTool, FileChange, FileText, ToolEnv, ToolError, ToolInput, read_text
+from agent_lsp.tools.base import (
+    BuiltinTool,
+    FileChange,
+    FileText,
+    ToolEnv,
+    ToolError,
+    ToolInput,
+    read_text,
+    unless_aborted,
+)
 from agent_lsp.tools.hunks import unified_diff
 from agent_lsp.tools.text import line_starts, position_of, split_lines
 
 MAX_FRESH_TEXT_CHARS = 20_000
 MAX_DIFF_CHARS = 8_000
 MAX_CANDIDATES = 5
+INDEX_FROM_EDITS = 16  # from this many edits in one call, index the text's words once
+
+_WORD = re.compile(r"\w+")
 
 
 class EditSpec(ToolInput):
@@ -81,13 +107,13 @@ class EditFile(BuiltinTool):
             ctx,
             PermissionRequest(tool=self.name, title=f"Edit {shown}", kind="write", path=path),
         )
-        await apply_text_change(self.env, ctx, file, spans, new_text, label=f"agent: edit {shown}")
+        record = await apply_text_change(self.env, ctx, file, spans, new_text, label=f"agent: edit {shown}")
         diff = unified_diff(file.text, new_text, shown, spans)
         removed, added = _count_diff(diff)
         summary = f"Edited {shown}: {len(spans)} replacement{'s' if len(spans) != 1 else ''} (+{added} -{removed} lines)."
         return ToolOutput(
             content=summary + "\n" + _cap(diff, MAX_DIFF_CHARS),
-            meta={"path": shown, "diff": diff, "replacements": len(spans)},
+            meta={"path": shown, "diff": diff, "replacements": len(spans), "journal": [record]},
         )
 
 
@@ -99,6 +125,7 @@ def locate_edits(text: str, edits: list[EditSpec], shown: str) -> list[tuple[int
     crlf = "\r\n" in text
     spans: list[tuple[int, int, str, int]] = []
     problems: list[str] = []
+    finder = OccurrenceFinder(text, indexed=len(edits) >= INDEX_FROM_EDITS)
     for number, edit in enumerate(edits, 1):
         old, new = edit.old_text, edit.new_text
         if crlf and "\r" not in old and "\n" in old:
@@ -110,7 +137,7 @@ def locate_edits(text: str, edits: list[EditSpec], shown: str) -> list[tuple[int
                 continue
             problems.append(f"edit {number}: oldText is empty (use write_file to replace a whole file)")
             continue
-        starts = _occurrences(text, old)
+        starts = finder.occurrences(old)
         if not starts:
             problems.append(f"edit {number}: oldText not found in {shown}. {_near_misses(text, edit.old_text)}")
         elif len(starts) > 1 and not edit.replace_all:
@@ -131,7 +158,27 @@ def locate_edits(text: str, edits: list[EditSpec], shown: str) -> list[tuple[int
                 "merge them into one edit",
                 "EDIT_NOT_APPLICABLE",
             )
-    return [(s, e, new) for s, e, new, _ in spans]
+    return [_trimmed(text, s, e, new) for s, e, new, _ in spans]
+
+
+def _trimmed(text: str, start: int, end: int, new: str) -> tuple[int, int, str]:
+    """The span without the whole lines it leaves as they are (the context lines
+    the model quoted to make oldText unique), so the editor changes only the
+    lines that change (marks, folds and the cursor on the others stay put) and
+    the diff shows only them."""
+    old = text[start:end]
+    limit = min(len(old), len(new))
+    prefix = 0
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    prefix = old.rfind("\n", 0, prefix) + 1  # whole lines only
+    if suffix:
+        newline = old.find("\n", max(0, len(old) - suffix - 1))
+        suffix = len(old) - (newline + 1) if newline >= 0 else 0
+    return start + prefix, end - suffix, new[prefix : len(new) - suffix]
 
 
 def _occurrences(text: str, old: str) -> list[int]:
@@ -141,6 +188,61 @@ def _occurrences(text: str, old: str) -> list[int]:
         found.append(i)
         i = text.find(old, i + len(old))
     return found
+
+
+class OccurrenceFinder:
+    """Every non-overlapping occurrence of an oldText, without a whole-file scan per edit.
+
+    A scan per edit makes a 1,000-edit call on a big file quadratic. With many
+    edits, the text's words (maximal \\w+ runs) are indexed once. A word of
+    oldText that touches neither end of it is a whole word of the text wherever
+    oldText occurs, at the same offset: so that word's positions (the rarest
+    such word is used) are all the candidates, checked one by one. The result
+    is exactly what the scan finds; an oldText with no inner word is scanned.
+    """
+
+    def __init__(self, text: str, indexed: bool):
+        self.text = text
+        self.indexed = indexed
+        self._words: dict[str, list[int]] | None = None
+
+    def occurrences(self, old: str) -> list[int]:
+        if not self.indexed:
+            return _occurrences(self.text, old)
+        anchor = self._rarest_inner_word(old)
+        if anchor is None:
+            return _occurrences(self.text, old)
+        word, offset = anchor
+        found: list[int] = []
+        end = 0
+        for position in self.words.get(word, ()):
+            start = position - offset
+            if start >= end and self.text.startswith(old, start):
+                found.append(start)
+                end = start + len(old)
+        return found
+
+    @property
+    def words(self) -> dict[str, list[int]]:
+        if self._words is None:
+            index: dict[str, list[int]] = {}
+            for match in _WORD.finditer(self.text):
+                index.setdefault(match.group(), []).append(match.start())
+            self._words = index
+        return self._words
+
+    def _rarest_inner_word(self, old: str) -> tuple[str, int] | None:
+        best: tuple[str, int] | None = None
+        best_count = -1
+        for match in _WORD.finditer(old):
+            if match.start() == 0 or match.end() == len(old):
+                continue  # may be part of a longer word of the text
+            count = len(self.words.get(match.group(), ()))
+            if best is None or count < best_count:
+                best, best_count = (match.group(), match.start()), count
+                if count <= 1:
+                    break
+        return best
 
 
 def _line_of(text: str, offset: int) -> int:
@@ -195,20 +297,34 @@ async def apply_text_change(
     new_text: str,
     label: str,
     exact: bool = True,
-) -> None:
+) -> dict[str, Any]:
     """Send the spans as one versioned edit; on refusal raise with the fresh text.
+    Returns the change's journal record (for the result's meta["journal"]).
 
     `exact`: the spans are the real changes (edit_file), so the journal can undo
     them one by one; a whole rewrite is not (the journal diffs it instead)."""
     starts = line_starts(file.text)
     edits = tuple(TextEdit(position_of(starts, s), position_of(starts, e), new) for s, e, new in spans)
-    result = await env.editor.apply_edit(
-        [TextFileEdit(file.path, edits, file.version if file.is_open else None)], label
+    shown = env.show(file.path)
+    result = await unless_aborted(
+        ctx,
+        env.editor.apply_edit([TextFileEdit(file.path, edits, file.version if file.is_open else None)], label),
+        f"The turn was cancelled while the editor was applying the edit to {shown}; its answer was "
+        "dropped. The editor may still apply it: read the file before editing it again.",
     )
     if not result.applied:
         raise conflict_error(env, file, result.failure_reason)
-    await env.editor.save([file.path])
-    env.record(ctx, FileChange(file.path, file.text, new_text, spans=tuple(spans) if exact else None))
+    record = env.record(ctx, FileChange(file.path, file.text, new_text, spans=tuple(spans) if exact else None))
+    try:
+        await unless_aborted(
+            ctx,
+            env.editor.save([file.path]),
+            f"The edit to {shown} was applied, but the turn was cancelled before the editor saved it.",
+        )
+    except ToolError as e:
+        e.meta = {**(e.meta or {}), "path": shown, "journal": [record]}
+        raise
+    return record
 
 
 def conflict_error(env: ToolEnv, before: FileText, reason: str | None) -> ToolError:

@@ -30,7 +30,7 @@ from agent_lsp.agent.ports import (
     ToolContext,
     ToolOutput,
 )
-from agent_lsp.tools.base import BuiltinTool, FileChange, ToolEnv, ToolError, ToolInput, read_text
+from agent_lsp.tools.base import BuiltinTool, FileChange, ToolEnv, ToolError, ToolInput, read_text, unless_aborted
 from agent_lsp.tools.edit import apply_text_change
 from agent_lsp.tools.hunks import unified_diff
 
@@ -84,12 +84,21 @@ def _exists(env: ToolEnv, path: Path) -> bool:
     return path.exists() or env.editor.document(path) is not None
 
 
-async def _create(env: ToolEnv, ctx: ToolContext, path: Path, content: str) -> None:
+def _waiting(env: ToolEnv, what: str) -> str:
+    return (
+        f"The turn was cancelled while the editor was {what}; its answer was dropped. The editor may "
+        "still do it: look before trying again."
+    )
+
+
+async def _create(env: ToolEnv, ctx: ToolContext, path: Path, content: str) -> dict:
     shown = env.show(path)
-    result = await create_with_content(env.editor, path, content, f"agent: create {shown}")
+    result = await unless_aborted(
+        ctx, create_with_content(env.editor, path, content, f"agent: create {shown}"), _waiting(env, f"creating {shown}")
+    )
     if not result.applied:
         raise ToolError(f"could not create {shown}: {result.failure_reason or 'refused'}", "EDIT_REJECTED")
-    env.record(ctx, FileChange(path, None, content))
+    return env.record(ctx, FileChange(path, None, content))
 
 
 def _check_parent(env: ToolEnv, path: Path) -> None:
@@ -126,16 +135,18 @@ class WriteFile(BuiltinTool):
             ctx, PermissionRequest(tool=self.name, title=f"Write {shown}", kind="write", path=path)
         )
         if not _exists(self.env, path):
-            await _create(self.env, ctx, path, args.content)
+            record = await _create(self.env, ctx, path, args.content)
             lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
-            return ToolOutput(content=f"Created {shown} ({lines} lines).", meta={"path": shown, "created": True})
+            return ToolOutput(
+                content=f"Created {shown} ({lines} lines).", meta={"path": shown, "created": True, "journal": [record]}
+            )
         file = read_text(self.env, path, shown)
         if file.text == args.content:
             return ToolOutput(content=f"{shown} already has this content; nothing changed.", meta={"path": shown})
         whole = [(0, len(file.text), args.content)]
-        await apply_text_change(self.env, ctx, file, whole, args.content, f"agent: write {shown}", exact=False)
+        record = await apply_text_change(self.env, ctx, file, whole, args.content, f"agent: write {shown}", exact=False)
         diff = unified_diff(file.text, args.content, shown)
-        return ToolOutput(content=f"Wrote {shown}.", meta={"path": shown, "diff": diff})
+        return ToolOutput(content=f"Wrote {shown}.", meta={"path": shown, "diff": diff, "journal": [record]})
 
 
 # -------------------------------------------------------------- create_file
@@ -160,8 +171,8 @@ class CreateFileTool(BuiltinTool):
         await self.env.authorize(
             ctx, PermissionRequest(tool=self.name, title=f"Create {shown}", kind="write", path=path)
         )
-        await _create(self.env, ctx, path, args.content)
-        return ToolOutput(content=f"Created {shown}.", meta={"path": shown, "created": True})
+        record = await _create(self.env, ctx, path, args.content)
+        return ToolOutput(content=f"Created {shown}.", meta={"path": shown, "created": True, "journal": [record]})
 
 
 # -------------------------------------------------------------- delete_file
@@ -190,17 +201,20 @@ class DeleteFileTool(BuiltinTool):
             before: str | None = read_text(self.env, path, shown).text
         except ToolError:
             before = None  # binary or unreadable: revert cannot bring it back
-        result = await delete_path(self.env.editor, path, f"agent: delete {shown}")
+        result = await unless_aborted(
+            ctx, delete_path(self.env.editor, path, f"agent: delete {shown}"), _waiting(self.env, f"deleting {shown}")
+        )
         if not result.applied:
             raise ToolError(f"could not delete {shown}: {result.failure_reason or 'refused'}", "EDIT_REJECTED")
         note = ""
         if not self.env.editor.supports_resource_operations and self.env.editor.document(path) is not None:
             note = " The editor still has it open; its buffer was not closed."
+        meta: dict = {"path": shown, "deleted": True}
         if before is not None:
-            self.env.record(ctx, FileChange(path, before, None))
+            meta["journal"] = [self.env.record(ctx, FileChange(path, before, None))]
         else:
             note += " (Not text: reverting this turn will not restore it.)"
-        return ToolOutput(content=f"Deleted {shown}.{note}", meta={"path": shown, "deleted": True})
+        return ToolOutput(content=f"Deleted {shown}.{note}", meta=meta)
 
 
 # -------------------------------------------------------------- rename_file
@@ -232,11 +246,15 @@ class RenameFileTool(BuiltinTool):
             PermissionRequest(tool=self.name, title=f"Rename {old} to {new}", kind="write", path=source,
                               detail=f"{old} -> {new}"),
         )
-        result = await rename_path(self.env.editor, source, target, f"agent: rename {old}")
+        result = await unless_aborted(
+            ctx, rename_path(self.env.editor, source, target, f"agent: rename {old}"), _waiting(self.env, f"renaming {old}")
+        )
         if not result.applied:
             raise ToolError(f"could not rename {old}: {result.failure_reason or 'refused'}", "EDIT_REJECTED")
         note = ""
         if not self.env.editor.supports_resource_operations and self.env.editor.document(source) is not None:
             note = " The editor still has the old path open."
-        self.env.record(ctx, FileChange(source, None, None, new_path=target))
-        return ToolOutput(content=f"Renamed {old} to {new}.{note}", meta={"path": old, "newPath": new})
+        record = self.env.record(ctx, FileChange(source, None, None, new_path=target))
+        return ToolOutput(
+            content=f"Renamed {old} to {new}.{note}", meta={"path": old, "newPath": new, "journal": [record]}
+        )

@@ -62,8 +62,10 @@ def hunks_from_spans(before: str, spans: list[tuple[int, int, str]]) -> list[Hun
         k += 1
         while True:
             chunk = _apply(before, bounds[b1], bounds[b2], group)
+            next_touches = k < len(groups) and groups[k][0] == b2
+            # a chunk ending in "\r" runs on when a "\n" may follow: the old text's or the next group's
             runs_on = (chunk != "" and not chunk.endswith(("\n", "\r"))) or (
-                chunk.endswith("\r") and b2 < n and before.startswith("\n", bounds[b2])
+                chunk.endswith("\r") and ((b2 < n and before.startswith("\n", bounds[b2])) or next_touches)
             )
             # a chunk that no longer ends its last line runs into what follows: take that in
             if runs_on and k < len(groups) and groups[k][0] == b2:

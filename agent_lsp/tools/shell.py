@@ -36,11 +36,42 @@ DRAIN_S = 0.2  # after the shell exits, how long its pipes may stay open
 _running_groups: set[int] = set()
 
 
-def kill_running_commands() -> None:
-    """Kill every command group still running (called at server exit)."""
-    for pgid in list(_running_groups):
+def kill_running_commands(*, sweep_children: bool = False) -> None:
+    """Kill every command group still running (called at server exit, SIGTERM).
+
+    `sweep_children`: also the groups led by this process's own children (for
+    a process whose only such children are commands, i.e. the server): a
+    command spawned an instant ago may not be registered yet (the spawn is
+    awaited), but it is already our child and the leader of its own group."""
+    groups = set(_running_groups)
+    if sweep_children:
+        groups |= _child_group_leaders()
+    for pgid in groups:
         _kill_group(pgid)
     _running_groups.clear()
+
+
+def _child_group_leaders() -> set[int]:
+    """Pids of our children that lead their own process group (Linux /proc; else none)."""
+    me = os.getpid()
+    leaders: set[int] = set()
+    try:
+        entries = os.scandir("/proc")
+    except OSError:
+        return leaders
+    with entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as f:
+                    fields = f.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            pid, ppid, pgid = int(entry.name), int(fields[1]), int(fields[2])
+            if ppid == me and pgid == pid:
+                leaders.add(pid)
+    return leaders
 
 
 atexit.register(kill_running_commands)

@@ -6,8 +6,15 @@ the editor (versioned edits, resource operations), and leaves alone what the
 user changed since: a hunk whose lines the user edited after the agent is
 kept and reported, the rest of the file is still reverted.
 
-Kept in memory (a bounded number of turns per session): revert is for the
-turns of a live session.
+Kept in memory (a bounded number of turns per session) while the server
+runs; the session log is the source of truth. Every file tool writes the
+durable record of its change in its result (`meta["journal"]`, see
+`agent_lsp.tools.journal_record`), and `rebuild(session_id, events)` reads
+them back, so a turn of a session from an earlier server run can be reverted
+too. A rebuilt text change has line hunks with context instead of the whole
+texts: each hunk is found again in the current text (near where it was, by
+its context) like `patch` does; a hunk whose lines or context the user
+changed is left alone and reported.
 """
 
 from __future__ import annotations
@@ -15,11 +22,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, Iterable
 
 from agent_lsp.agent.ports import Editor, TextEdit, TextFileEdit
 from agent_lsp.tools.base import FileChange
 from agent_lsp.tools.files import create_with_content, delete_path, rename_path
 from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans
+from agent_lsp.tools.journal_record import PatchHunk, from_record, text_digest
 from agent_lsp.tools.text import decode, is_binary, line_starts, position_of, split_keepends
 
 
@@ -39,6 +48,8 @@ class EditJournal:
     def __init__(self, max_turns_per_session: int = 100):
         self.max_turns = max_turns_per_session
         self._turns: dict[str, OrderedDict[int, list[FileChange]]] = {}
+        self._rebuilt: set[str] = set()  # sessions whose log was read (rebuild)
+        self._reverted: set[tuple[str, int]] = set()  # not to be brought back by a rebuild
 
     def record(self, session_id: str, turn: int, change: FileChange) -> None:
         turns = self._turns.setdefault(session_id, OrderedDict())
@@ -51,18 +62,58 @@ class EditJournal:
 
     def forget(self, session_id: str) -> None:
         self._turns.pop(session_id, None)
+        self._rebuilt.discard(session_id)
+        self._reverted = {key for key in self._reverted if key[0] != session_id}
+
+    def is_rebuilt(self, session_id: str) -> bool:
+        return session_id in self._rebuilt
+
+    def rebuild(self, session_id: str, events: Iterable[Any]) -> int:
+        """Add the turns of the session log (`tool/result` events whose meta has
+        journal records) that this journal does not hold yet; turns reverted
+        while this server runs stay reverted. Returns how many changes were added."""
+        known = set(self._turns.get(session_id, {}))
+        added = 0
+        by_turn: dict[int, list[FileChange]] = {}
+        for event in events:
+            kind, data = _event_parts(event)
+            if kind != "tool/result" or not isinstance(data, dict):
+                continue
+            meta = data.get("meta") or {}
+            turn = data.get("turn")
+            if not isinstance(meta, dict) or not isinstance(turn, int) or turn in known:
+                continue
+            if (session_id, turn) in self._reverted:
+                continue
+            for record in meta.get("journal") or ():
+                try:
+                    by_turn.setdefault(turn, []).append(from_record(record))
+                except (ValueError, KeyError, TypeError):
+                    continue  # a damaged record is not revertible; the others are
+        turns = self._turns.setdefault(session_id, OrderedDict())
+        for turn in sorted(by_turn):
+            turns[turn] = by_turn[turn]
+            added += len(by_turn[turn])
+        self._turns[session_id] = OrderedDict(sorted(turns.items()))
+        while len(self._turns[session_id]) > self.max_turns:
+            self._turns[session_id].popitem(last=False)
+        self._rebuilt.add(session_id)
+        return added
 
     async def revert(self, editor: Editor, session_id: str, turn: int) -> RevertReport:
         report = RevertReport()
         changes = self._turns.get(session_id, {}).pop(turn, [])
+        self._reverted.add((session_id, turn))
         label = f"agent: revert turn {turn}"
         for change in reversed(changes):
             if change.new_path is not None:
                 await _revert_rename(editor, change, label, report)
+            elif change.patch is not None:
+                await _revert_patch(editor, change, label, report)
+            elif change.deleted or (change.after is None and change.before is not None):
+                await _revert_delete(editor, change, label, report)
             elif change.before is None:
                 await _revert_create(editor, change, label, report)
-            elif change.after is None:
-                await _revert_delete(editor, change, label, report)
             else:
                 await _revert_text(editor, change, label, report)
         # a path reverted in one change and skipped in another is reported in both
@@ -181,7 +232,11 @@ async def _revert_create(editor: Editor, change: FileChange, label: str, report:
         report.reverted.append(change.path)  # already gone
         return
     current = _current(editor, change.path)
-    if current is None or current[0] != change.after:
+    if change.after is None and change.after_sha is not None:
+        unchanged = current is not None and text_digest(current[0]) == change.after_sha
+    else:
+        unchanged = current is not None and current[0] == change.after
+    if not unchanged:
         report.skipped.append(RevertSkip(change.path, "the file was changed after the agent created it"))
         return
     result = await delete_path(editor, change.path, label)
@@ -194,6 +249,9 @@ async def _revert_create(editor: Editor, change: FileChange, label: str, report:
 async def _revert_delete(editor: Editor, change: FileChange, label: str, report: RevertReport) -> None:
     if change.path.exists() or editor.document(change.path) is not None:
         report.skipped.append(RevertSkip(change.path, "a file exists at that path again"))
+        return
+    if change.before is None:
+        report.skipped.append(RevertSkip(change.path, "its text was too big to keep in the session log"))
         return
     result = await create_with_content(editor, change.path, change.before or "", label)
     if result.applied:
@@ -215,3 +273,87 @@ async def _revert_rename(editor: Editor, change: FileChange, label: str, report:
         report.reverted.append(change.path)
     else:
         report.skipped.append(RevertSkip(change.path, f"could not rename it back: {result.failure_reason}"))
+
+
+# ------------------------------------------------------- rebuilt (patch) changes
+
+
+def _event_parts(event: Any) -> tuple[Any, Any]:
+    if isinstance(event, dict):
+        return event.get("type"), event.get("data")
+    return getattr(event, "type", None), getattr(event, "data", None)
+
+
+async def _revert_patch(editor: Editor, change: FileChange, label: str, report: RevertReport) -> None:
+    """Undo a change known by its hunks (rebuilt from the log): each hunk is
+    found by its lines and context near where it was; a hunk the user edited
+    (or whose context they edited) is left alone and reported."""
+    path = change.path
+    current = _current(editor, path)
+    if current is None:
+        report.skipped.append(RevertSkip(path, "the file no longer exists or is not text"))
+        return
+    text, version = current
+    now = split_keepends(text)
+    hunks: list[PatchHunk] = list(change.patch or ())
+    exact = change.after_sha is not None and text_digest(text) == change.after_sha
+    places = _exact_places(hunks) if exact else _find_places(now, hunks)
+    offsets = [0]
+    for line in now:
+        offsets.append(offsets[-1] + len(line))
+    starts = line_starts(text)
+    edits: list[TextEdit] = []
+    kept = 0
+    for hunk, place in zip(hunks, places):
+        if place is None:
+            kept += 1
+            continue
+        c1, c2 = place
+        edits.append(TextEdit(position_of(starts, offsets[c1]), position_of(starts, offsets[c2]), hunk.old))
+    if edits:
+        result = await editor.apply_edit([TextFileEdit(path, tuple(edits), version)], label)
+        if not result.applied:
+            report.skipped.append(RevertSkip(path, f"the editor refused the revert: {result.failure_reason}"))
+            return
+        await editor.save([path])
+        report.reverted.append(path)
+    if kept:
+        report.skipped.append(
+            RevertSkip(path, f"{kept} of {len(hunks)} changes were edited since; left as they are")
+        )
+
+
+def _exact_places(hunks: list[PatchHunk]) -> list[tuple[int, int] | None]:
+    """The file is exactly as the agent left it: every hunk is where it was."""
+    return [(h.at, h.at + len(split_keepends(h.new))) for h in hunks]
+
+
+def _find_places(now: list[str], hunks: list[PatchHunk]) -> list[tuple[int, int] | None]:
+    """Where each hunk's new lines are in the current lines, found with their
+    context, nearest to where they were (shifted like the hunks before)."""
+    index: dict[str, list[int]] = {}
+    for i, line in enumerate(now):
+        index.setdefault(line, []).append(i)
+    places: list[tuple[int, int] | None] = []
+    drift = 0
+    floor = 0  # hunks do not overlap: each is after the previous one
+    for hunk in hunks:
+        pre, new, post = split_keepends(hunk.pre), split_keepends(hunk.new), split_keepends(hunk.post)
+        block = pre + new + post
+        if not block:  # nothing to recognise it by: only an empty file matches
+            places.append((0, 0) if not now else None)
+            continue
+        expected = hunk.at - len(pre) + drift
+        candidates = [
+            i for i in index.get(block[0], ()) if i + len(pre) >= floor and now[i : i + len(block)] == block
+        ]
+        if not candidates:
+            places.append(None)
+            continue
+        found = min(candidates, key=lambda i: (abs(i - expected), i))
+        drift = found - (hunk.at - len(pre))
+        c1 = found + len(pre)
+        c2 = c1 + len(new)
+        places.append((c1, c2))
+        floor = c2
+    return places

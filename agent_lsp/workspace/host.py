@@ -35,6 +35,8 @@ log = logging.getLogger(__name__)
 
 WORKSPACE_MARKER = "workspace.json"  # names the folder a sessions directory belongs to
 PERMISSIONS_FILE = "permissions.json"  # "always" answers for this folder
+PERMISSION_TIMEOUT_ENV = "AGENT_LSP_PERMISSION_TIMEOUT_SECONDS"
+DEFAULT_PERMISSION_TIMEOUT_S = 300.0  # an unanswered permission question is a "deny" after this
 
 
 def sessions_root(settings: Settings, env: Mapping[str, str] = os.environ) -> Path:
@@ -115,7 +117,21 @@ class WorkspaceHost:
             roots=[self.root],
             rules=[PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
             defaults=dict(permissions.defaults),
+            ask_timeout_s=self._permission_timeout_s(),
         )
+
+    def _permission_timeout_s(self) -> float:
+        """How long a permission question waits for the user before it counts as "deny"."""
+        raw = self.env.get(PERMISSION_TIMEOUT_ENV)
+        if raw:
+            try:
+                value = float(raw)
+                if value > 0:
+                    return value
+            except ValueError:
+                pass
+            log.warning("%s=%r is not a positive number of seconds; using %g", PERMISSION_TIMEOUT_ENV, raw, DEFAULT_PERMISSION_TIMEOUT_S)
+        return DEFAULT_PERMISSION_TIMEOUT_S
 
     @property
     def sessions_dir(self) -> Path:
@@ -184,6 +200,12 @@ class WorkspaceHost:
         """Undo the file changes the agent made in one turn (text the user changed since is left alone)."""
         if not self.has_session(session_id):
             raise UnknownSession(session_id)
+        if not self.journal.is_rebuilt(session_id):
+            # the session log is the source of truth: turns of an earlier server run are in it
+            # (read without building an agent: reverting needs no model)
+            live = self.agents.get(session_id)
+            session = live.session if live is not None else self.store.load(session_id)
+            self.journal.rebuild(session_id, session.events)
         return await self.journal.revert(self.editor, session_id, turn)
 
     async def update_settings(self, settings: Settings) -> None:

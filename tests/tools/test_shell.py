@@ -124,3 +124,23 @@ async def test_kill_running_commands_at_exit(disk_tools):
     out = await task
     assert all(gone(p) for p in pids)
     assert out.meta["exitCode"] != 0
+
+
+def test_the_server_sweep_kills_a_command_not_registered_yet(tmp_path):
+    # In a separate process (the sweep kills the caller's children that lead their
+    # own group): a command spawned but not yet registered as running dies too.
+    import subprocess
+    import sys
+
+    script = (
+        "import subprocess, sys\n"
+        "from agent_lsp.tools.shell import kill_running_commands\n"
+        "child = subprocess.Popen(['sleep', '30'], start_new_session=True)\n"
+        "plain = subprocess.Popen(['sleep', '30'])  # not a group leader: not ours to kill\n"
+        "kill_running_commands(sweep_children=True)\n"
+        "print(child.wait(5), plain.poll())\n"
+        "plain.kill()\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=20)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["-9", "None"]
