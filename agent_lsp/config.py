@@ -40,6 +40,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "AGENT_LSP_BASE_URL": ("model", "baseUrl"),
     "AGENT_LSP_SESSIONS_DIR": ("sessionsDir",),
     "AGENT_LSP_LOG_LEVEL": ("logLevel",),
+    "AGENT_LSP_PERMISSION_TIMEOUT_SECONDS": ("permissions", "askTimeoutSeconds"),
 }
 
 LAYER_ORDER = ("file", "env", "initializationOptions", "workspace")
@@ -63,6 +64,9 @@ class PermissionSettings(_Camel):
         default_factory=dict, description="per kind of call; built-in: commands ask, reads and writes are allowed"
     )
     rules: list[PermissionRuleSettings] = Field(default_factory=list)
+    ask_timeout_seconds: float = Field(
+        default=300.0, gt=0, description="an unanswered permission question counts as deny after this long"
+    )
 
 
 class Settings(BaseModel):

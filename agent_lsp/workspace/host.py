@@ -35,8 +35,6 @@ log = logging.getLogger(__name__)
 
 WORKSPACE_MARKER = "workspace.json"  # names the folder a sessions directory belongs to
 PERMISSIONS_FILE = "permissions.json"  # "always" answers for this folder
-PERMISSION_TIMEOUT_ENV = "AGENT_LSP_PERMISSION_TIMEOUT_SECONDS"
-DEFAULT_PERMISSION_TIMEOUT_S = 300.0  # an unanswered permission question is a "deny" after this
 
 
 def sessions_root(settings: Settings, env: Mapping[str, str] = os.environ) -> Path:
@@ -117,21 +115,8 @@ class WorkspaceHost:
             roots=[self.root],
             rules=[PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
             defaults=dict(permissions.defaults),
-            ask_timeout_s=self._permission_timeout_s(),
+            ask_timeout_s=permissions.ask_timeout_seconds,
         )
-
-    def _permission_timeout_s(self) -> float:
-        """How long a permission question waits for the user before it counts as "deny"."""
-        raw = self.env.get(PERMISSION_TIMEOUT_ENV)
-        if raw:
-            try:
-                value = float(raw)
-                if value > 0:
-                    return value
-            except ValueError:
-                pass
-            log.warning("%s=%r is not a positive number of seconds; using %g", PERMISSION_TIMEOUT_ENV, raw, DEFAULT_PERMISSION_TIMEOUT_S)
-        return DEFAULT_PERMISSION_TIMEOUT_S
 
     @property
     def sessions_dir(self) -> Path:
