@@ -85,8 +85,16 @@ def test_revert_undoes_the_edits_of_the_last_turn(editor: Editor) -> None:
     editor.cmd("AgentRevert")
     editor.wait("vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == 'print(x)'", what="the revert")
     editor.wait(f"io.open('{editor.workspace / 'a.py'}'):read('a') == 'x = 1\\nprint(x)\\n'", what="the file on disk")
-    editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg:find('reverted turn 1: 1 file', 1, true) end)",
+    # One line naming the files (a multi-line message would stop at a hit-enter prompt).
+    editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg == 'agent_lsp: reverted turn 1: a.py' end)",
                 what="the revert report")
+    # A turn without edits says so rather than "0 file(s)".
+    editor.cmd("AgentAsk just talk")
+    editor.wait("T.session().turn == 2 and T.session().status == 'idle' "
+                "and T.session().events[#T.session().events].type == 'turn/end'", what="the second turn")
+    editor.cmd("AgentRevert")
+    editor.wait("_G.test_notes[#_G.test_notes].msg == 'agent_lsp: turn 2 made no file edits'",
+                what="the empty revert report")
     assert editor.errors() == []
 
 
@@ -158,6 +166,7 @@ def test_sessions_can_delete_the_shown_session(editor: Editor) -> None:
     editor.cmd("AgentSessions")
     editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg:find('deleted', 1, true) end)",
                 what="the deletion")
+    assert editor.lua("return _G.test_selects[1].labels")[0].endswith("  remember this  [1 turn, shown]")
     assert editor.lua("return _G.test_selects[2].labels") == ["Resume", "Delete"]
     assert editor.chat_lines() == [""]
     assert editor.lua("return T.session()") is None
@@ -166,3 +175,49 @@ def test_sessions_can_delete_the_shown_session(editor: Editor) -> None:
         "{ workspaceUri = vim.uri_from_fname(c.config.root_dir) }) return { e or vim.NIL, r }"
     )
     assert err is None and result["sessions"] == []
+
+
+def test_an_idle_agent_shows_in_the_statusline_and_cancel_says_nothing_runs(editor: Editor) -> None:
+    editor.cmd("set laststatus=2 statusline=%{v:lua.require'agent_lsp'.status()}")
+    editor.setup([{"text": "done"}])
+    editor.edit("a.py")
+    editor.cmd("redraw")
+    editor.wait_attached()
+    # No key is pressed: the plugin itself redraws the statusline once the server attaches.
+    editor.wait("vim.fn.screenstring(vim.o.lines - 1, 1) == 'a'", 3000, "the statusline redraw")
+    row = editor.lua("local t = {} for c = 1, 10 do t[c] = vim.fn.screenstring(vim.o.lines - 1, c) end "
+                     "return table.concat(t)")
+    assert row == "agent idle"
+    editor.cmd("AgentAsk quick one")
+    editor.wait_idle()
+    editor.cmd("AgentCancel")
+    editor.wait("_G.test_notes[1] ~= nil", what="a message")
+    assert editor.lua("return vim.tbl_map(function(n) return n.msg end, _G.test_notes)") == \
+        ["agent_lsp: no turn is running"]
+    assert editor.chat_lines()[-1] == "done"
+
+
+def test_asking_from_the_chat_shows_the_question_and_the_streamed_answer(editor: Editor) -> None:
+    long_answer = " ".join(f"word{i}" for i in range(30))
+    editor.setup([{"text": "first answer\n" + "\n".join(f"line {i}" for i in range(60))},
+                  {"text": long_answer, "chunkDelayMs": 1}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAsk fill the chat")
+    editor.wait_idle()
+    # The user goes to the chat, reads the top, and asks from there with its `i` key.
+    editor.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(T.chat_buf())[1]) vim.cmd('normal! gg')")
+    chat_win = editor.lua("return vim.api.nvim_get_current_win()")
+    editor.lua("vim.api.nvim_feedkeys('i', 'mx', false)")
+    editor.lua("vim.cmd('stopinsert') vim.api.nvim_buf_set_lines(0, 0, -1, false, {'second question'})")
+    editor.lua("vim.api.nvim_feedkeys(vim.keycode('<C-s>'), 'mx', false)")
+    assert editor.lua("return vim.api.nvim_get_current_win()") == chat_win
+    editor.wait("T.session().turn == 2 and T.session().status == 'idle' "
+                "and T.session().events[#T.session().events].type == 'turn/end'", what="the second turn")
+    editor.cmd("redraw")
+    # The window followed: the end of the streamed answer is on screen, the question just above.
+    last = editor.lua("return vim.api.nvim_buf_line_count(T.chat_buf())")
+    assert editor.chat_lines()[-1] == long_answer
+    assert editor.lua(f"return vim.fn.screenpos({chat_win}, {last}, {len(long_answer)}).row") > 0
+    assert editor.lua(f"return vim.fn.screenpos({chat_win}, {last - 4}, 1).row") > 0  # "second question"
+    assert editor.chat_lines()[last - 5] == "second question"

@@ -38,8 +38,12 @@ def test_helptags_and_every_command_is_documented(tmp_path: Path, monkeypatch) -
             "return out"
         )
         assert globals_ == []
-        editor.lua("vim.opt.rtp:append(...)", str(copy))
+        # The shipped tags file is current, so a plain packpath install has :help without :helptags.
+        assert (PLUGIN_DIR / "doc" / "tags").read_text() == (copy / "doc" / "tags").read_text()
+        editor.lua("vim.opt.rtp:append(...)", str(PLUGIN_DIR))
         editor.cmd("help :AgentAsk")
         assert editor.lua("return vim.fn.expand('%:t')") == "agent_lsp.txt"
+        editor.cmd("help agent_lsp")
+        assert "*agent_lsp*" in editor.lua("return vim.api.nvim_get_current_line()")
     finally:
         stop_editor(editor)

@@ -162,6 +162,8 @@ def test_agent_edit_is_applied_to_the_open_buffer_written_and_undoable(editor: E
     lines = editor.chat_lines()
     header = next(i for i, l in enumerate(lines) if l.startswith("▸ ✓ edit_file a.py"))
     assert lines[header].endswith(":AgentDiff")
+    # The edit's one-line summary is plain text; only the diff is a code block.
+    assert lines[header + 1].startswith("  Edited a.py") and lines[header + 2] == "  ```diff"
     chat_win = editor.lua("return vim.fn.win_findbuf(T.chat_buf())[1]")
     assert editor.lua(f"return vim.api.nvim_win_call({chat_win}, function() return vim.fn.foldclosed({header + 1}) end)") == header + 1
     editor.lua(f"vim.api.nvim_set_current_win({chat_win}) vim.api.nvim_win_set_cursor(0, {{{header + 1}, 0}})")
@@ -169,8 +171,11 @@ def test_agent_edit_is_applied_to_the_open_buffer_written_and_undoable(editor: E
     assert editor.lua("return vim.bo.filetype") == "diff"
     diff = editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)")
     assert "-x = 1" in diff and "+x = 42" in diff
+    assert editor.lua("return vim.api.nvim_buf_get_name(0)") == "agent-lsp://diff/a.py"
+    # `q` closes the diff and returns to the chat.
+    editor.lua("vim.api.nvim_feedkeys('q', 'mx', false)")
+    assert editor.lua("return vim.api.nvim_get_current_win()") == chat_win
     # The agent's edit is undoable in the buffer.
-    editor.cmd("close")
     editor.cmd("wincmd p")
     editor.cmd("buffer " + str(editor.workspace / "a.py"))
     editor.cmd("silent undo")
@@ -199,7 +204,7 @@ def test_permission_prompt_is_answered_through_vim_ui_select(editor: Editor) -> 
     assert "echo allowed-output" in selects[0]["prompt"]
     lines = editor.chat_lines()
     assert "▸ ✓ run_command echo allowed-output · exit 0" in lines
-    assert any(l.startswith("▸ ✗ run_command echo denied-output") for l in lines), lines
+    assert "▸ ✗ run_command echo denied-output · denied" in lines
     assert "  allowed-output" in lines
     assert not any(l.strip() == "denied-output" for l in lines)
 

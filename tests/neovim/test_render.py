@@ -123,12 +123,14 @@ def test_errors_retries_and_interruptions_show_in_place(chat: Editor) -> None:
     send(chat, [f("turn/start", turn=1), f.user("q"), *f.text("partial"),
                 f("llm/retry", retry=1, delayMs=500, failure={"code": "RATE_LIMIT", "message": "slow down"}),
                 *f.text("second try"),
+                f("llm/retry", retry=2, delayMs=5, failure={"code": "OVERLOADED", "message": "busy"}),
                 f("turn/end", turn=1, reason={"kind": "error", "error": {"code": "AUTH", "message": "bad key"}}),
                 f("turn/start", turn=2), f.user("again"), *f.text("cut"),
                 f("assistant/message", message={"role": "assistant", "content": [], "interrupted": True}),
                 f("turn/end", turn=2, reason={"kind": "aborted", "reason": {"kind": "user"}})])
     text = chat.chat_text()
     assert "partial\n\n_↻ RATE_LIMIT: retrying in 0.5 s (retry 1)_\n\nsecond try" in text
+    assert "_↻ OVERLOADED: retrying (retry 2)_" in text  # not "in 0.0 s"
     assert "**Error** `AUTH`: bad key" in text
     assert text.endswith("cut\n\n_(interrupted)_\n\n_⏹ cancelled_")
 
@@ -163,3 +165,47 @@ def test_compaction_checkpoint_is_not_shown_as_a_user_message(chat: Editor) -> N
     text = chat.chat_text()
     assert "SUMMARY OF EARLIER WORK" not in text
     assert text.endswith("_— earlier context compacted —_")
+
+
+def test_a_long_streamed_paragraph_stays_in_view_as_it_wraps(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f.user("q"), *f.text("start")[:-1]])
+    win = chat_win(chat)
+    assert chat.lua("return vim.api.nvim_get_current_win()") != win  # the user is elsewhere
+    # One paragraph, much longer than the narrow window holds once wrapped.
+    words = " ".join(f"word{i}" for i in range(400))
+    for i in range(0, len(words), 50):
+        send(chat, [f("assistant/chunk", chunk={"type": "text-delta", "text": words[i:i + 50]})])
+    chat.cmd("redraw")
+    last = chat.lua("return vim.api.nvim_buf_line_count(T.chat_buf())")
+    end_col = len(chat.chat_lines()[-1])
+    # The end of the text is on screen (row 0 means not visible).
+    assert chat.lua(f"return vim.fn.screenpos({win}, {last}, {end_col}).row") > 0
+
+
+def test_the_winbar_shows_no_token_counts_before_the_turn_has_any(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f("request/context", provider="p", model="m", contextWindow=1000),
+                f("assistant/message", message={"role": "assistant", "content": []},
+                  usage={"inputTokens": 100, "outputTokens": 20}),
+                f("turn/end", turn=1, reason={"kind": "stop"}),
+                f("turn/start", turn=2)])
+    bar = chat.lua("return require('agent_lsp.chat').winbar_text(require('agent_lsp.state').sessions.s)")
+    assert bar == " idle │ turn 2 │ ctx 120/1k 12%"
+
+
+def test_a_running_command_shows_its_latest_output_line_in_the_folded_header(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f.user("q"),
+                f("tool/call", callId="c1", name="run_command", arguments='{"command": "make"}')])
+    progress = "local s = require('agent_lsp.state').sessions.s require('agent_lsp.chat').tool_progress(s, 'c1', ...)"
+    chat.lua(progress, {"stream": "stdout", "text": "compiling a.c\n"})
+    chat.lua(progress, {"stream": "stdout", "text": "compiling b.c\n"})
+    lines = chat.chat_lines()
+    start = lines.index("▸ ⋯ run_command make · compiling b.c")
+    assert lines[start + 1:] == ["  │ compiling a.c", "  │ compiling b.c"]
+    assert foldclosed(chat, start + 1) == start + 1
+    send(chat, [f("tool/result", callId="c1", message={"role": "tool", "callId": "c1", "name": "run_command",
+                                                      "content": [{"type": "text", "text": "done"}]},
+                  meta={"exitCode": 0})])
+    assert chat.chat_lines()[start:] == ["▸ ✓ run_command make · exit 0", "  ```", "  done", "  ```"]

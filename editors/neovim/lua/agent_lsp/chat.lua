@@ -128,6 +128,16 @@ function M.open(c, focus)
   return win
 end
 
+--- Put the cursor of every chat window at the end, so that they follow what comes next.
+function M.follow(c)
+  if c.chat_buf and api.nvim_buf_is_valid(c.chat_buf) then
+    local last = api.nvim_buf_line_count(c.chat_buf)
+    for _, win in ipairs(vim.fn.win_findbuf(c.chat_buf)) do
+      api.nvim_win_set_cursor(win, { last, 0 })
+    end
+  end
+end
+
 function M.close(c)
   if c.chat_buf then
     for _, win in ipairs(vim.fn.win_findbuf(c.chat_buf)) do
@@ -240,6 +250,9 @@ function M.winbar_text(s)
     else
       parts[#parts + 1] = "ctx " .. human(used)
     end
+  end
+  -- Tokens of the current turn; none yet (it just started, or failed before any reply) shows nothing.
+  if s.turn_usage.input + s.turn_usage.output > 0 then
     parts[#parts + 1] = ("↑%s ↓%s"):format(human(s.turn_usage.input), human(s.turn_usage.output))
   end
   local queued = state.queued_count(s)

@@ -115,6 +115,8 @@ local function send(client, c, method, text, context, retried)
       return notify(("%s failed: %s"):format(method, err_text(err)), vim.log.levels.ERROR)
     end
     show(c, state.session(result.sessionId, client.id), true)
+    -- The user just sent something: the chat shows it and follows the answer.
+    chat.follow(c)
   end)
 end
 
@@ -159,9 +161,13 @@ end
 --- :AgentCancel — stop the running turn (queued messages are dropped too).
 function M.cancel()
   with_session(function(client, _, s)
+    -- Sent even when the session looks idle: a turn just asked for may not have reported yet.
+    local idle = s.status ~= "running" and state.queued_count(s) == 0
     client_mod.request(client, "agent/cancel", { sessionId = s.id }, function(err)
       if err then
         notify("cancel failed: " .. err_text(err), vim.log.levels.ERROR)
+      elseif idle then
+        notify("no turn is running")
       end
     end)
   end)
@@ -213,9 +219,9 @@ function M.queue()
           end
           if result and result.removed then
             state.inbox_change(s, "discarded", { message = item.message })
-            notify("removed: " .. item.label)
+            notify(("removed from the queue: %s"):format(preview(item.message)))
           else
-            notify("already taken by the agent: " .. item.label, vim.log.levels.WARN)
+            notify(("already taken by the agent: %s"):format(preview(item.message)), vim.log.levels.WARN)
           end
         end
       )
@@ -257,13 +263,21 @@ function M.load(client, c, session_id, cb)
   end)
 end
 
-local function format_session(item)
+local function format_session(item, shown)
   local when = item.updatedAt and os.date("%Y-%m-%d %H:%M", math.floor(item.updatedAt / 1000)) or ""
   local title = item.title and item.title ~= "" and item.title or "(untitled)"
-  return ("%s  %s  [%s turns%s]"):format(when, title, item.turns or 0, item.status == "running" and ", running" or "")
+  local turns = item.turns or 0
+  local notes = { turns == 1 and "1 turn" or (turns .. " turns") }
+  if item.status == "running" then
+    notes[#notes + 1] = "running"
+  end
+  if shown then
+    notes[#notes + 1] = "shown"
+  end
+  return ("%s  %s  [%s]"):format(when, title, table.concat(notes, ", "))
 end
 
-local function pick_session(client, prompt, cb)
+local function pick_session(client, c, prompt, cb)
   client_mod.request(client, "agent/session/list", { workspaceUri = client_mod.workspace_uri(client) }, function(err, result)
     if err then
       return notify("listing sessions failed: " .. err_text(err), vim.log.levels.ERROR)
@@ -272,7 +286,10 @@ local function pick_session(client, prompt, cb)
     if #sessions == 0 then
       return notify("no stored sessions in this workspace")
     end
-    vim.ui.select(sessions, { prompt = prompt, kind = "agent_lsp_session", format_item = format_session }, function(item)
+    local function label(item)
+      return format_session(item, item.sessionId == c.current)
+    end
+    vim.ui.select(sessions, { prompt = prompt, kind = "agent_lsp_session", format_item = label }, function(item)
       if item then
         cb(item)
       end
@@ -290,7 +307,7 @@ function M.resume(opts)
   if id ~= "" then
     return M.load(client, c, id)
   end
-  pick_session(client, "agent_lsp: resume session", function(item)
+  pick_session(client, c, "agent_lsp: resume session", function(item)
     M.load(client, c, item.sessionId)
   end)
 end
@@ -301,7 +318,7 @@ function M.sessions()
   if not client or not c then
     return
   end
-  pick_session(client, "agent_lsp: sessions", function(item)
+  pick_session(client, c, "agent_lsp: sessions", function(item)
     vim.ui.select({ "Resume", "Delete" }, { prompt = format_session(item) }, function(action)
       if action == "Resume" then
         M.load(client, c, item.sessionId)
@@ -331,19 +348,25 @@ function M.revert(opts)
       if err then
         return notify("revert failed: " .. err_text(err), vim.log.levels.ERROR)
       end
-      local lines = { ("reverted turn %d: %d file(s)"):format(turn, #(result.reverted or {})) }
-      for _, path in ipairs(result.reverted or {}) do
-        lines[#lines + 1] = "  " .. vim.fn.fnamemodify(path, ":~:.")
+      local reverted, skipped = result.reverted or {}, result.skipped or {}
+      if #reverted == 0 and #skipped == 0 then
+        return notify(("turn %d made no file edits"):format(turn))
       end
-      for _, skip in ipairs(result.skipped or {}) do
+      local paths = vim.tbl_map(function(path)
+        return vim.fn.fnamemodify(path, ":~:.")
+      end, reverted)
+      -- One line when all went well (no hit-enter prompt); a line per skipped file otherwise.
+      local lines = { ("reverted turn %d: %s"):format(turn, #paths > 0 and table.concat(paths, ", ") or "nothing") }
+      for _, skip in ipairs(skipped) do
         lines[#lines + 1] = ("  skipped %s: %s"):format(vim.fn.fnamemodify(skip.path or "?", ":~:."), skip.reason or "")
       end
-      notify(table.concat(lines, "\n"), #(result.skipped or {}) > 0 and vim.log.levels.WARN or nil)
+      notify(table.concat(lines, "\n"), #skipped > 0 and vim.log.levels.WARN or nil)
     end)
   end)
 end
 
 local function scratch(name, lines, filetype)
+  local origin = api.nvim_get_current_win()
   vim.cmd("botright new")
   local buf = api.nvim_get_current_buf()
   vim.bo[buf].buftype = "nofile"
@@ -353,6 +376,13 @@ local function scratch(name, lines, filetype)
   api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = filetype
+  -- `q` closes it and goes back to where it was opened from (the chat, for a diff).
+  vim.keymap.set("n", "q", function()
+    vim.cmd("close")
+    if api.nvim_win_is_valid(origin) then
+      api.nvim_set_current_win(origin)
+    end
+  end, { buffer = buf, silent = true, nowait = true, desc = "agent_lsp: close" })
   return buf
 end
 
@@ -385,7 +415,10 @@ function M.diff()
   else
     row = api.nvim_buf_line_count(c.chat_buf)
   end
-  local diff, path = r and r:diff_near(row)
+  local diff, path
+  if r then
+    diff, path = r:diff_near(row)
+  end
   if not diff then
     return notify("no agent edit to show", vim.log.levels.WARN)
   end

@@ -47,6 +47,18 @@ function M.setup(opts)
   config.set(opts)
   did_setup = true
   vim.api.nvim_clear_autocmds({ group = augroup })
+  -- status() changes from "" once the server attaches: show it without waiting for a keypress.
+  vim.api.nvim_create_autocmd({ "LspAttach", "LspDetach" }, {
+    group = augroup,
+    callback = function(ev)
+      local client = ev.data and vim.lsp.get_client_by_id(ev.data.client_id)
+      if client and client.name == require("agent_lsp.client").name then
+        vim.schedule(function()
+          vim.cmd("redrawstatus!")
+        end)
+      end
+    end,
+  })
   if config.options.autostart then
     vim.api.nvim_create_autocmd({ "BufReadPost", "BufNewFile", "FileType" }, {
       group = augroup,

@@ -185,7 +185,8 @@ function Renderer:gap()
 end
 
 -- Run `fn` with the buffer writable; chat windows whose cursor was on the last
--- line follow the new end, unless it is the window the user is in.
+-- line follow the new end. The window the user is in follows only in Normal
+-- mode (a Visual selection or a pending command is never disturbed).
 function Renderer:write(fn)
   local buf = self.buf
   if not api.nvim_buf_is_valid(buf) then
@@ -194,19 +195,24 @@ function Renderer:write(fn)
   local before = self:line_count()
   local followers = {}
   local current = api.nvim_get_current_win()
+  local normal = api.nvim_get_mode().mode == "n"
   for _, win in ipairs(vim.fn.win_findbuf(buf)) do
-    if win ~= current and api.nvim_win_get_cursor(win)[1] >= before then
+    if (win ~= current or normal) and api.nvim_win_get_cursor(win)[1] >= before then
       followers[#followers + 1] = win
     end
   end
   vim.bo[buf].modifiable = true
   local ok, err = pcall(fn)
   vim.bo[buf].modifiable = false
+  -- The cursor goes to the end of the last line: a long streamed paragraph
+  -- wraps, and the window must show its end, not its start.
   local after = self:line_count()
-  if after ~= before then
-    for _, win in ipairs(followers) do
-      if api.nvim_win_is_valid(win) then
-        pcall(api.nvim_win_set_cursor, win, { after, 0 })
+  local last_col = math.max(#self:last_line() - 1, 0)
+  for _, win in ipairs(followers) do
+    if api.nvim_win_is_valid(win) then
+      local cur = api.nvim_win_get_cursor(win)
+      if cur[1] ~= after or cur[2] ~= last_col then
+        pcall(api.nvim_win_set_cursor, win, { after, last_col })
       end
     end
   end
@@ -427,6 +433,9 @@ function Renderer:tool_result(data)
   local failed = (data.error ~= nil and data.error ~= vim.NIL) or msg.isError == true
   local status = failed and "✗" or "✓"
   local notes = {}
+  if failed and type(data.error) == "table" and data.error.code == "PERMISSION_DENIED" then
+    notes[#notes + 1] = "denied" -- the user's own answer, readable on the folded header
+  end
   if type(meta.exitCode) == "number" then
     status = (meta.exitCode == 0 and not failed) and "✓" or "✗"
     notes[#notes + 1] = "exit " .. meta.exitCode
@@ -445,7 +454,10 @@ function Renderer:tool_result(data)
       text = vim.trim(text:sub(1, at - 1) .. text:sub(at + #diff))
     end
   end
-  if text ~= "" then
+  if diff and text ~= "" and not text:find("\n", 1, true) then
+    -- What is left beside the diff is its one-line summary: plain text, not a code block.
+    body[#body + 1] = "  " .. text
+  elseif text ~= "" then
     vim.list_extend(body, fenced("", text, max))
   end
   if diff then
@@ -483,11 +495,16 @@ function Renderer:tool_progress(callId, data)
     lines = vim.list_slice(lines, #lines - max + 1)
   end
   local body = {}
+  local latest = ""
   for _, l in ipairs(lines) do
     body[#body + 1] = "  │ " .. l
+    if vim.trim(l) ~= "" then
+      latest = l
+    end
   end
+  -- The section is a closed fold: its header shows the latest output line.
   self:write(function()
-    self:set_section(section, RUNNING, body)
+    self:set_section(section, RUNNING, body, latest ~= "" and one_line(vim.trim(latest), 50) or nil)
   end)
 end
 
@@ -543,7 +560,9 @@ function Renderer:event(ev)
     self:turn_end(data.reason)
   elseif t == "llm/retry" then
     local f = type(data.failure) == "table" and data.failure or {}
-    local wait = type(data.delayMs) == "number" and (" in %.1f s"):format(data.delayMs / 1000) or ""
+    -- A wait too short to read ("in 0.0 s") is not shown.
+    local wait = type(data.delayMs) == "number" and data.delayMs >= 100 and (" in %.1f s"):format(data.delayMs / 1000)
+      or ""
     self:note({ ("_↻ %s: retrying%s (retry %s)_"):format(f.code or "model error", wait, data.retry or "?") })
   elseif t == "compaction/end" then
     if type(data.error) == "table" then
