@@ -14,7 +14,9 @@
 //   7 {"text": "steered"}
 //   8 {"text": "queued ran"}
 //   9 {"fail": "AUTH", "message": "Set OPENAI_API_KEY"}
-// (a restarted server starts the script again from reply 0)
+// (a restarted server starts the script again from reply 0: after the resume
+// test, 0 answers the code action, 1-2 edit again for the revert-after-restart
+// test, and after that test's restart 0 is the summary of the compaction)
 
 import * as assert from 'assert';
 import * as fs from 'fs';
@@ -273,6 +275,67 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
+    '"Revert this turn" after a server restart asks the server, which reverts from the session log',
+    async () => {
+      const a = await api();
+      const file = vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, 'hello.py');
+      const doc = await vscode.workspace.openTextDocument(file);
+      assert.match(doc.getText(), /hello world/);
+      const turns = a.sessions.transcript.items.filter((i) => i.kind === 'turn-end').length;
+      await a.send('please change hello.py'); // replies 1 and 2 of the restarted server's script
+      await idleAfter(a, turns + 1);
+      await waitFor('the edit to be saved', () => !doc.isDirty && /hello agent/.test(fs.readFileSync(file.fsPath, 'utf8')));
+      const end = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'turn-end') as any;
+      assert.equal(end.hasEdits, true, JSON.stringify(view(a.sessions.transcript.items.slice(-6))));
+      const sessionId = a.sessions.sessionId;
+      await vscode.commands.executeCommand('agentLsp.restartServer');
+      await a.whenServerReady();
+      await waitFor('the session to be restored', () => a.sessions.sessionId === sessionId && a.sessions.transcript.items.length > 0);
+      const outcome = (await vscode.commands.executeCommand('agentLsp.revertTurn')) as any;
+      assert.deepEqual(outcome.skipped, [], JSON.stringify(outcome));
+      assert.equal(outcome.reverted.length, 1, JSON.stringify(outcome));
+      assert.deepEqual(outcome.reverted, ["hello.py"], "named relative to the workspace");
+      assert.deepEqual(a.sessions.reverts[end.turn], outcome, 'the panel shows the answer under the turn');
+      await waitFor('the buffer and the file to be reverted', () => /hello world/.test(doc.getText()) && !doc.isDirty && /hello world/.test(fs.readFileSync(file.fsPath, 'utf8')));
+      const again = (await vscode.commands.executeCommand('agentLsp.revertTurn', end.turn)) as any;
+      assert.deepEqual(again.reverted, [], `a second revert changes nothing: ${JSON.stringify(again)}`);
+      assert.match(doc.getText(), /hello world/);
+    },
+  ],
+  [
+    'Compact on an idle session summarises it and the transcript shows the compaction',
+    async () => {
+      const a = await api();
+      const before = a.sessions.transcript.items.length;
+      const compacted = await vscode.commands.executeCommand('agentLsp.compactSession');
+      assert.equal(compacted, true);
+      const item = await waitFor('the compaction in the transcript', () =>
+        a.sessions.transcript.items.find((i) => i.kind === 'compaction' && i.status === 'done') as any,
+      );
+      assert.equal(item.summary, HELLO, 'the summary the model wrote (reply 0 of the restarted server)');
+      assert.ok(item.tokens > 0);
+      assert.equal(a.sessions.transcript.items.length, before + 1, 'the older messages stay visible');
+      assert.equal(a.sessions.status, 'idle');
+      await waitFor('the panel to render it', () => a.panel.lastRendered?.items === before + 1);
+    },
+  ],
+  [
+    'Delete Session removes a session from the list; the current one stays',
+    async () => {
+      const a = await api();
+      const current = a.sessions.sessionId!;
+      const spare = (await vscode.commands.executeCommand('agentLsp.newSession')) as string;
+      await vscode.commands.executeCommand('agentLsp.resumeSession', current);
+      assert.equal(a.sessions.sessionId, current);
+      assert.ok((await a.sessions.list()).some((s) => s.sessionId === spare));
+      assert.equal(await vscode.commands.executeCommand('agentLsp.deleteSession', spare), true);
+      const left = (await a.sessions.list()).map((s) => s.sessionId);
+      assert.ok(!left.includes(spare), JSON.stringify(left));
+      assert.ok(left.includes(current));
+      assert.equal(a.sessions.sessionId, current);
+    },
+  ],
+  [
     'a server that cannot start gives one clear error naming the fix; fixing the setting recovers',
     async () => {
       const a = await api();
@@ -280,7 +343,7 @@ const tests: [string, () => Promise<void>][] = [
       const cfg = vscode.workspace.getConfiguration('agentLsp');
       await cfg.update('server.path', '/nonexistent/agent-lsp', vscode.ConfigurationTarget.Workspace);
       await waitFor('the failure', () => a.serverState() === 'failed');
-      await assert.rejects(a.whenServerReady(), /\/nonexistent\/agent-lsp\) failed to start.*agentLsp\.server\.path/s);
+      await assert.rejects(a.whenServerReady(), /could not start: \/nonexistent\/agent-lsp does not exist \(from agentLsp\.server\.path\)\. Fix agentLsp\.server\.path/);
       await cfg.update('server.path', undefined, vscode.ConfigurationTarget.Workspace);
       await waitFor('the server to run again', () => a.serverState() === 'running', 30000);
       await a.whenServerReady();

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # CI for the VS Code extension: npm ci, type check, build, unit tests, .vsix,
 # then (unless VSCODE_SKIP_EDITOR=1) the real-VS-Code tests: the
-# extension-host suite and the Playwright UI smoke in code-server 4.100.3 with
-# Debian's Chromium, against the real server (<repo>/.venv/bin/python -m agent_lsp).
+# extension-host suite (extension loaded from source) and the Playwright UI
+# smoke (the .vsix just packaged, installed into code-server) in code-server
+# 4.100.3 with Debian's Chromium, against the real server
+# (<repo>/.venv/bin/python -m agent_lsp).
 #
 # Times on the 2-core box: npm ci ~15 s, checks+build+unit tests+package ~10 s;
 # code-server install ~75-130 s cold (skipped when .work/code-server exists or
-# CODE_SERVER points at one); extension-host suite ~20-35 s; UI smoke ~20-30 s.
+# CODE_SERVER points at one); extension-host suite ~20 s; UI smoke ~30 s.
+# Warm total (node_modules and code-server cached) ~75-80 s.
 # Needs (Debian): chromium ripgrep libkrb5-dev build-essential python3
 # (installed here when missing and running as root).
 # Artefacts (screenshots, code-server logs): $ARTIFACTS (default editors/vscode/.work/artifacts).

@@ -3,11 +3,13 @@
 // the scripted model.
 //
 //   node scripts/vscode_run.mjs exttest   the suite in exttest/ inside the extension host
-//   node scripts/vscode_run.mjs ui        type in the panel, see the answer and the edit; screenshot
+//   node scripts/vscode_run.mjs ui        the installed agent-lsp.vsix (npm run package first) driven
+//                                          through the UI like a user; screenshots
 //
 // Env: CODE_SERVER (default .work/code-server), CHROMIUM (default /usr/bin/chromium),
-// AGENT_LSP_PYTHON (default <repo>/.venv/bin/python), ARTIFACTS (default .work/artifacts).
-import { spawn } from 'node:child_process';
+// AGENT_LSP_PYTHON (default <repo>/.venv/bin/python), ARTIFACTS (default .work/artifacts),
+// VSCODE_THEME (e.g. "Default Dark Modern", to look at the panel in another theme).
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -48,12 +50,20 @@ const scripts = {
     { fail: 'AUTH', message: 'Set OPENAI_API_KEY' },
   ],
   ui: [
-    { text: HELLO },
+    { reasoning: 'Let me look at the file first.', text: HELLO },
     editReply,
     { text: EDITED },
+    { text: 'Running.', tools: [{ name: 'run_command', arguments: { command: 'echo ui-allowed' } }] },
+    { text: 'Ran it.' },
+    { text: 'Trying again.', tools: [{ name: 'run_command', arguments: { command: 'echo ui-denied' } }] },
+    { text: 'Understood: not running it.' },
+    { hang: 'partial' },
+    { hang: 'again' },
     { text: SLOW, chunkDelayMs: 40 },
     { text: 'Steered: ok.' },
     { text: LONG, chunkDelayMs: 5 },
+    { text: 'About the selection.' },
+    { text: 'SUMMARY: a greeting, an edit (reverted), two commands (one denied), a long answer.' },
   ],
 };
 
@@ -89,7 +99,7 @@ function prepare() {
   fs.mkdirSync(path.join(data, 'User'), { recursive: true });
   fs.writeFileSync(
     path.join(data, 'User', 'settings.json'),
-    JSON.stringify({ 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'workbench.tips.enabled': false, 'git.openRepositoryInParentFolders': 'never' }),
+    JSON.stringify({ ...(process.env.VSCODE_THEME ? { 'workbench.colorTheme': process.env.VSCODE_THEME } : {}), 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'workbench.tips.enabled': false, 'git.openRepositoryInParentFolders': 'never' }),
   );
   fs.mkdirSync(artifacts, { recursive: true });
   return { ws, data };
@@ -107,8 +117,22 @@ async function waitHealthy(port, timeoutMs = 30000) {
   throw new Error('code-server did not become healthy');
 }
 
+/** Install the packaged extension the way a user does (code-server --install-extension). */
+function installVsix(data) {
+  const vsix = path.join(extDir, 'agent-lsp.vsix');
+  if (!fs.existsSync(vsix)) throw new Error(`${vsix} is missing: run npm run package first`);
+  const out = spawnSync(
+    process.execPath,
+    [path.join(codeServer, 'out/node/entry.js'), '--extensions-dir', path.join(work, 'extensions'), '--user-data-dir', data, '--install-extension', vsix],
+    { encoding: 'utf8' },
+  );
+  if (out.status !== 0 || !/successfully installed/.test(out.stdout)) throw new Error(`installing the .vsix failed:\n${out.stdout}\n${out.stderr}`);
+  log(`installed ${path.basename(vsix)} (${(fs.statSync(vsix).size / 1024).toFixed(0)} KB)`);
+}
+
 async function main() {
   const { ws, data } = prepare();
+  if (mode === 'ui') installVsix(data);
   const port = await freePort();
   const resultFile = path.join(work, 'result.json');
   const serverLog = fs.openSync(path.join(artifacts, `code-server-${mode}.log`), 'w');
@@ -151,10 +175,8 @@ async function main() {
     });
     page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const remote = (p) => `vscode-remote://127.0.0.1:${port}${p}`;
-    const payload = [['extensionDevelopmentPath', remote(extDir)]];
-    if (mode === 'exttest') {
-      payload.push(['extensionTestsPath', remote(path.join(extDir, 'out-exttest', 'exttest', 'suite.js'))]);
-    }
+    // exttest loads the extension from its sources; ui from the installed .vsix
+    const payload = mode === 'exttest' ? [['extensionDevelopmentPath', remote(extDir)], ['extensionTestsPath', remote(path.join(extDir, 'out-exttest', 'exttest', 'suite.js'))]] : [];
     await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
     log('workbench loaded');
@@ -164,11 +186,12 @@ async function main() {
       for (const o of result.outcomes) {
         log(`${o.ok ? 'ok  ' : 'FAIL'} ${o.name} (${o.ms} ms)${o.ok ? '' : `\n${o.error}`}`);
       }
+      // (the extension host has exited with the suite: its webviews are gone)
       await page.screenshot({ path: path.join(artifacts, 'vscode-exttest.png') });
       if (!result.ok) throw new Error('extension-host tests failed');
       log(`PASS ${result.outcomes.length} extension-host tests`);
     } else {
-      await uiSmoke(page);
+      await uiSmoke(page, { ws, data });
       log('PASS ui smoke');
     }
   } catch (error) {
@@ -212,7 +235,17 @@ async function runCommand(page, title) {
   await page.keyboard.press('Enter');
 }
 
-async function uiSmoke(page) {
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(artifacts, `vscode-ui-${name}.png`) });
+}
+
+/** The modal permission dialog: its text, once it is shown. */
+async function permissionDialog(page) {
+  const dialog = await page.waitForSelector('.monaco-dialog-box', { timeout: 15000 });
+  return (await dialog.innerText()).replace(/\s+/g, ' ');
+}
+
+async function uiSmoke(page, workspace) {
   // Open hello.py so the edit lands in a visible buffer.
   await page.keyboard.press('Control+P');
   await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
@@ -221,31 +254,103 @@ async function uiSmoke(page) {
   await page.keyboard.press('Enter');
   await page.waitForSelector('.view-lines:has-text("hello world")', { timeout: 15000 });
   log('hello.py open');
-  await runCommand(page, 'Agent: Open Agent Panel');
+  // The status bar item shows the state and opens the panel.
+  const status = await page.waitForSelector('.statusbar-item:has-text("Agent")', { timeout: 20000 });
+  await page.waitForSelector('.statusbar-item:has-text("Agent"):not(:has-text("starting"))', { timeout: 20000 });
+  await status.click();
   const panel = await panelFrame(page);
   await panel.waitForSelector('#banner[hidden]', { state: 'attached', timeout: 30000 });
-  log('panel open, server running');
+  await panel.waitForSelector('#empty:not([hidden])');
+  await shot(page, 'empty');
+  log('panel opened from the status bar, server running');
+
   await panel.click('#input');
-  await panel.fill('#input', 'hi there');
+  await page.keyboard.type('first line');
+  await page.keyboard.press('Shift+Enter');
+  await page.keyboard.type('second line');
+  if ((await panel.inputValue('#input')) !== 'first line\nsecond line') throw new Error('Shift+Enter did not add a line');
+  if ((await panel.$$('#transcript .item')).length) throw new Error('Shift+Enter sent the message');
+  log('Shift+Enter added a line, sent nothing');
+  await panel.fill('#input', 'hi there, see ');
+  await panel.click('#mention'); // "@ file": pick a file to mention
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("hello.py")', { timeout: 10000 });
+  await page.keyboard.type('hello.py');
+  await page.keyboard.press('Enter');
+  await panel.waitForFunction(() => document.querySelector('#input').value === 'hi there, see @hello.py ', null, { timeout: 10000 });
   await panel.press('#input', 'Enter');
   await panel.waitForSelector('.assistant:has-text("Hello from the scripted model.")', { timeout: 20000 });
   await panel.waitForSelector('.assistant strong:has-text("scripted")');
-  log('streamed answer rendered (markdown)');
+  await panel.waitForSelector('.user .chip:has-text("hello.py")');
+  const reasoning = await panel.waitForSelector('.reasoning details');
+  if (await reasoning.evaluate((d) => d.open)) throw new Error('reasoning is shown expanded');
+  await panel.waitForSelector('#meter:not([hidden]) #meter-text:has-text("of 128k")');
+  log('streamed answer (markdown), @hello.py attached, reasoning collapsed, context meter shown');
+
   await panel.fill('#input', 'please change hello.py');
   await panel.press('#input', 'Enter');
   await page.waitForSelector('.view-lines:has-text("hello agent")', { timeout: 20000 });
-  log('edit visible in the editor');
   await panel.waitForSelector(`.assistant:has-text("${EDITED}")`, { timeout: 20000 });
   await panel.waitForSelector('.tool.done:has-text("edit_file")');
-  await panel.waitForSelector('button:has-text("Revert this turn")');
-  log('tool card done, revert offered');
+  await shot(page, 'edit');
+  await panel.click('button:has-text("Revert this turn")');
+  await page.waitForSelector('.view-lines:has-text("hello world")', { timeout: 20000 });
+  await panel.waitForSelector('.revert-note:has-text("reverted hello.py")', { timeout: 10000 });
+  log('edit visible in the editor; "Revert this turn" undid it and says so');
+
+  await panel.fill('#input', 'run it');
+  await panel.press('#input', 'Enter');
+  let question = await permissionDialog(page);
+  if (!question.includes('echo ui-allowed')) throw new Error(`the permission dialog does not name the command: ${question}`);
+  for (const label of ['Allow once', 'Allow for this session', 'Always allow', 'Deny']) {
+    if (!question.includes(label)) throw new Error(`the permission dialog has no "${label}": ${question}`);
+  }
+  await shot(page, 'permission');
+  await page.click('.monaco-dialog-box .monaco-button:has-text("Allow once")');
+  await panel.waitForSelector('.tool.done:has-text("echo ui-allowed")', { timeout: 20000 });
+  await panel.waitForSelector('.assistant:has-text("Ran it.")', { timeout: 20000 });
+  const allowed = await panel.$eval('.tool.done:has-text("echo ui-allowed")', (n) => n.textContent);
+  if (!allowed.includes('ui-allowed\n')) {
+    await panel.click('.tool.done:has-text("echo ui-allowed") summary');
+  }
+  await panel.waitForSelector('.tool.done:has-text("echo ui-allowed") .tool-output:has-text("ui-allowed")', { state: 'attached' });
+  log(`permission dialog named the command; "Allow once" ran it`);
+
+  await panel.fill('#input', 'run it again');
+  await panel.press('#input', 'Enter');
+  question = await permissionDialog(page);
+  if (!question.includes('echo ui-denied')) throw new Error(`the permission dialog does not name the command: ${question}`);
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('.monaco-dialog-box', { state: 'detached', timeout: 10000 });
+  await panel.waitForSelector('.tool.failed:has-text("echo ui-denied")', { timeout: 20000 });
+  await panel.waitForSelector('.assistant:has-text("Understood: not running it.")', { timeout: 20000 });
+  const denied = await panel.$eval('.tool.failed:has-text("echo ui-denied")', (n) => n.textContent);
+  if (!/denied/i.test(denied)) throw new Error(`the denial is not shown: ${denied}`);
+  await shot(page, 'denied');
+  log('dismissing the dialog denied: the tool result the model got says so');
+
+  await panel.fill('#input', 'start something long');
+  await panel.press('#input', 'Enter');
+  await panel.waitForSelector('.assistant:has-text("partial")', { timeout: 20000 });
+  await panel.waitForSelector('#working:not([hidden])');
+  await panel.focus('#input');
+  await page.keyboard.press('Escape');
+  await panel.waitForSelector('.turn-end.aborted:has-text("cancelled")', { timeout: 10000 });
+  await panel.waitForSelector('#working[hidden]', { state: 'attached', timeout: 10000 });
+  await panel.fill('#input', 'start again');
+  await panel.press('#input', 'Enter');
+  await panel.waitForSelector('.assistant:has-text("again")', { timeout: 20000 });
+  await panel.click('#cancel');
+  await panel.waitForSelector('.turn-end.aborted:has-text("turn 6")', { timeout: 10000 });
+  log('Esc in the panel cancelled the running turn; so did one click on Stop');
+
   await panel.fill('#input', 'take your time');
   await panel.press('#input', 'Enter');
   await panel.waitForSelector('#working:not([hidden])', { timeout: 10000 });
+  await page.waitForSelector('.statusbar-item:has-text("Agent: running")', { timeout: 10000 });
   await panel.fill('#input', 'do this afterwards');
   await panel.press('#input', 'Enter');
   await panel.waitForSelector('#queue .queued:has-text("do this afterwards")', { timeout: 10000 });
-  await page.screenshot({ path: path.join(artifacts, 'vscode-ui-queue.png') });
+  await shot(page, 'queue');
   await panel.click('#queue .queued:has-text("do this afterwards") button');
   await panel.waitForSelector('#queue .queued', { state: 'detached', timeout: 10000 });
   log('queued while running, then removed');
@@ -257,13 +362,92 @@ async function uiSmoke(page) {
   if (users.includes('do this afterwards')) throw new Error('a removed message ran');
   if (!users.includes('also check the tests')) throw new Error('the steer did not arrive');
   log('steered with Alt+Enter');
+  await page.waitForSelector('.statusbar-item:has-text("Agent"):not(:has-text("running"))', { timeout: 10000 });
+  log('the status bar said "Agent: running" while it ran, "Agent" after');
+  await panel.check('#attach'); // attach the active editor (off in this workspace's settings)
   await panel.fill('#input', 'stream a lot');
   const t0 = Date.now();
   await panel.press('#input', 'Enter');
+  await panel.waitForSelector('.user:has-text("stream a lot") .chip:text-is("hello.py")', { timeout: 10000 });
+  await panel.uncheck('#attach');
   await panel.waitForSelector('.assistant:has-text("END-OF-STREAM")', { timeout: 30000 });
   const ms = Date.now() - t0;
   log(`${LONG.length} chunks at 5 ms each (nominal ${LONG.length * 5} ms): fully rendered after ${ms} ms`);
-  await page.screenshot({ path: path.join(artifacts, 'vscode-ui.png') });
+  await shot(page, 'stream');
+
+  // Ask about the selection with its keybinding, from the editor.
+  await page.click('.monaco-editor .view-lines');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Control+Alt+A');
+  await page.waitForSelector('.quick-input-widget input', { state: 'visible', timeout: 10000 });
+  await page.keyboard.type('what does this do?');
+  await page.keyboard.press('Enter');
+  await panel.waitForSelector('.user:has-text("what does this do?") .chip:text-is("hello.py:1")', { timeout: 15000 });
+  await panel.waitForSelector('.assistant:has-text("About the selection.")', { timeout: 15000 });
+  log('Ctrl+Alt+A asked about the selection (attached as hello.py:1)');
+
+  await runCommand(page, 'Agent: Compact the Conversation');
+  await panel.waitForSelector('.compaction.done:has-text("Conversation compacted")', { timeout: 15000 });
+  await panel.click('.compaction summary');
+  await panel.waitForSelector('.compaction-summary:has-text("SUMMARY: a greeting")');
+  await shot(page, 'compacted');
+  log('compacted: the transcript shows it, with the summary');
+
+  // The API key goes to the secret storage, never to settings.json.
+  const secret = 'sk-ui-secret-4711';
+  await runCommand(page, 'Agent: Set API Key');
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("openai")', { timeout: 10000 });
+  await page.keyboard.type('openai');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.quick-input-widget input[type="password"]', { state: 'visible', timeout: 10000 });
+  await page.keyboard.type(secret);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.notification-toast:has-text("the openai key is stored")', { timeout: 10000 });
+  for (const file of [path.join(workspace.ws, '.vscode', 'settings.json'), path.join(workspace.data, 'User', 'settings.json')]) {
+    if (fs.readFileSync(file, 'utf8').includes(secret)) throw new Error(`the API key was written to ${file}`);
+  }
+  log('API key stored through "Set API Key…"; no settings.json has it');
+
+  // New session, then resume the first one from the panel's title bar.
+  const before = await panel.$$eval('#transcript .item', (nodes) => nodes.length);
+  await page.click('.action-label[aria-label^="New Session"]');
+  await panel.waitForSelector('#empty:not([hidden])', { timeout: 10000 });
+  if ((await panel.$$('#transcript .item')).length) throw new Error('a new session shows old items');
+  await page.click('.action-label[aria-label^="Resume Session"]');
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("hi there")', { timeout: 10000 });
+  await shot(page, 'resume');
+  await page.click('.quick-input-list .monaco-list-row:has-text("hi there")');
+  await panel.waitForSelector('.assistant:has-text("About the selection.")', { timeout: 10000 });
+  const resumed = await panel.$$eval('#transcript .item', (nodes) => nodes.length);
+  if (resumed !== before) throw new Error(`${before} transcript items before, ${resumed} resumed`);
+  log(`new session (+), then resumed the first from the history list: ${resumed} items as before`);
+
+  // Reloading the window loses nothing. (The workbench writes workspace state
+  // to the browser's storage ~100 ms after a change; a reload at the same
+  // instant as the resume could lose that write, which no user does.)
+  await new Promise((r) => setTimeout(r, 500));
+  await page.reload();
+  await page.waitForSelector('.monaco-workbench', { timeout: 60000 });
+  const reloaded = await panelFrame(page);
+  await reloaded.waitForSelector('.assistant:has-text("About the selection.")', { timeout: 30000 });
+  await reloaded.waitForSelector('.revert-note:has-text("reverted hello.py")', { timeout: 5000 });
+  const after = await reloaded.$$eval('#transcript .item', (nodes) => nodes.length);
+  if (after !== before) throw new Error(`${before} transcript items before the reload, ${after} after`);
+  await shot(page, 'reloaded');
+  log(`after reloading the window the panel shows the same ${after} items`);
+
+  // A server that cannot start: one message, with the fix.
+  await runCommand(page, 'Notifications: Clear All Notifications');
+  const settingsFile = path.join(workspace.ws, '.vscode', 'settings.json');
+  const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
+  fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'agentLsp.server.path': '/nonexistent/agent-lsp' }, null, 2));
+  await page.waitForSelector('.notification-toast:has-text("could not start")', { timeout: 20000 });
+  await reloaded.waitForSelector('#banner.failed:has-text("agentLsp.server.path")', { timeout: 10000 });
+  await new Promise((r) => setTimeout(r, 1500)); // would a second message come?
+  const toasts = await page.$$eval('.notification-toast', (nodes) => nodes.map((n) => n.textContent));
+  if (toasts.length !== 1) throw new Error(`expected one message, got ${toasts.length}: ${JSON.stringify(toasts)}`);
+  await shot(page, 'no-server');
+  log(`a server that cannot start: one message (${toasts[0].slice(0, 90)}…)`);
 }
 
 await main();

@@ -58,7 +58,7 @@ export async function showToolDiff(item: ToolItem, before: BeforeContent): Promi
       const doc = await vscode.workspace.openTextDocument(uri);
       const original = reverseApply(doc.getText(), diff);
       if (original !== null) {
-        const left = before.put(item.callId, uri.path, original);
+        const left = before.put(item.key, uri.path, original);
         const title = `${vscode.workspace.asRelativePath(uri)} (agent edit, turn ${item.turn ?? '?'})`;
         await vscode.commands.executeCommand('vscode.diff', left, uri, title);
         return;

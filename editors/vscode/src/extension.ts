@@ -9,11 +9,11 @@ import { BEFORE_SCHEME, BeforeContent, showToolDiff } from './diffView';
 import { SendAction, WhileRunning, chooseSendAction, parseMentions } from './input';
 import { AgentPanel, PanelRequest } from './panel';
 import { askPermission } from './permissions';
-import { AgentStatus, ContextItem, PermissionAnswer, PermissionParams } from './protocol';
-import { MISSING_SERVER_MESSAGE, resolveServerCommand } from './serverCommand';
+import { AgentStatus, ContextItem, PermissionAnswer, PermissionParams, RevertOutcome, lineLabel, sessionTitle } from './protocol';
+import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
 import { SessionController } from './sessions';
 import { KEY_PROVIDERS, secretName, serverSettings } from './settings';
-import { ToolItem, TurnEndItem, lastAssistantText } from './transcript';
+import { ToolItem, TurnEndItem, lastAssistantText, toolItemOf } from './transcript';
 
 type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
 
@@ -54,6 +54,16 @@ function isExecutable(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** One message for a server that could not start, naming the fix. */
+function startFailure(command: ServerCommand, why: string): string {
+  const setting = command.source.startsWith('agentLsp.') ? command.source : 'agentLsp.server.path';
+  if (/ENOENT|EACCES/.test(why)) {
+    const problem = /ENOENT/.test(why) ? 'does not exist' : 'is not executable';
+    return `agent_lsp: the server could not start: ${command.command} ${problem} (from ${command.source}). Fix ${setting}, or clear it to use agent-lsp from the workspace .venv or PATH.`;
+  }
+  return `agent_lsp: the server (${command.command}) could not start: ${why}. See Agent: Show Log, or set ${setting}.`;
 }
 
 function message(error: unknown): string {
@@ -217,7 +227,7 @@ class AgentExtension implements vscode.Disposable {
     } catch (error) {
       this.client = null;
       void client.dispose().catch(() => undefined);
-      const text = `agent_lsp: the server (${command.command}) failed to start: ${message(error)}. Check the log, or set agentLsp.server.path.`;
+      const text = startFailure(command, message(error));
       void this.fail(text);
       throw new Error(text);
     }
@@ -337,7 +347,7 @@ class AgentExtension implements vscode.Disposable {
     if (item) {
       label = vscode.workspace.asRelativePath(vscode.Uri.parse(item.uri));
       if (item.range) {
-        label += `:${item.range.start.line + 1}-${item.range.end.line + 1}`;
+        label += `:${lineLabel(item.range)}`;
       }
     }
     this.panel.post({ type: 'context', label });
@@ -411,7 +421,7 @@ class AgentExtension implements vscode.Disposable {
         await this.revertTurn(request.turn);
         break;
       case 'showDiff':
-        await vscode.commands.executeCommand('agentLsp.showDiff', request.callId);
+        await vscode.commands.executeCommand('agentLsp.showDiff', request.key);
         break;
       case 'openLink':
         await this.openLink(request.href);
@@ -462,32 +472,41 @@ class AgentExtension implements vscode.Disposable {
     }
   }
 
-  async revertTurn(turn?: number): Promise<void> {
+  /** Revert a turn's edits (default: the last turn with edits). The server
+   * decides what can be undone, also for turns of an earlier server run; its
+   * answer is shown as it is, in the panel under the turn and as a message. */
+  async revertTurn(turn?: number): Promise<RevertOutcome | undefined> {
+    const reverted = this.sessions.reverts;
     const target =
       turn ??
-      [...this.sessions.transcript.items].reverse().find((i): i is TurnEndItem => i.kind === 'turn-end' && i.hasEdits)?.turn ??
+      [...this.sessions.transcript.items]
+        .reverse()
+        .find((i): i is TurnEndItem => i.kind === 'turn-end' && i.hasEdits && i.turn != null && (!reverted[i.turn] || !!reverted[i.turn].error))?.turn ??
       undefined;
     if (target == null) {
-      void vscode.window.showInformationMessage('Agent: no turn with edits to revert.');
-      return;
+      void vscode.window.showInformationMessage('Agent: no turn with edits left to revert.');
+      return undefined;
     }
-    const result = await this.guarded('revert the turn', () => this.sessions.revertTurn(target));
-    if (!result) {
-      return;
+    const outcome = await this.guarded('revert the turn', () => this.sessions.revertTurn(target));
+    if (!outcome) {
+      return undefined;
     }
-    const skipped = result.skipped ?? [];
-    if (!result.reverted.length && !skipped.length) {
-      void vscode.window.showInformationMessage(
-        `Agent: nothing to revert for turn ${target} (already reverted, or the server was restarted since: it keeps edit history while it runs).`,
+    if (outcome.error) {
+      void vscode.window.showErrorMessage(`Agent: could not revert turn ${target}: ${outcome.error}`);
+    } else if (outcome.skipped.length) {
+      const reverted = outcome.reverted.length ? `reverted ${outcome.reverted.join(', ')}; ` : '';
+      void vscode.window.showWarningMessage(
+        `Agent: turn ${target}: ${reverted}left alone: ${outcome.skipped.map((x) => `${x.path} (${x.reason})`).join('; ')}.`,
       );
-      return;
-    }
-    const text = `Agent: reverted turn ${target}: ${result.reverted.length} file(s)${skipped.length ? `; left alone: ${skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}` : ''}.`;
-    if (skipped.length) {
-      void vscode.window.showWarningMessage(text);
+    } else if (outcome.reverted.length) {
+      if (this.panel.visible) {
+        return outcome; // the panel says it under the turn
+      }
+      void vscode.window.showInformationMessage(`Agent: reverted turn ${target}: ${outcome.reverted.join(', ')}.`);
     } else {
-      void vscode.window.showInformationMessage(text);
+      void vscode.window.showInformationMessage(`Agent: the server found no changes of turn ${target} left to revert (already reverted?).`);
     }
+    return outcome;
   }
 
   // --------------------------------------------------------------- commands
@@ -552,12 +571,16 @@ class AgentExtension implements vscode.Disposable {
     register('agentLsp.compactSession', async () => {
       const compacted = await this.guarded('compact the conversation', () => this.sessions.compact());
       if (compacted === false) {
-        void vscode.window.showInformationMessage('Agent: nothing to compact yet.');
+        void vscode.window.showInformationMessage(
+          this.sessions.status === 'running' ? 'Agent: the conversation can be compacted when the turn has ended.' : 'Agent: nothing to compact yet.',
+        );
       }
       return compacted;
     });
-    register('agentLsp.showDiff', async (callId: string) => {
-      const item = this.sessions.transcript.items.find((i) => i.kind === 'tool' && i.callId === callId) as ToolItem | undefined;
+    register('agentLsp.showDiff', async (keyOrCallId: string) => {
+      // a tool item's key (from the panel) or a call id (its latest item)
+      const state = this.sessions.transcript;
+      const item = (state.items.find((i) => i.kind === 'tool' && i.key === keyOrCallId) ?? toolItemOf(state, keyOrCallId)) as ToolItem | undefined;
       if (item) {
         await this.guarded('show the diff', () => showToolDiff(item, this.before));
       }
@@ -597,7 +620,7 @@ class AgentExtension implements vscode.Disposable {
     quickPick.items = [...sessions]
       .sort((a, b) => Number(new Date(b.updatedAt ?? 0)) - Number(new Date(a.updatedAt ?? 0)))
       .map((s) => ({
-        label: s.title || s.sessionId,
+        label: sessionTitle(s.title) || (s.turns ? s.sessionId : 'New session (empty)'),
         description: `${s.turns ?? 0} turn(s)${s.sessionId === this.sessions.sessionId ? ' · current' : ''}`,
         detail: `updated ${when(s.updatedAt)} · ${s.status ?? ''}`,
         sessionId: s.sessionId,

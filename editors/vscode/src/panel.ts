@@ -12,7 +12,7 @@ export type PanelRequest =
   | { type: 'cancel' }
   | { type: 'removeQueued'; messageId: string }
   | { type: 'revertTurn'; turn: number }
-  | { type: 'showDiff'; callId: string }
+  | { type: 'showDiff'; key: string }
   | { type: 'openLink'; href: string }
   | { type: 'newSession' }
   | { type: 'resumeSession' }
@@ -127,7 +127,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
 <section id="queue" hidden></section>
 <footer id="composer">
   <div id="context-row">
-    <label id="attach-label" title="Attach the active editor's file and selection"><input type="checkbox" id="attach"> <span id="context-label">no active editor</span></label>
+    <label id="attach-label" title="Attach the active editor's file and selection"><input type="checkbox" id="attach"> <span id="context-label">No active editor to attach</span></label>
     <button id="mention" class="link" title="Attach another file (@file)">@ file</button>
   </div>
   <textarea id="input" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)"></textarea>

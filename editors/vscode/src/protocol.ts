@@ -47,6 +47,14 @@ export interface SessionEvent {
   data: Record<string, any>;
 }
 
+/** "3" or "3-7": the 1-based lines a range covers (a selection ending at the
+ * start of a line does not cover that line). */
+export function lineLabel(range: Range): string {
+  const first = range.start.line + 1;
+  const last = range.end.character === 0 && range.end.line > range.start.line ? range.end.line : range.end.line + 1;
+  return last > first ? `${first}-${last}` : `${first}`;
+}
+
 /** The last seq an event covers (a merged chunk covers several). */
 export function endSeq(event: SessionEvent): number {
   return typeof event.lastSeq === 'number' ? event.lastSeq : event.seq;
@@ -87,6 +95,13 @@ export interface PermissionParams {
   path?: string;
 }
 
+/** agent/turn/revert's answer as the panel shows it (error: the request failed). */
+export interface RevertOutcome {
+  reverted: string[];
+  skipped: { path: string; reason: string }[];
+  error?: string;
+}
+
 export type PermissionAnswer = 'once' | 'session' | 'always' | 'deny';
 
 export const Methods = {
@@ -111,6 +126,23 @@ export const Methods = {
   permission: 'agent/permission',
   saveDocuments: 'agent/saveDocuments',
 } as const;
+
+/** The server hands a message's context items to the model as extra text
+ * blocks `<context>\n{json}\n</context>`; the user sees them as chips instead. */
+export function isContextBlock(block: Block): boolean {
+  return block?.type === 'text' && typeof block.text === 'string' && block.text.startsWith('<context>\n') && block.text.endsWith('</context>');
+}
+
+/** What the user typed: the message's text without its context blocks. */
+export function userText(message: { content?: Block[] | string } | null | undefined): string {
+  const content = message?.content;
+  return contentText(Array.isArray(content) ? content.filter((b) => !isContextBlock(b)) : content);
+}
+
+/** A session's title for a list: the first message, without context blocks. */
+export function sessionTitle(title: string | undefined | null): string {
+  return (title ?? '').replace(/<context>[\s\S]*?(<\/context>|$)/g, ' ').replace(/\s+/g, ' ').trim();
+}
 
 /** The concatenated text of a message's content (string or blocks). */
 export function contentText(content: Block[] | string | undefined | null): string {

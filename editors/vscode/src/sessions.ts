@@ -10,6 +10,7 @@ import {
   ContextItem,
   LoadResult,
   Methods,
+  RevertOutcome,
   SessionEvent,
   SessionSummary,
   endSeq,
@@ -18,6 +19,7 @@ import { SendAction, methodFor } from './input';
 import { Transcript, applyEvents, applyToolProgress, createTranscript, loadTranscript } from './transcript';
 
 const SESSION_KEY = 'agentLsp.sessionId';
+const REVERTS_KEY = (sessionId: string) => `agentLsp.reverts.${sessionId}`;
 
 export interface Requester {
   request<R>(method: string, params: unknown): Promise<R>;
@@ -25,7 +27,8 @@ export interface Requester {
 
 /** What the panel is told; it keeps its own transcript from these. */
 export type ViewMessage =
-  | { type: 'reset'; sessionId: string | null; events: SessionEvent[]; status: AgentStatus; inbox: Transcript['inbox'] }
+  | { type: 'reset'; sessionId: string | null; events: SessionEvent[]; status: AgentStatus; inbox: Transcript['inbox']; reverts: Record<number, RevertOutcome> }
+  | { type: 'reverted'; turn: number; outcome: RevertOutcome }
   | { type: 'events'; events: SessionEvent[] }
   | { type: 'status'; status: AgentStatus }
   | { type: 'progress'; callId: string; data: Record<string, any> };
@@ -86,17 +89,27 @@ export class SessionController implements vscode.Disposable {
       events: this.events,
       status: this.transcriptState.status,
       inbox: this.transcriptState.inbox,
+      reverts: this.reverts,
     };
   }
 
-  private adopt(state: Transcript, events: SessionEvent[]): void {
+  /** What the server answered to each "Revert this turn" of this session
+   * (kept in the workspace state: the session log does not record it). */
+  get reverts(): Record<number, RevertOutcome> {
+    const sessionId = this.transcriptState.sessionId;
+    return sessionId ? this.memento.get<Record<number, RevertOutcome>>(REVERTS_KEY(sessionId)) ?? {} : {};
+  }
+
+  /** Show this session; resolves once it is remembered for this workspace. */
+  private adopt(state: Transcript, events: SessionEvent[]): Promise<void> {
     this.batcher.clear();
     this.transcriptState = state;
     this.events = events;
-    void this.memento.update(SESSION_KEY, state.sessionId ?? undefined);
+    const stored = this.memento.update(SESSION_KEY, state.sessionId ?? undefined);
     this.post(this.snapshot());
     this.statusEmitter.fire(state.status);
     this.changeEmitter.fire();
+    return Promise.resolve(stored);
   }
 
   // ------------------------------------------------------------ server → us
@@ -141,14 +154,14 @@ export class SessionController implements vscode.Disposable {
   async newSession(): Promise<string> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
     const { sessionId } = await this.requester().request<{ sessionId: string }>(Methods.sessionNew, folder ? { workspaceUri: folder } : {});
-    this.adopt(createTranscript(sessionId), []);
+    await this.adopt(createTranscript(sessionId), []);
     return sessionId;
   }
 
   async load(sessionId: string): Promise<void> {
     const result = await this.requester().request<LoadResult>(Methods.sessionLoad, { sessionId });
     const events = result.events ?? [];
-    this.adopt(loadTranscript(result.sessionId ?? sessionId, events, result.status ?? 'idle', result.inbox), [...events]);
+    await this.adopt(loadTranscript(result.sessionId ?? sessionId, events, result.status ?? 'idle', result.inbox), [...events]);
   }
 
   /** Re-read the current session (after a hole in the events or a server restart). */
@@ -167,13 +180,13 @@ export class SessionController implements vscode.Disposable {
   async restore(): Promise<void> {
     const stored = this.storedSessionId;
     if (!stored) {
-      this.adopt(createTranscript(), []);
+      await this.adopt(createTranscript(), []);
       return;
     }
     try {
       await this.load(stored);
     } catch {
-      this.adopt(createTranscript(), []);
+      await this.adopt(createTranscript(), []);
     }
   }
 
@@ -214,8 +227,11 @@ export class SessionController implements vscode.Disposable {
 
   async delete(sessionId: string): Promise<boolean> {
     const { deleted } = await this.requester().request<{ deleted: boolean }>(Methods.sessionDelete, { sessionId });
+    if (deleted) {
+      void this.memento.update(REVERTS_KEY(sessionId), undefined);
+    }
     if (deleted && sessionId === this.transcriptState.sessionId) {
-      this.adopt(createTranscript(), []);
+      await this.adopt(createTranscript(), []);
     }
     return deleted;
   }
@@ -229,12 +245,26 @@ export class SessionController implements vscode.Disposable {
     return compacted;
   }
 
-  async revertTurn(turn: number): Promise<{ reverted: string[]; skipped: { path: string; reason: string }[] }> {
+  /** Ask the server to revert a turn; the panel shows its answer under the
+   * turn (paths relative to the workspace). */
+  async revertTurn(turn: number): Promise<RevertOutcome> {
     const sessionId = this.transcriptState.sessionId;
     if (!sessionId) {
       throw new Error('no session');
     }
-    return this.requester().request(Methods.turnRevert, { sessionId, turn });
+    let outcome: RevertOutcome;
+    try {
+      const result = await this.requester().request<RevertOutcome>(Methods.turnRevert, { sessionId, turn });
+      const rel = (p: string) => vscode.workspace.asRelativePath(p.startsWith('file:') ? vscode.Uri.parse(p) : vscode.Uri.file(p));
+      outcome = { reverted: (result?.reverted ?? []).map(rel), skipped: (result?.skipped ?? []).map((x) => ({ path: rel(x.path), reason: x.reason })) };
+    } catch (error) {
+      outcome = { reverted: [], skipped: [], error: error instanceof Error ? error.message : String(error) };
+    }
+    if (sessionId === this.transcriptState.sessionId) {
+      await this.memento.update(REVERTS_KEY(sessionId), { ...this.reverts, [turn]: outcome });
+      this.post({ type: 'reverted', turn, outcome });
+    }
+    return outcome;
   }
 
   dispose(): void {

@@ -6,7 +6,7 @@
 // 200 chunks/s); every item that changes gets a fresh `rev`, which is how the
 // renderer knows what to redraw without rebuilding the DOM.
 
-import { AgentStatus, Block, ContextItem, SessionEvent, UserMessage, contentText, endSeq } from './protocol';
+import { AgentStatus, Block, ContextItem, SessionEvent, UserMessage, contentText, endSeq, userText } from './protocol';
 
 export interface Usage {
   inputTokens?: number;
@@ -71,7 +71,19 @@ export interface NoticeItem extends ItemBase {
   text: string;
 }
 
-export type Item = UserItem | TextItem | ToolItem | TurnEndItem | ErrorItem | NoticeItem;
+/** A compaction of the conversation (manual or automatic): what the model
+ * keeps instead of the older messages. The transcript still shows them. */
+export interface CompactionItem extends ItemBase {
+  kind: 'compaction';
+  compactionId: string;
+  status: 'running' | 'done' | 'failed';
+  summary: string;
+  /** Tokens of the messages the summary replaced. */
+  tokens: number | null;
+  error: string;
+}
+
+export type Item = UserItem | TextItem | ToolItem | TurnEndItem | ErrorItem | NoticeItem | CompactionItem;
 
 export interface Transcript {
   sessionId: string | null;
@@ -84,10 +96,14 @@ export interface Transcript {
   openText: string | null;
   openReasoning: string | null;
   usage: Usage | null;
+  /** Tokens of the running turn's model calls so far (prompt + answer, summed). */
+  turnUsage: Usage | null;
   contextWindow: number | null;
   model: string | null;
   inbox: { nextTurn: UserMessage[]; nextStep: UserMessage[] };
   editTurns: Set<number>;
+  /** callId -> key of its latest tool item. */
+  toolKeys: Map<string, string>;
 }
 
 const PROGRESS_CAP = 64 * 1024;
@@ -105,10 +121,12 @@ export function createTranscript(sessionId: string | null = null): Transcript {
     openText: null,
     openReasoning: null,
     usage: null,
+    turnUsage: null,
     contextWindow: null,
     model: null,
     inbox: { nextTurn: [], nextStep: [] },
     editTurns: new Set(),
+    toolKeys: new Map(),
   };
 }
 
@@ -191,12 +209,19 @@ function openTextItem(state: Transcript, kind: 'text' | 'reasoning', id: string 
   return item;
 }
 
+/** The tool item of a call id in this turn. Call ids are unique only within
+ * a turn (a restarted server or another provider may reuse "call_1"), so a
+ * reused id in a later turn gets an item of its own. */
 function toolItem(state: Transcript, callId: string, turn: number | null, step: number | null): ToolItem {
-  const key = `c:${callId}`;
-  const existing = get<ToolItem>(state, key);
-  if (existing) {
+  const existing = toolItemOf(state, callId);
+  if (existing && (turn == null || existing.turn == null || existing.turn === turn)) {
     return existing;
   }
+  let key = `c:${callId}`;
+  for (let n = 2; state.index.has(key); n++) {
+    key = `c:${callId}#${n}`;
+  }
+  state.toolKeys.set(callId, key);
   return add<ToolItem>(state, {
     key,
     kind: 'tool',
@@ -212,6 +237,12 @@ function toolItem(state: Transcript, callId: string, turn: number | null, step: 
     error: null,
     meta: null,
   });
+}
+
+/** The latest tool item of a call id. */
+export function toolItemOf(state: Transcript, callId: string): ToolItem | undefined {
+  const key = state.toolKeys.get(callId);
+  return key ? get<ToolItem>(state, key) : undefined;
 }
 
 function argsText(value: unknown): string {
@@ -297,6 +328,7 @@ function applyAssistantMessage(state: Transcript, event: SessionEvent): void {
   closeOpen(state, !!data.interrupted);
   if (data.usage) {
     state.usage = data.usage;
+    state.turnUsage = addUsage(state.turnUsage, data.usage);
   }
   const message = data.message ?? {};
   const blocks: Block[] = Array.isArray(message.content) ? message.content : [];
@@ -327,8 +359,30 @@ function applyAssistantMessage(state: Transcript, event: SessionEvent): void {
   }
 }
 
+function addUsage(total: Usage | null, more: Usage): Usage {
+  const sum: Usage = { ...(total ?? {}) };
+  for (const key of ['inputTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens', 'reasoningTokens'] as const) {
+    if (typeof more[key] === 'number') {
+      sum[key] = (sum[key] ?? 0) + more[key]!;
+    }
+  }
+  return sum;
+}
+
+function compactionItem(state: Transcript, data: Record<string, any>, seq: number): CompactionItem {
+  const id = String(data.compactionId ?? seq);
+  return (
+    get<CompactionItem>(state, `k:${id}`) ??
+    add<CompactionItem>(state, { key: `k:${id}`, kind: 'compaction', rev: 0, turn: state.turnOpen, compactionId: id, status: 'running', summary: '', tokens: null, error: '' })
+  );
+}
+
+/** A turn with edits offers "Revert this turn": a file tool, or any tool whose
+ * result carries a diff or the journal records the server reverts from. */
 function noteEdit(state: Transcript, item: ToolItem): void {
-  if (item.turn != null && (EDIT_TOOLS.test(item.name) || (item.meta && typeof item.meta.diff === 'string'))) {
+  const meta = item.meta ?? {};
+  const changed = typeof meta.diff === 'string' || (Array.isArray(meta.journal) && meta.journal.length > 0);
+  if (item.turn != null && (EDIT_TOOLS.test(item.name) || changed)) {
     state.editTurns.add(item.turn);
   }
 }
@@ -380,12 +434,16 @@ export function applyEvent(state: Transcript, event: SessionEvent): void {
       break;
     case 'turn/start':
       state.turnOpen = num(data.turn);
+      state.turnUsage = null;
       break;
     case 'step/end':
       closeOpen(state);
       break;
     case 'user/message': {
       const message = data.message ?? {};
+      if (message.source === 'compaction') {
+        break; // the summary the model gets instead of older messages: shown by its compaction item
+      }
       const id = String(message.id ?? `seq${event.seq}`);
       add<UserItem>(state, {
         key: `u:${id}:${event.seq}`,
@@ -393,7 +451,7 @@ export function applyEvent(state: Transcript, event: SessionEvent): void {
         rev: 0,
         turn: num(data.turn) ?? state.turnOpen,
         messageId: id,
-        text: contentText(message.content),
+        text: userText(message),
         context: contextOf(message),
       });
       removeFromInbox(state, id);
@@ -411,6 +469,9 @@ export function applyEvent(state: Transcript, event: SessionEvent): void {
       break;
     }
     case 'tool/result': {
+      if (data.surfaceOp?.kind === 'replace') {
+        break; // a pruned copy for the model's context; the user keeps the full output
+      }
       const message = data.message ?? {};
       const callId = String(message.callId ?? data.callId);
       const item = toolItem(state, callId, num(data.turn), num(data.step));
@@ -446,9 +507,10 @@ export function applyEvent(state: Transcript, event: SessionEvent): void {
         reason: kind,
         detail,
         hasEdits: turn != null && state.editTurns.has(turn),
-        usage: state.usage,
+        usage: state.turnUsage,
       });
       state.turnOpen = null;
+      state.turnUsage = null;
       break;
     }
     case 'agent/inbox/spliced':
@@ -476,11 +538,22 @@ export function applyEvent(state: Transcript, event: SessionEvent): void {
       break;
     }
     case 'compaction/start':
-      add<NoticeItem>(state, { key: `n:${event.seq}`, kind: 'notice', rev: 0, turn: state.turnOpen, text: 'Compacting the conversation…' });
+      touch(state, compactionItem(state, data, event.seq));
       break;
-    case 'compaction/end':
-      add<NoticeItem>(state, { key: `n:${event.seq}`, kind: 'notice', rev: 0, turn: state.turnOpen, text: 'Conversation compacted.' });
+    case 'compaction/summary': {
+      const item = compactionItem(state, data, event.seq);
+      item.summary = typeof data.summary === 'string' ? data.summary : contentText(data.summary);
+      item.tokens = num(data.shadowedTokenCount);
+      touch(state, item);
       break;
+    }
+    case 'compaction/end': {
+      const item = compactionItem(state, data, event.seq);
+      item.status = data.error ? 'failed' : 'done';
+      item.error = data.error ? String(data.error.message ?? data.error.kind ?? 'failed') : '';
+      touch(state, item);
+      break;
+    }
     default:
       break;
   }
@@ -488,7 +561,7 @@ export function applyEvent(state: Transcript, event: SessionEvent): void {
 
 /** Live tool output (agent/tool/progress); not durable, so not replayed. */
 export function applyToolProgress(state: Transcript, callId: string, data: Record<string, any>): void {
-  const item = get<ToolItem>(state, `c:${callId}`);
+  const item = toolItemOf(state, callId);
   if (!item) {
     return;
   }
@@ -545,4 +618,16 @@ export function lastAssistantText(state: Transcript): string {
 /** Items changed after `sinceRev`, in transcript order. */
 export function changedSince(state: Transcript, sinceRev: number): Item[] {
   return state.items.filter((item) => item.rev > sinceRev);
+}
+
+/** 950 → "950", 15_300 → "15.3k", 128_000 → "128k", 1_048_576 → "1M". */
+export function formatTokens(n: number): string {
+  if (n < 1000) {
+    return String(n);
+  }
+  if (n < 1_000_000) {
+    const k = n / 1000;
+    return `${k < 100 ? Number(k.toFixed(1)) : Math.round(k)}k`;
+  }
+  return `${Number((n / 1_000_000).toFixed(1))}M`;
 }

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chooseSendAction, keyAction, methodFor, parseMentions } from '../src/input';
+import { lineLabel, sessionTitle } from '../src/protocol';
 
 test('idle: Enter starts a turn whatever the preference', () => {
   assert.equal(chooseSendAction('idle', 'steer', false), 'followup');
@@ -33,4 +34,17 @@ test('@file mentions are found, e-mail addresses are not', () => {
   ]);
   assert.deepEqual(parseMentions('@a.py.'), ['a.py']);
   assert.deepEqual(parseMentions('no mentions @ here'), []);
+});
+
+test('a selection is labelled by the lines it covers', () => {
+  const r = (l1: number, c1: number, l2: number, c2: number) => ({ start: { line: l1, character: c1 }, end: { line: l2, character: c2 } });
+  assert.equal(lineLabel(r(0, 0, 0, 5)), '1');
+  assert.equal(lineLabel(r(0, 0, 1, 0)), '1', 'select-all of a one-line file ends at the start of line 2');
+  assert.equal(lineLabel(r(2, 4, 6, 1)), '3-7');
+});
+
+test("a session's title in the list is what the user typed", () => {
+  assert.equal(sessionTitle('hi there, see @hello.py<context>\n{"kind": "file", "uri": "file:///ws/hello.py"}\n</context>'), 'hi there, see @hello.py');
+  assert.equal(sessionTitle('fix it <context>\n{"kind": "file", "uri": "file:///ws/a-very-long-path…'), 'fix it');
+  assert.equal(sessionTitle(undefined), '');
 });

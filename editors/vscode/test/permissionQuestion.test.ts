@@ -5,7 +5,7 @@ import { permissionQuestion } from '../src/permissionQuestion';
 test('the question names the exact command', () => {
   const q = permissionQuestion({ tool: 'run_command', kind: 'command', title: 'Run `rm -rf build`', command: 'rm -rf build', detail: 'in /ws' });
   assert.equal(q.message, 'The agent wants to run rm -rf build');
-  assert.match(q.detail, /Run `rm -rf build`/);
+  assert.doesNotMatch(q.detail, /Run `rm -rf build`/, "not repeated");
   assert.match(q.detail, /in \/ws/);
   assert.match(q.detail, /Tool: run_command/);
 });
@@ -13,4 +13,16 @@ test('the question names the exact command', () => {
 test('the question names the exact path', () => {
   const q = permissionQuestion({ tool: 'delete_file', kind: 'delete', title: 'Delete src/old.py', path: 'src/old.py' });
   assert.equal(q.message, 'The agent wants to delete src/old.py');
+});
+
+test('the detail does not repeat the command', () => {
+  const q = permissionQuestion({ tool: 'run_command', kind: 'command', title: 'Run `echo hi`', command: 'echo hi', detail: 'echo hi' });
+  assert.equal(q.message, 'The agent wants to run echo hi');
+  assert.equal(q.detail, 'Tool: run_command');
+});
+
+test('a rename names both paths', () => {
+  const q = permissionQuestion({ tool: 'rename_file', kind: 'write', title: 'Rename a.py to b.py', path: '/ws/a.py', detail: 'a.py -> b.py' });
+  assert.equal(q.message, 'The agent wants to write /ws/a.py');
+  assert.match(q.detail, /Rename a.py to b.py/);
 });

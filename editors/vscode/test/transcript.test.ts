@@ -5,6 +5,7 @@ import {
   applyToolProgress,
   changedSince,
   contextMeter,
+  formatTokens,
   createTranscript,
   lastAssistantText,
   loadTranscript,
@@ -213,4 +214,109 @@ test('deltas the server merged under load (one event spanning seq..lastSeq) are 
   assert.equal(gap, false);
   assert.equal(lastAssistantText(state), 'abcdef');
   assert.deepEqual(view(state.items), view(loadTranscript('s', events, 'idle').items));
+});
+
+test("a turn's footer counts the tokens of all its model calls; the meter shows the last call", () => {
+  const log = new Log();
+  log.textTurn(1, 'one', 'a');
+  log.add('turn/start', { turn: 2 });
+  for (const step of [1, 2]) {
+    log.add('assistant/message', { turn: 2, step, message: { role: 'assistant', content: [] }, usage: { inputTokens: 200 * step, outputTokens: 10 }, sourceEventSeqs: [1] });
+  }
+  log.add('turn/end', { turn: 2, reason: { kind: 'completed' } });
+  const state = loadTranscript('s', log.events, 'idle');
+  const ends = state.items.filter((i) => i.kind === 'turn-end');
+  assert.deepEqual(
+    ends.map((e) => (e.kind === 'turn-end' ? e.usage : null)),
+    [
+      { inputTokens: 100, outputTokens: 20 },
+      { inputTokens: 600, outputTokens: 20 },
+    ],
+  );
+  assert.deepEqual(contextMeter(state), { used: 410, window: 1000, percent: 41 });
+});
+
+test('a compaction shows as one item with its summary; the checkpoint message and pruned copies are not repeated', () => {
+  const log = new Log();
+  log.textTurn(1, 'first', 'answer');
+  log.add('turn/start', { turn: 2 });
+  log.add('tool/call', { turn: 2, step: 1, callId: 'c1', name: 'run_command', arguments: '{"command":"ls"}' });
+  log.add('tool/result', { turn: 2, step: 1, callId: 'c1', message: { callId: 'c1', content: [{ type: 'text', text: 'full output' }] } });
+  log.add('turn/end', { turn: 2, reason: { kind: 'completed' } });
+  const before = loadTranscript('s', log.events, 'idle').items.length;
+  log.add('compaction/prune', { seq: 3, tokensBefore: 100, tokensAfter: 10 });
+  log.add('tool/result', { turn: 2, step: 1, callId: 'c1', message: { callId: 'c1', content: [{ type: 'text', text: 'pruned' }] }, surfaceOp: { kind: 'replace', start: 3, end: 3 } });
+  log.add('compaction/start', { compactionId: 'k1', turn: null });
+  log.add('compaction/summary', { compactionId: 'k1', summary: 'They said hi.', shadowedTokenCount: 1500 });
+  log.add('user/message', { turn: null, step: null, message: { role: 'user', id: 'cp', source: 'compaction', content: [{ type: 'text', text: '[RECOVERY CHECKPOINT] They said hi.' }] }, surfaceOp: { kind: 'replace', start: 0, end: 9 } });
+  log.add('compaction/end', { compactionId: 'k1', turn: null });
+  const state = loadTranscript('s', log.events, 'idle');
+  assert.equal(state.items.length, before + 1);
+  const item = state.items[state.items.length - 1];
+  assert.ok(item.kind === 'compaction');
+  assert.equal(item.status, 'done');
+  assert.equal(item.summary, 'They said hi.');
+  assert.equal(item.tokens, 1500);
+  const tool = state.items.find((i) => i.kind === 'tool');
+  assert.equal(tool && tool.kind === 'tool' ? tool.output : '', 'full output');
+});
+
+test('a failed compaction says so', () => {
+  const log = new Log();
+  log.add('compaction/start', { compactionId: 'k1', turn: null });
+  log.add('compaction/end', { compactionId: 'k1', turn: null, error: { kind: 'summary', message: 'the model failed' } });
+  const [item] = loadTranscript('s', log.events, 'idle').items;
+  assert.ok(item.kind === 'compaction' && item.status === 'failed' && item.error === 'the model failed');
+});
+
+test('token counts are short', () => {
+  assert.deepEqual([950, 15_300, 128_000, 200_000, 1_048_576].map(formatTokens), ['950', '15.3k', '128k', '200k', '1M']);
+});
+
+test('a call id reused in a later turn (a restarted server) gets its own tool card', () => {
+  const log = new Log();
+  for (const turn of [1, 2]) {
+    log.add('turn/start', { turn });
+    log.add('tool/call', { turn, step: 1, callId: 'call_1', name: 'edit_file', arguments: `{"path":"f${turn}.py"}` });
+    log.add('tool/result', { turn, step: 1, callId: 'call_1', message: { callId: 'call_1', content: [{ type: 'text', text: `out ${turn}` }] } });
+    log.add('turn/end', { turn, reason: { kind: 'completed' } });
+  }
+  const state = loadTranscript('s', log.events, 'idle');
+  const tools = state.items.filter((i): i is ToolItem => i.kind === 'tool');
+  assert.deepEqual(tools.map((t) => [t.turn, t.output]), [[1, 'out 1'], [2, 'out 2']]);
+  assert.notEqual(tools[0].key, tools[1].key);
+  assert.ok(state.items.filter((i) => i.kind === 'turn-end').every((e) => e.kind === 'turn-end' && e.hasEdits));
+  applyToolProgress(state, 'call_1', { text: 'live' });
+  assert.equal(tools[1].progress, 'live');
+});
+
+test("a user message shows what the user typed; the context blocks the model gets are chips", () => {
+  const log = new Log();
+  const uri = 'file:///ws/hello.py';
+  const message = {
+    role: 'user',
+    id: 'm1',
+    content: [{ type: 'text', text: 'see @hello.py' }, { type: 'text', text: `<context>\n{"kind": "file", "uri": "${uri}"}\n</context>` }],
+    context: [{ kind: 'file', uri }],
+  };
+  log.add('turn/start', { turn: 1 });
+  log.add('user/message', { turn: 1, step: 1, message });
+  const [item] = loadTranscript('s', log.events, 'running').items;
+  assert.ok(item.kind === 'user');
+  assert.equal(item.text, 'see @hello.py');
+  assert.deepEqual(item.context, [{ kind: 'file', uri }]);
+});
+
+test('any tool whose result carries journal records makes its turn revertible', () => {
+  const log = new Log();
+  log.add('turn/start', { turn: 1 });
+  log.add('tool/call', { turn: 1, step: 1, callId: 'c1', name: 'rename_symbol', arguments: '{}' });
+  log.add('tool/result', { turn: 1, step: 1, callId: 'c1', message: { callId: 'c1', content: [] }, meta: { journal: [{ op: 'edit', path: '/ws/a.py' }] } });
+  log.add('turn/end', { turn: 1, reason: { kind: 'completed' } });
+  log.add('turn/start', { turn: 2 });
+  log.add('tool/call', { turn: 2, step: 1, callId: 'c2', name: 'grep', arguments: '{}' });
+  log.add('tool/result', { turn: 2, step: 1, callId: 'c2', message: { callId: 'c2', content: [] }, meta: { journal: [] } });
+  log.add('turn/end', { turn: 2, reason: { kind: 'completed' } });
+  const ends = loadTranscript('s', log.events, 'idle').items.filter((i) => i.kind === 'turn-end');
+  assert.deepEqual(ends.map((e) => e.kind === 'turn-end' && e.hasEdits), [true, false]);
 });

@@ -2,7 +2,7 @@
 // reducer and redraws only the items whose rev changed, once per animation
 // frame: 200 chunks/s cost a handful of DOM updates per frame, not a rebuild.
 
-import { AgentStatus, SessionEvent, UserMessage, contentText } from '../protocol';
+import { AgentStatus, RevertOutcome, SessionEvent, UserMessage, lineLabel, userText } from '../protocol';
 import { chooseSendAction, keyAction, WhileRunning } from '../input';
 import { renderMarkdown } from '../markdown';
 import {
@@ -13,6 +13,7 @@ import {
   applyToolProgress,
   contextMeter,
   createTranscript,
+  formatTokens,
   lastAssistantText,
   loadTranscript,
 } from '../transcript';
@@ -40,6 +41,8 @@ const workingEl = $('working');
 const emptyEl = $('empty');
 
 let state: Transcript = createTranscript();
+/** Outcomes of "Revert this turn" by turn (what the server answered). */
+let reverts: Record<number, RevertOutcome> = {};
 let whileRunning: WhileRunning = 'queue';
 let renderedRev = 0;
 const nodes = new Map<string, HTMLElement>();
@@ -116,20 +119,23 @@ function renderTool(node: HTMLElement, item: ToolItem): void {
   const summary = el('summary');
   summary.append(el('span', 'tool-icon', STATUS_ICON[item.status] ?? '?'), el('span', 'tool-name', item.name || 'tool'), el('span', 'tool-arg', toolSummary(item)));
   details.append(summary);
-  if (item.args) {
-    const args = parseArgs(item.args);
+  const args = parseArgs(item.args);
+  // The arguments, unless the summary line already says all of them.
+  if (item.args && !(args && Object.keys(args).length === 1 && String(Object.values(args)[0]) === toolSummary(item))) {
     details.append(el('pre', 'tool-args', args ? JSON.stringify(args, null, 2) : item.args));
   }
   const out = item.output || item.progress;
   if (out) {
     details.append(el('pre', 'tool-output', out.length > 20000 ? `…${out.slice(out.length - 20000)}` : out));
   }
-  if (item.error?.message && item.error.message !== item.output) {
-    details.append(el('div', 'tool-error', `${item.error.code ?? 'error'}: ${item.error.message}`));
-  }
   node.append(details);
+  if (item.status === 'failed') {
+    // Why it failed, visible without opening the card.
+    const why = item.error?.message || item.output.split('\n')[0];
+    node.append(el('div', 'tool-error', why.length > 300 ? `${why.slice(0, 300)}…` : why));
+  }
   if (hasDiff(item)) {
-    node.append(button('Show diff', 'link', () => post({ type: 'showDiff', callId: item.callId }), 'Open the change in the diff editor'));
+    node.append(button('Show diff', 'link', () => post({ type: 'showDiff', key: item.key }), 'Open the change in the diff editor'));
   }
 }
 
@@ -142,7 +148,7 @@ function renderItem(node: HTMLElement, item: Item): void {
         const chips = el('div', 'chips');
         for (const c of item.context) {
           const name = decodeURIComponent(c.uri.split('/').pop() ?? c.uri);
-          const lines = c.range ? `:${c.range.start.line + 1}-${c.range.end.line + 1}` : '';
+          const lines = c.range ? `:${lineLabel(c.range)}` : '';
           chips.append(el('span', 'chip', `${name}${lines}`));
         }
         node.append(chips);
@@ -178,11 +184,43 @@ function renderItem(node: HTMLElement, item: Item): void {
         interrupted: '⚠ interrupted (server stopped)',
       };
       node.className = `item turn-end ${item.reason}`;
-      const usage = item.usage ? ` · ${((item.usage.inputTokens ?? 0) + (item.usage.outputTokens ?? 0)).toLocaleString()} tokens` : '';
-      node.replaceChildren(el('span', '', `${labels[item.reason] ?? item.reason}${item.turn != null ? ` · turn ${item.turn}` : ''}${usage}`));
+      const tokens = item.usage ? (item.usage.inputTokens ?? 0) + (item.usage.outputTokens ?? 0) : 0;
+      const usage = tokens ? ` · ${formatTokens(tokens)} tokens` : '';
+      const line = el('span', 'turn-line', `${labels[item.reason] ?? item.reason}${item.turn != null ? ` · turn ${item.turn}` : ''}${usage}`);
+      if (tokens) {
+        line.title = `Tokens of this turn's model calls: ${(item.usage!.inputTokens ?? 0).toLocaleString()} in, ${(item.usage!.outputTokens ?? 0).toLocaleString()} out`;
+      }
+      node.replaceChildren(line);
       if (item.hasEdits && item.turn != null) {
         const turn = item.turn;
-        node.append(button('Revert this turn', 'link', () => post({ type: 'revertTurn', turn }), 'Undo the edits the agent made in this turn'));
+        const outcome = reverts[turn];
+        if (outcome) {
+          node.append(revertNote(outcome));
+        }
+        if (outcome?.error) {
+          node.append(button('Try again', 'link revert', () => post({ type: 'revertTurn', turn }), 'Ask the server to revert this turn again'));
+        } else if (!outcome) {
+          node.append(button('Revert this turn', 'link revert', () => post({ type: 'revertTurn', turn }), 'Undo the edits the agent made in this turn'));
+        }
+      }
+      break;
+    }
+    case 'compaction': {
+      node.className = `item compaction ${item.status}`;
+      const label =
+        item.status === 'running'
+          ? 'Compacting the conversation…'
+          : item.status === 'failed'
+            ? `Compaction failed: ${item.error}`
+            : `Conversation compacted${item.tokens ? `: ${formatTokens(item.tokens)} tokens of older messages` : ''} summarised for the model`;
+      if (item.summary) {
+        const details = (node.querySelector('details') as HTMLDetailsElement | null) ?? (el('details') as HTMLDetailsElement);
+        const open = details.open;
+        details.replaceChildren(el('summary', '', label), el('div', 'compaction-summary', item.summary));
+        details.open = open;
+        node.replaceChildren(details);
+      } else {
+        node.replaceChildren(el('span', '', label));
       }
       break;
     }
@@ -197,13 +235,36 @@ function renderItem(node: HTMLElement, item: Item): void {
   }
 }
 
+/** What the server answered to "Revert this turn", in place of the button. */
+function revertNote(outcome: RevertOutcome): HTMLElement {
+  const note = el('span', 'revert-note');
+  if (outcome.error) {
+    note.classList.add('failed');
+    note.textContent = `↶ revert failed: ${outcome.error}`;
+    return note;
+  }
+  const parts: string[] = [];
+  if (outcome.reverted.length) {
+    parts.push(`↶ reverted ${outcome.reverted.join(', ')}`);
+  }
+  if (outcome.skipped.length) {
+    parts.push(`left alone: ${outcome.skipped.map((x) => `${x.path} (${x.reason})`).join('; ')}`);
+    note.classList.add('partial');
+  }
+  if (!parts.length) {
+    parts.push('↶ nothing left to revert in this turn');
+  }
+  note.textContent = parts.join(' · ');
+  return note;
+}
+
 function renderQueue(): void {
   const { nextTurn, nextStep } = state.inbox;
   queueEl.hidden = nextTurn.length + nextStep.length === 0;
   queueEl.replaceChildren();
   const row = (m: UserMessage, label: string) => {
     const r = el('div', 'queued');
-    r.append(el('span', 'queued-kind', label), el('span', 'queued-text', contentText(m.content)));
+    r.append(el('span', 'queued-kind', label), el('span', 'queued-text', userText(m)));
     r.append(button('×', 'icon', () => post({ type: 'removeQueued', messageId: m.id }), 'Remove before it runs'));
     queueEl.append(r);
   };
@@ -225,12 +286,15 @@ function renderChrome(): void {
   meterEl.hidden = !meter;
   if (meter) {
     meterFill.style.width = `${meter.percent ?? 0}%`;
-    meterText.textContent = meter.window
-      ? `${meter.used.toLocaleString()} / ${meter.window.toLocaleString()} (${meter.percent}%)`
-      : `${meter.used.toLocaleString()} tokens`;
-    meterEl.title = `Context used by the last model call${state.model ? ` · ${state.model}` : ''}`;
+    meterFill.className = meter.percent != null && meter.percent >= 80 ? 'high' : '';
+    meterText.textContent = meter.window ? `${meter.percent}% of ${formatTokens(meter.window)}` : `${formatTokens(meter.used)} tokens`;
+    meterEl.title =
+      `Context: ${meter.used.toLocaleString()}${meter.window ? ` of ${meter.window.toLocaleString()}` : ''} tokens used by the last model call` +
+      `${state.model ? ` (${state.model})` : ''}. Agent: Compact the Conversation frees it.`;
   }
-  titleEl.textContent = state.model ?? (state.sessionId ? 'Session' : 'New session');
+  const first = state.items.find((i) => i.kind === 'user');
+  titleEl.textContent = first && first.kind === 'user' ? first.text.split('\n')[0] : 'New session';
+  titleEl.title = state.model ? `${titleEl.textContent} · ${state.model}` : titleEl.textContent ?? '';
   workingEl.hidden = !running;
   emptyEl.hidden = state.items.length > 0;
 }
@@ -334,6 +398,7 @@ window.addEventListener('message', (e: MessageEvent) => {
   const message = e.data;
   switch (message?.type) {
     case 'reset':
+      reverts = message.reverts ?? {};
       reset(loadTranscript(message.sessionId, message.events as SessionEvent[], message.status as AgentStatus, message.inbox));
       if (!message.sessionId) {
         state.sessionId = null;
@@ -350,6 +415,15 @@ window.addEventListener('message', (e: MessageEvent) => {
       state.status = message.status;
       scheduleRender();
       break;
+    case 'reverted':
+      reverts[message.turn] = message.outcome;
+      for (const item of state.items) {
+        if (item.kind === 'turn-end' && item.turn === message.turn) {
+          item.rev = ++state.rev; // redraw its footer
+        }
+      }
+      scheduleRender();
+      break;
     case 'progress':
       applyToolProgress(state, message.callId, message.data);
       scheduleRender();
@@ -360,13 +434,18 @@ window.addEventListener('message', (e: MessageEvent) => {
       scheduleRender();
       break;
     case 'context':
-      contextLabel.textContent = message.label ?? 'no active editor';
+      contextLabel.textContent = message.label ? `Attach ${message.label}` : 'No active editor to attach';
       break;
-    case 'server':
+    case 'server': {
+      const stick = nearBottom();
       bannerEl.hidden = message.state === 'running';
       bannerEl.className = message.state;
       bannerEl.textContent = message.message ?? (message.state === 'starting' ? 'Starting the agent server…' : 'The agent server is not running.');
+      if (stick) {
+        transcriptEl.scrollTop = transcriptEl.scrollHeight;
+      }
       break;
+    }
     case 'insert': {
       const at = input.selectionStart ?? input.value.length;
       input.value = `${input.value.slice(0, at)}${message.text}${input.value.slice(at)}`;
