@@ -34,10 +34,12 @@ def make_message(
     id: str | None = None,
     source: str = "user",
     context: list[dict[str, Any]] | None = None,
+    delivery: str | None = None,
 ) -> dict[str, Any]:
     """A user-role inbox message. Content must be lossless JSON (R2.3);
     context items are appended to the content as text blocks, and also kept
-    verbatim under "context" for clients."""
+    verbatim under "context" for clients. `delivery` ("steer" or "inject")
+    tells clients how the sender sent it; a followup carries none."""
     if isinstance(content, str):
         blocks = [{"type": "text", "text": content}]
     elif isinstance(content, list) and all(isinstance(b, dict) for b in content):
@@ -45,6 +47,8 @@ def make_message(
     else:
         raise TypeError("content must be a string or a list of block dicts")
     message: dict[str, Any] = {"role": "user", "id": id or new_message_id(), "source": source, "content": blocks}
+    if delivery:
+        message["delivery"] = delivery
     if context:
         message["context"] = [dict(c) for c in context]
         blocks.extend(_context_block(c) for c in context)

@@ -91,6 +91,8 @@ async def test_s05_idle_steer_starts_turn_second_steer_joins_next_step(tmp_path)
     r1, r2 = (request_texts(r) for r in agent.provider.requests)
     assert "A" in r1 and "B" not in r1
     assert "B" in r2
+    # The log says how each message was sent, for clients to show steering as such.
+    assert [e.data["message"].get("delivery") for e in events_of(agent, "user/message")] == ["steer", "steer"]
 
 
 async def test_s06_steering_mid_tool(tmp_path):

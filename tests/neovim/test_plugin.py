@@ -92,8 +92,9 @@ def test_steer_and_queue_during_a_running_turn(editor: Editor) -> None:
     editor.wait("T.session().turn == 2 and T.session().status == 'idle' "
                 "and T.session().events[#T.session().events].type == 'turn/end'", what="the queued turn")
     text = editor.chat_text()
-    order = ["first question", "working on the first question", "run_command echo step", "focus on the tests",
-             "steered answer", "queued question", "answer to the queued question"]
+    order = ["first question", "working on the first question", "run_command echo step",
+             "## You (steering)", "focus on the tests", "steered answer", "queued question",
+             "answer to the queued question"]
     positions = [text.find(part) for part in order]
     assert all(p >= 0 for p in positions) and positions == sorted(positions), text
     assert editor.lua("return require('agent_lsp').status()") == "agent idle"

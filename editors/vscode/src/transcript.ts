@@ -27,6 +27,7 @@ export interface UserItem extends ItemBase {
   messageId: string;
   text: string;
   context: ContextItem[];
+  steer: boolean; // sent into a running turn, not as its own turn
 }
 
 export interface TextItem extends ItemBase {
@@ -453,6 +454,7 @@ export function applyEvent(state: Transcript, event: SessionEvent): void {
         messageId: id,
         text: userText(message),
         context: contextOf(message),
+        steer: message.delivery === 'steer',
       });
       removeFromInbox(state, id);
       break;

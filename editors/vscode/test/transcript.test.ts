@@ -320,3 +320,17 @@ test('any tool whose result carries journal records makes its turn revertible', 
   const ends = loadTranscript('s', log.events, 'idle').items.filter((i) => i.kind === 'turn-end');
   assert.deepEqual(ends.map((e) => e.kind === 'turn-end' && e.hasEdits), [true, false]);
 });
+
+test('a steered message is marked as steering, a followup is not', () => {
+  const log = new Log();
+  log.textTurn(1, 'first', 'ok');
+  log.add('user/message', {
+    turn: 1,
+    step: 2,
+    message: { role: 'user', id: 'm2', source: 'user', delivery: 'steer', content: [{ type: 'text', text: 'focus' }] },
+  });
+  const state = createTranscript('s1');
+  applyEvents(state, log.events);
+  const users = state.items.filter((i) => i.kind === 'user');
+  assert.deepEqual(users.map((u) => (u.kind === 'user' ? [u.text, u.steer] : null)), [['first', false], ['focus', true]]);
+});

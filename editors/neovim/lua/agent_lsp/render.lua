@@ -313,6 +313,8 @@ function Renderer:user_message(msg)
   local title = "## You"
   if msg.source and msg.source ~= "user" then
     title = "## You (" .. tostring(msg.source) .. ")"
+  elseif msg.delivery == "steer" then
+    title = "## You (steering)"
   end
   local lines = { title, "" }
   local content = msg.content

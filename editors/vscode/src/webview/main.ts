@@ -142,8 +142,11 @@ function renderTool(node: HTMLElement, item: ToolItem): void {
 function renderItem(node: HTMLElement, item: Item): void {
   switch (item.kind) {
     case 'user': {
-      node.className = 'item user';
+      node.className = item.steer ? 'item user steer' : 'item user';
       node.replaceChildren(el('div', 'user-text', item.text));
+      if (item.steer) {
+        node.prepend(el('div', 'user-tag', 'steering'));
+      }
       if (item.context.length) {
         const chips = el('div', 'chips');
         for (const c of item.context) {
