@@ -3,8 +3,11 @@
     .venv/bin/python bench/server_bench.py [--chunks 20000] [--starts 5] [--latency-runs 20]
 
 Measures, with the scripted model streaming as fast as it can:
-- cold start: spawn -> initialize result (the first start, then the median of
-  the later ones, which answer from the handshake cache)
+- cold start: spawn -> initialize result (the first start, which answers from
+  the template shipped with the package, then the median of the later ones,
+  which answer from the handshake cache), and spawn -> the answer to the first
+  request after initialize (the server fully loaded)
+- the first followup of a fresh, idle server (the model providers load then)
 - time from `agent/followup` sent to the first `assistant/chunk` received
   (median), next to the round trip of a trivial request on the same server
   (what the transport itself costs)
@@ -137,11 +140,14 @@ async def main() -> None:
         workspace.mkdir()
 
         starts = []
+        loaded = []
         idle_rss = []
         for i in range(args.starts):
             bench = Bench(workspace, tmp_path / f"sessions-start-{i}", [], tmp_path / "cache")
+            spawned = time.perf_counter()
             starts.append(await bench.start())
             await bench.roundtrip()  # pygls has loaded
+            loaded.append(time.perf_counter() - spawned)
             await asyncio.sleep(0.5)  # and the background warm-up (agent, tools, providers) too
             idle_rss.append(psutil.Process(bench.pid).memory_info().rss)
             await bench.stop()
@@ -150,6 +156,8 @@ async def main() -> None:
         bench = Bench(workspace, tmp_path / "sessions-latency", [{"text": "hi"}], tmp_path / "cache")
         await bench.start()
         await bench.roundtrip()
+        await asyncio.sleep(0.5)  # idle, after the background warm-up
+        _, first_followup, _ = await _followup_new_session(bench, "hello")
         latencies, roundtrips = [], []
         for _ in range(args.latency_runs):
             sid, first, _ = await _followup_new_session(bench, "hello")
@@ -176,6 +184,9 @@ async def main() -> None:
     print(f"cold start (spawn -> initialize result): first start {starts[0] * ms:.0f} ms; "
           f"later starts median {statistics.median(starts[1:]) * ms:.0f} ms "
           f"(min {min(starts[1:]) * ms:.0f}, max {max(starts[1:]) * ms:.0f}, n={len(starts) - 1})")
+    print(f"spawn -> first request after initialize answered (server loaded): first start {loaded[0] * ms:.0f} ms; "
+          f"later starts median {statistics.median(loaded[1:]) * ms:.0f} ms")
+    print(f"first followup of a fresh idle server -> first chunk: {first_followup * ms:.1f} ms")
     print(f"followup -> first chunk: median {statistics.median(latencies) * ms:.2f} ms; "
           f"plain request round trip: median {statistics.median(roundtrips) * ms:.2f} ms; "
           f"added: {(statistics.median(latencies) - statistics.median(roundtrips)) * ms:.2f} ms (n={len(latencies)})")

@@ -78,7 +78,9 @@ async def list_sessions(client: HeadlessClient) -> int:
 async def show_session(client: HeadlessClient, session_id: str) -> int:
     result = await client.request("agent/session/load", {"sessionId": session_id})
     transcript = client.transcript
-    transcript.heading(f"session {session_id}  ({result.get('status', '?')})")
+    held = result.get("heldByPid")
+    where = f", open in agent-lsp process {held or '?'}: read-only" if held is not None else ""
+    transcript.heading(f"session {session_id}  ({result.get('status', '?')}{where})")
     log_file = store_dir(client) / f"{session_id}.jsonl"
     if log_file.is_file():
         transcript.note(f"log: {log_file}")

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, TypeVar
 from lsprotocol import types
 from pydantic import BaseModel, ValidationError
 from cattrs import ClassValidationError, transform_error
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcServerError
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import (
     JsonRPCNotification,
@@ -46,6 +46,7 @@ from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.editor import LspEditor
 from agent_lsp.lsp.progress import ProgressReporter
 from agent_lsp.lsp.relay import Relay
+from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.workspace.documents import Documents
 
 if TYPE_CHECKING:
@@ -113,6 +114,16 @@ def _structure_problem(method: str, error: Exception) -> str:
     return f"invalid params for {method}"
 
 
+class SessionInUse(JsonRpcServerError):
+    """The session is open in another agent-lsp process (another editor window on
+    the same folder); `data` names that process."""
+
+    CODE = wire.SESSION_IN_USE_CODE
+
+    def __init__(self, error: SessionLockedError):
+        super().__init__(str(error), code=self.CODE, data={"sessionId": error.session_id, "pid": error.pid})
+
+
 def parse(model: type[M], params: Any) -> M:
     """Validate custom params; a problem becomes InvalidParams with a readable message."""
     if params is None:
@@ -162,6 +173,7 @@ class AgentLanguageServer(LanguageServer):
         self._settings_lock = asyncio.Lock()
         self._pending_problems: list[str] = list(self.settings.problems)
         self._tasks: set[asyncio.Task] = set()
+        self._relayed: dict[str, int] = {}  # session id -> the next seq the client has not been sent
 
     # --------------------------------------------------------------- plumbing
 
@@ -269,6 +281,8 @@ class AgentLanguageServer(LanguageServer):
             return host, host.use(session_id)
         except KeyError:  # UnknownSession: deleted meanwhile
             raise JsonRpcInvalidParams(f"unknown session {session_id}") from None
+        except SessionLockedError as error:
+            raise SessionInUse(error) from None
 
     # ------------------------------------------------------- agent -> client
 
@@ -276,7 +290,19 @@ class AgentLanguageServer(LanguageServer):
         """Stream a new agent's events to the client."""
         sid = agent.session_id
         relay = self.relay
-        agent.session.subscribe(lambda event: relay.durable(sid, event))
+        relayed = self._relayed
+        # An agent rebuilt for a session this client already follows (new settings)
+        # starts from a fresh load, which may have appended events (session/end-seed):
+        # send what the client has not seen, so every seq reaches it once.
+        if sid in relayed:
+            for event in agent.session.events[relayed[sid]:]:
+                relay.durable(sid, event)
+
+        def durable(event: Any) -> None:
+            relayed[sid] = event.seq + 1
+            relay.durable(sid, event)
+
+        agent.session.subscribe(durable)
         agent.session.subscribe(lambda event: self._progress_of(sid, event))
         agent.on("agent/status", lambda p: self._on_status(agent, p))
         agent.on("agent/inbox/inserted", lambda p: relay.live(sid, "agent/inbox/inserted", self._inserted(agent, p)))
@@ -529,7 +555,10 @@ def _register(server: AgentLanguageServer) -> None:
     async def session_load(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.SessionRef, params)
         await ls.ready()
-        host, agent = ls.agent_for(p.session_id)
+        try:
+            host, agent = ls.agent_for(p.session_id)
+        except SessionInUse:  # open in another window's server: a read-only snapshot
+            return wire.wire_dump(_snapshot_result(ls.host_for_session(p.session_id), p.session_id))
         ls.relay.flush_session(agent.session_id)  # the client sees nothing twice out of order
         result = wire.SessionLoadResult(
             session_id=agent.session_id,
@@ -547,7 +576,11 @@ def _register(server: AgentLanguageServer) -> None:
             host = ls.host_for_session(p.session_id)
         except JsonRpcInvalidParams:
             return wire.wire_dump(wire.SessionDeleteResult(deleted=False))
-        return wire.wire_dump(wire.SessionDeleteResult(deleted=await host.delete_session(p.session_id)))
+        try:
+            deleted = await host.delete_session(p.session_id)
+        except SessionLockedError as error:
+            raise SessionInUse(error) from None
+        return wire.wire_dump(wire.SessionDeleteResult(deleted=deleted))
 
     @server.feature("agent/session/compact")
     async def session_compact(ls: AgentLanguageServer, params: Any) -> dict:
@@ -560,6 +593,9 @@ def _register(server: AgentLanguageServer) -> None:
         try:
             outcome = await agent.compact_now()
         except CompactionError as error:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():  # $/cancelRequest stopped it: say so
+                raise asyncio.CancelledError() from None
             log.info("compaction of %s did not happen: %s", p.session_id, error)
             return wire.wire_dump(wire.SessionCompactResult(compacted=False))
         return wire.wire_dump(wire.SessionCompactResult(compacted=outcome is not None))
@@ -568,7 +604,10 @@ def _register(server: AgentLanguageServer) -> None:
     async def turn_revert(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.TurnRevertParams, params)
         host = ls.host_for_session(p.session_id)
-        report = await host.revert_turn(p.session_id, p.turn)
+        try:
+            report = await host.revert_turn(p.session_id, p.turn)
+        except SessionLockedError as error:
+            raise SessionInUse(error) from None
         return wire.wire_dump(
             wire.TurnRevertResult(
                 reverted=[str(path) for path in report.reverted],
@@ -633,6 +672,21 @@ def _register(server: AgentLanguageServer) -> None:
     )
     def code_actions(ls: AgentLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         return build_code_actions(ls, params)
+
+
+def _snapshot_result(host: WorkspaceHost, session_id: str) -> wire.SessionLoadResult:
+    try:
+        snapshot = host.snapshot(session_id)
+    except KeyError:
+        raise JsonRpcInvalidParams(f"unknown session {session_id}") from None
+    return wire.SessionLoadResult(
+        session_id=session_id,
+        workspace_uri=host.uri,
+        status="running" if snapshot.running else "idle",
+        events=[e.to_json() for e in snapshot.events],
+        inbox=wire.Inbox(next_turn=snapshot.next_turn, next_step=snapshot.next_step),
+        held_by_pid=snapshot.held_by or 0,
+    )
 
 
 def _command_args(args: tuple[Any, ...]) -> wire.FollowupCommandArgs:

@@ -29,6 +29,10 @@ from agent_lsp.config import Settings
 
 PROTOCOL_VERSION = 1
 
+# JSON-RPC error code: the session is open in another agent-lsp process (another
+# editor window on the same folder); error data: {sessionId, pid}.
+SESSION_IN_USE_CODE = -32010
+
 
 class WireModel(BaseModel):
     """Base of every wire model: camelCase on the wire, snake_case in Python.
@@ -196,6 +200,11 @@ class SessionLoadResult(WireModel):
     status: Literal["idle", "running"]
     events: list[Event]
     inbox: Inbox
+    held_by_pid: int | None = Field(
+        default=None,
+        description="set when another agent-lsp process has the session open: this answer is a read-only "
+        "snapshot from disk (no live events follow; requests that change the session fail with -32010)",
+    )
 
 
 class SessionDeleteResult(WireModel):

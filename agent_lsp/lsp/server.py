@@ -27,6 +27,7 @@ from agent_lsp.lsp.handshake import (
     frame,
     read_cached,
     read_message,
+    template_result,
 )
 from agent_lsp.lsp.transport import ThreadedWriter, protect_stdout
 
@@ -67,7 +68,7 @@ def serve_stdio() -> None:
     loader.start()
 
     replay = b""
-    initialize: tuple[Any, Any, bool, Any] | None = None
+    initialize: tuple[Any, Any, bool, Any, bool] | None = None
     if not os.environ.get(DISABLE_ENV):
         first = read_message(stdin)
         if first is None:  # the client went away before saying anything
@@ -75,11 +76,15 @@ def serve_stdio() -> None:
             os._exit(0)
         replay, message = first
         if message.get("method") == "initialize" and "id" in message:
-            path = cache_path(message.get("params") or {})
+            params = message.get("params") or {}
+            path = cache_path(params)
             cached = read_cached(path)
+            cache_is_current = cached is not None
+            if cached is None:  # the first start: the template shipped with the package
+                cached = template_result(params)
             if cached is not None:
                 writer.write(frame({"jsonrpc": "2.0", "id": message["id"], "result": cached}))
-            initialize = (message["id"], path, cached is not None, cached)
+            initialize = (message["id"], path, cached is not None, cached, cache_is_current)
 
     loader.join()
     module = loader.module or importlib.import_module(IMPLEMENTATION)

@@ -127,6 +127,7 @@ class Session:
         self.last_replace_seq = -1  # seq of the latest positional replacement
         self._writer = None
         self.closed = False
+        self.lock: Any = None  # the store's SessionLock while this process holds the session
         self._observers: list[Callable[[Event], Any]] = []
         self._notifying = False
         self._queue: deque[Event] = deque()
@@ -217,6 +218,8 @@ class Session:
         self._writer = None
         self._observers.clear()
         self.closed = True
+        if self.lock is not None:
+            self.lock.release()
 
     @property
     def path(self) -> Path | None:

@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_lsp.store import lock as session_lock
+from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.store.repair import repair_events
 from agent_lsp.store.session import Event, JsonlWriter, Session, now_ms
 
@@ -74,10 +76,15 @@ def _open_turn(events: list[Event]) -> int | None:
 
 
 class SessionStore:
-    def __init__(self, directory: Path, fsync: bool = False):
+    """`lock=True`: every session this store opens (create, load, fork) is
+    locked for this process until closed (`agent_lsp.store.lock`); opening one
+    that another live process holds raises `SessionLockedError`."""
+
+    def __init__(self, directory: Path, fsync: bool = False, *, lock: bool = False):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.fsync = fsync
+        self.lock = lock
         self._live: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         self._summary_cache: dict[str, tuple[tuple[int, int], SessionSummary]] = {}
         self.list_errors: list[CorruptSessionError] = []
@@ -87,6 +94,23 @@ class SessionStore:
             raise ValueError(f"invalid session id: {session_id!r}")
         return self.directory / f"{session_id}.jsonl"
 
+    def lock_path_of(self, session_id: str) -> Path:
+        return self.path_of(session_id).with_suffix(".lock")
+
+    def holder_of(self, session_id: str) -> int | None:
+        """The pid of the live process that has the session open (this one included), if any."""
+        return session_lock.holder_pid(self.lock_path_of(session_id))
+
+    def _acquire(self, session_id: str) -> "session_lock.SessionLock | None":
+        return session_lock.acquire(self.lock_path_of(session_id), session_id) if self.lock else None
+
+    @staticmethod
+    def _hold(session: Session, handle: "session_lock.SessionLock | None") -> None:
+        """The session keeps its lock until closed (or collected)."""
+        if handle is not None:
+            session.lock = handle
+            weakref.finalize(session, handle.release)
+
     # ----------------------------------------------------------------- create
 
     def create(self, title: str | None = None, meta: dict[str, Any] | None = None) -> Session:
@@ -94,9 +118,11 @@ class SessionStore:
         path = self.path_of(session_id)
         created = now_ms()
         header = {"kind": HEADER_KIND, "version": 1, "id": session_id, "created": created, "title": title, "meta": meta or {}}
+        handle = self._acquire(session_id)
         with open(path, "x", encoding="utf-8") as f:
             f.write(json.dumps(header, ensure_ascii=False) + "\n")
         session = Session(session_id, writer=JsonlWriter(path, fsync=self.fsync), meta=meta, created=created)
+        self._hold(session, handle)
         if title:
             session.meta.setdefault("title", title)
         self._live[session_id] = session
@@ -113,6 +139,17 @@ class SessionStore:
         path = self.path_of(session_id)
         if not path.exists():
             raise FileNotFoundError(f"no session {session_id} at {path}")
+        handle = self._acquire(session_id)  # before the repair below writes to the file
+        try:
+            session = self._load_locked(session_id, path)
+        except BaseException:
+            if handle is not None:
+                handle.release()
+            raise
+        self._hold(session, handle)
+        return session
+
+    def _load_locked(self, session_id: str, path: Path) -> Session:
         header, events = self._read(path, repair_torn=True)
         inherited = header.get("seedLength")
         if inherited is not None and (not isinstance(inherited, int) or not 0 <= inherited <= len(events)):
@@ -145,6 +182,11 @@ class SessionStore:
         session.seed_length = len(session.events)
         session.flush()
 
+    def snapshot(self, session_id: str) -> tuple[dict[str, Any], list[Event]]:
+        """(header, events) as on disk now, for reading only: no lock, no repair
+        (a torn last line, e.g. another process mid-write, is left out)."""
+        return self._read(self.path_of(session_id), repair_torn=False)
+
     # ------------------------------------------------------------------- fork
 
     def fork(self, source_id: str, boundary: int | None = None, *, title: str | None = None,
@@ -173,6 +215,7 @@ class SessionStore:
         session_id = new_session_id()
         path = self.path_of(session_id)
         created = now_ms()
+        handle = self._acquire(session_id)
         header = {"kind": HEADER_KIND, "version": 1, "id": session_id, "created": created, "title": title,
                   "meta": child_meta, "parentSession": source_id, "seedLength": n}
         with open(path, "x", encoding="utf-8") as f:
@@ -183,6 +226,7 @@ class SessionStore:
                           created=created, resumed=True, parent_session=source_id, inherited_length=n)
         if title:
             session.meta.setdefault("title", title)
+        self._hold(session, handle)
         self._seal_seed(session)
         self._live[session_id] = session
         return session
@@ -322,10 +366,23 @@ class SessionStore:
     # ----------------------------------------------------------------- delete
 
     def delete(self, session_id: str) -> bool:
+        """Delete a session's file; SessionLockedError (with `lock=True`) when another
+        live process has it open."""
         path = self.path_of(session_id)
-        live = self._live.pop(session_id, None)
+        live = self._live.get(session_id)
+        if self.lock:
+            pid = self.holder_of(session_id)
+            if pid is not None and pid != os.getpid():
+                raise SessionLockedError(session_id, pid if pid > 0 else None, self.lock_path_of(session_id))
+        self._live.pop(session_id, None)
         if live is not None:
             live.detach_writer()  # a live agent must not recreate the file headerless
+            if live.lock is not None:
+                live.lock.release()
+        try:
+            self.lock_path_of(session_id).unlink()
+        except OSError:
+            pass
         self._summary_cache.pop(session_id, None)
         try:
             path.unlink()

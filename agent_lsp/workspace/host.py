@@ -13,23 +13,27 @@ too) or `<platform data dir>/agent-lsp/sessions`.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
+from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.ports import Editor
 from agent_lsp.config import Settings, data_dir
-from agent_lsp.llm.factory import ResolvedModel, create_provider
-from agent_lsp.store import SessionStore
+from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import build_tools
 from agent_lsp.workspace.edit_journal import EditJournal, RevertReport
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
+
+if TYPE_CHECKING:
+    from agent_lsp.llm.factory import ResolvedModel
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +66,17 @@ class SessionListing:
     updated_at: int
     turns: int
     status: str
+
+
+@dataclass
+class SessionSnapshot:
+    """A session as stored, read without opening it (it is open in another process)."""
+
+    events: list[Event]
+    next_turn: list[dict]
+    next_step: list[dict]
+    running: bool  # its last turn is still open
+    held_by: int | None  # the pid of the process that has it open
 
 
 class UnknownSession(KeyError):
@@ -97,6 +112,8 @@ class WorkspaceHost:
         self.journal = EditJournal()
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
+        self._stale: set[Agent] = set()  # running agents built with settings since replaced
+        self._background: set[asyncio.Task] = set()
 
     # ------------------------------------------------------------------ store
 
@@ -106,7 +123,9 @@ class WorkspaceHost:
         marker = directory / WORKSPACE_MARKER
         if not marker.exists():
             marker.write_text(json.dumps({"folder": str(self.root), "uri": self.uri}) + "\n", encoding="utf-8")
-        return SessionStore(directory)
+        # locked: a second server on the same folder (another editor window) cannot
+        # open a session this one has open (agent_lsp.store.lock)
+        return SessionStore(directory, lock=True)
 
     def _make_policy(self) -> PermissionPolicy:
         permissions = self.settings.permissions
@@ -141,6 +160,17 @@ class WorkspaceHost:
                 raise UnknownSession(session_id)
             agent = self._make_agent(self.store.load(session_id))
         return agent
+
+    def snapshot(self, session_id: str) -> SessionSnapshot:
+        """Read a session without opening it (for one open in another process)."""
+        if not self.store.path_of(session_id).exists():
+            raise UnknownSession(session_id)
+        header, events = self.store.snapshot(session_id)
+        inbox = Inbox(Session(session_id), lambda name, payload: None)
+        inbox.rebuild(events[int(header.get("seedLength") or 0):])
+        open_turn = next((e.type == "turn/start" for e in reversed(events) if e.type in ("turn/start", "turn/end")), False)
+        holder = self.store.holder_of(session_id)
+        return SessionSnapshot(events, inbox.next_turn, inbox.next_step, open_turn, holder if holder and holder > 0 else None)
 
     def use(self, session_id: str) -> Agent:
         """The agent of a session the user just addressed; it becomes the current one."""
@@ -195,7 +225,9 @@ class WorkspaceHost:
 
     async def update_settings(self, settings: Settings) -> None:
         """New settings apply to every turn that starts from now: idle agents are
-        retired and rebuilt on next use; running ones keep their turn."""
+        retired and rebuilt on next use; a running one finishes its turn with the
+        old settings and is retired the moment it goes idle, so the session's next
+        turn is built with the new ones (same session, same log)."""
         self.settings = settings
         self.policy = self._make_policy()
         self._registry = None
@@ -203,6 +235,23 @@ class WorkspaceHost:
             if agent.status == "idle":
                 del self.agents[session_id]
                 await self._retire(agent)
+            elif agent not in self._stale:
+                self._stale.add(agent)
+                agent.idle_listeners.append(lambda agent=agent: self._retire_stale(agent))
+
+    def _retire_stale(self, agent: Agent) -> None:
+        """Called by an agent built with old settings when it goes idle: drop it at
+        once (synchronously, so no request can reach it in between); the next
+        request on its session loads the log afresh into a new agent."""
+        self._stale.discard(agent)
+        if self.agents.get(agent.session_id) is not agent:
+            return  # already being retired (session deleted, folder closed)
+        del self.agents[agent.session_id]
+        agent.dispose()  # idle: nothing to wait for
+        agent.session.close()  # flushed and unlocked now, not a loop iteration later
+        task = asyncio.ensure_future(self._retire(agent))  # closes its providers' connections
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     async def close(self) -> None:
         agents, self.agents = list(self.agents.values()), {}
@@ -210,6 +259,8 @@ class WorkspaceHost:
             agent.cancel("disposed")
         for agent in agents:
             await self._retire(agent)
+        if self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
 
     async def _retire(self, agent: Agent) -> None:
         """Dispose an agent and close its providers' connections."""
@@ -227,6 +278,10 @@ class WorkspaceHost:
 
     def resolve_model(self) -> ResolvedModel:
         """The model the settings and env ask for; ValueError with a readable message if unusable."""
+        # Imported here: the providers bring httpx (~3 MB), which an idle server
+        # (an editor open, the agent not used yet) does not need.
+        from agent_lsp.llm.factory import create_provider
+
         return create_provider(self.settings.model, self.env)
 
     def _make_agent(self, session) -> Agent:

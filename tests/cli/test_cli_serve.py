@@ -33,6 +33,18 @@ async def test_stdio_serving_answers_initialize(tmp_path: Path, workspace: Path,
     assert log_file.read_text().strip()
 
 
+async def test_log_level_filters_what_the_log_file_gets(tmp_path: Path, workspace: Path):
+    logs = {}
+    for level in ("debug", "error"):
+        log_file = tmp_path / f"{level}.log"
+        command = [sys.executable, "-m", "agent_lsp", "--log-level", level, "--log-file", str(log_file)]
+        async with HeadlessClient(workspace, transcript=Transcript(), server_command=command, env=clean_env(tmp_path)):
+            pass
+        logs[level] = log_file.read_text() if log_file.exists() else ""
+    assert " DEBUG " in logs["debug"]
+    assert " DEBUG " not in logs["error"] and " INFO " not in logs["error"] and " WARNING " not in logs["error"]
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -107,6 +119,7 @@ async def test_serve_ws_answers_initialize_or_says_what_is_missing(tmp_path: Pat
         assert result.server_info is not None and result.server_info.name == "agent-lsp"
         await asyncio.wait_for(client.shutdown_async(None), 10)
         client.exit(None)
+        assert await asyncio.to_thread(process.wait, 10) == 0  # `exit` ends the process
         await client.stop()
     finally:
         if process.poll() is None:

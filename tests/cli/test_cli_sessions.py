@@ -56,3 +56,23 @@ async def test_show_then_delete(tmp_path: Path, workspace: Path):
 def test_show_needs_an_id(tmp_path: Path, workspace: Path):
     done = agent_lsp(["sessions", "show", "-w", str(workspace)], clean_env(tmp_path))
     assert done.returncode == 2
+
+
+async def test_a_session_open_in_another_window_is_shown_read_only_and_not_continued(tmp_path: Path, workspace: Path):
+    """Another editor window's server has the session open: `sessions show` shows it
+    read-only, `run --session` and `sessions delete` refuse, naming that process
+(tests/lsp/test_lsp_two_servers.py: the session is free again once that server exits)."""
+    settings = {"sessionsDir": str(tmp_path / "sessions")}
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
+    live = Transcript(out=io.StringIO(), err=io.StringIO(), color=False)
+    async with HeadlessClient(workspace, settings=settings, transcript=live, env=clean_env(tmp_path)) as window:
+        session_id = (await asyncio.wait_for(window.followup("remember the milk"), 20)).session_id
+        pid = window._rpc._server.pid
+        shown = await asyncio.to_thread(agent_lsp, ["sessions", "show", session_id, "-w", str(workspace)], env)
+        assert shown.returncode == 0, shown.stderr
+        assert "read-only" in shown.stdout and "remember the milk" in shown.stdout
+        for args in (["run", "more", "--session", session_id], ["sessions", "delete", session_id]):
+            refused = await asyncio.to_thread(agent_lsp, [*args, "-w", str(workspace)], env)
+            assert refused.returncode == 1
+            assert f"session {session_id} is open in another agent-lsp process" in refused.stderr
+            assert f"process {pid} " in refused.stderr

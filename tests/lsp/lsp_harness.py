@@ -189,11 +189,11 @@ def make_client() -> tuple[LanguageClient, EditorUnderTest]:
     return client, editor
 
 
-def client_capabilities(*, agent: bool = True) -> types.ClientCapabilities:
+def client_capabilities(*, agent: bool = True, configuration: bool = True) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=True,
-            configuration=True,
+            configuration=configuration,
             workspace_folders=True,
             did_change_configuration=types.DidChangeConfigurationClientCapabilities(dynamic_registration=False),
             workspace_edit=types.WorkspaceEditClientCapabilities(
@@ -219,6 +219,7 @@ async def running_server(
     settings: dict | None = None,
     configuration: dict | None = None,
     agent_capabilities: bool = True,
+    configuration_capability: bool = True,
     env: dict[str, str] | None = None,
 ) -> AsyncIterator[EditorUnderTest]:
     """Start `python -m agent_lsp.lsp`, initialize it, yield the test editor, shut it down."""
@@ -236,7 +237,7 @@ async def running_server(
     editor.initialize_result = await asyncio.wait_for(
         client.initialize_session(
             types.InitializeParams(
-                capabilities=client_capabilities(agent=agent_capabilities),
+                capabilities=client_capabilities(agent=agent_capabilities, configuration=configuration_capability),
                 workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders] if folders else None,
                 initialization_options=options,
             )

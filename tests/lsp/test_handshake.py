@@ -11,11 +11,13 @@ import sys
 from agent_lsp.lsp.handshake import frame, read_message
 
 
-def run_session(tmp_path, messages: list) -> list[dict]:
+def run_session(tmp_path, messages: list, env: dict | None = None) -> list[dict]:
     """Send framed messages (dicts, or raw bytes bodies) to `python -m agent_lsp.lsp`;
     return every message it wrote."""
+    extra = env or {}
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), AGENT_LSP_CONFIG=str(tmp_path / "none.toml"))
     env.pop("AGENT_LSP_NO_INIT_CACHE", None)
+    env.update(extra)
     data = b"".join(frame(m) if isinstance(m, dict) else b"Content-Length: %d\r\n\r\n" % len(m) + m for m in messages)
     proc = subprocess.run(
         [sys.executable, "-m", "agent_lsp.lsp"], input=data, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, timeout=30
@@ -83,3 +85,29 @@ def test_garbage_on_the_wire_does_not_kill_the_server(tmp_path):
     assert by_id[3]["error"]["code"] == -32602 and "title" in by_id[3]["error"]["message"]
     assert by_id[4]["result"] == {"sessions": []}
     assert by_id[5]["result"] is None
+
+
+def test_the_shipped_template_is_what_pygls_answers(tmp_path):
+    """The very first start answers from `initialize_template.json`; it must be exactly
+    what the server answers itself (regenerate: python -m agent_lsp.lsp.handshake --write-template)."""
+    from agent_lsp.lsp.handshake import TEMPLATE_PATH, template_key, template_result
+
+    assert json.loads(TEMPLATE_PATH.read_text())["key"] == template_key(), (
+        "the handlers changed: run python -m agent_lsp.lsp.handshake --write-template")
+    rich = {
+        "general": {"positionEncodings": ["utf-32", "utf-16"]},
+        "workspace": {"applyEdit": True, "configuration": True, "workspaceFolders": True,
+                      "workspaceEdit": {"documentChanges": True, "resourceOperations": ["create", "rename", "delete"]}},
+        "textDocument": {"synchronization": {"willSave": True, "willSaveWaitUntil": True, "didSave": True}},
+        "window": {"workDoneProgress": True},
+        "experimental": {"agentLsp": {"permissions": True}},
+        "notebookDocument": {"synchronization": {}},
+    }
+    only_will_save = {"general": {"positionEncodings": ["utf-8"]}, "textDocument": {"synchronization": {"willSave": False}}}
+    for n, capabilities in enumerate(({}, rich, only_will_save)):
+        params = {"processId": None, "rootUri": None, "capabilities": capabilities}
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+        own = run_session(tmp_path / str(n), [init, {"jsonrpc": "2.0", "id": 2, "method": "shutdown"},
+                                              {"jsonrpc": "2.0", "method": "exit"}], env={"AGENT_LSP_NO_INIT_CACHE": "1"})
+        answer = next(m for m in own if m.get("id") == 1)["result"]
+        assert template_result(params) == answer

@@ -52,3 +52,35 @@ async def test_permission_rules_from_the_settings(tmp_path):
         results = {e["data"]["callId"]: e["data"] for e in editor.events[sid] if e["type"] == "tool/result"}
         assert "allowed" in str(results["c1"]) and results["c1"]["message"]["isError"] is False
         assert results["c2"]["message"]["isError"] is True and results["c2"]["error"]["code"] == "PERMISSION_DENIED"
+
+
+async def test_settings_pushed_with_did_change_configuration(tmp_path):
+    """A client without `workspace/configuration` pushes the settings in
+    didChangeConfiguration ({"agentLsp": {...}}); a bad value there is reported and
+    the previous value kept."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    async with running_server(folders=[workspace], sessions_dir=tmp_path / "s", script=[{"text": "initial"}],
+                              configuration_capability=False) as editor:
+
+        def push(settings: dict) -> None:
+            editor.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={"agentLsp": settings}))
+
+        push({"model": {"provider": "scripted", "script": [{"text": "pushed"}]}})
+        sid = (await editor.request("agent/followup", {"content": "hi"}))["sessionId"]
+        await editor.wait_idle(sid)
+        assert editor.streamed_text(sid) == "pushed"
+        assert editor.configuration_pulls == 0
+
+        shown = len(editor.client.messages)
+        push({"model": {"provider": "scripted", "script": [{"text": "pushed"}]}, "maxParallelToolCalls": 0})
+        statuses = len(editor.statuses)
+        await editor.request("agent/followup", {"sessionId": sid, "content": "again"})
+        await editor.wait_idle(sid, statuses)
+        await editor.wait_for(
+            lambda: any("maxParallelToolCalls" in m.message and "kept the previous value" in m.message
+                        for m in editor.client.messages[shown:]),
+            what="the warning about maxParallelToolCalls",
+        )
+        # nothing valid changed: the same agent goes on (its script past its one reply)
+        assert editor.streamed_text(sid) == "pushed(scripted model) You said: again"

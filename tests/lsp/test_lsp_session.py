@@ -223,6 +223,24 @@ async def test_execute_command_runs_a_turn_and_shows_the_answer(editor: EditorUn
     assert fresh["sessionId"] != sid
 
 
+async def test_steer_and_cancel_commands_reach_the_current_session(editor: EditorUnderTest):
+    """Editors without a plugin steer and cancel with workspace/executeCommand alone."""
+    editor.use_script([{"text": "slow answer", "chunkDelayMs": 50}, {"hang": "waiting"}])
+    before = len(editor.statuses)
+    sid = (await editor.command("agentLsp.followup", "start"))["sessionId"]
+    await editor.wait_for(lambda: "assistant/chunk" in editor.event_types(sid), what="first chunk")
+    steered = await editor.command("agentLsp.steer", "use tabs")  # no sessionId: the current session
+    assert steered["sessionId"] == sid
+    await editor.wait_for(lambda: editor.event_types(sid).count("user/message") == 2, what="the steer entering")
+    assert editor.event_types(sid).count("turn/start") == 1  # same turn, next step (which hangs)
+    shown = len(editor.client.messages)
+    await editor.command("agentLsp.cancel")
+    await editor.wait_idle(sid, before)
+    assert [e for e in editor.events[sid] if e["type"] == "turn/end"][-1]["data"]["reason"]["kind"] == "aborted"
+    await editor.wait_for(lambda: any(m.message == "agent-lsp: cancelled" for m in editor.client.messages[shown:]),
+                          what="the cancelled command turn shown")
+
+
 async def test_work_done_progress_while_running(editor: EditorUnderTest):
     editor.use_script([{"text": "progress", "chunkDelayMs": 60}])
     before = len(editor.statuses)
