@@ -37,7 +37,7 @@ def ensure_venv() -> None:
     if STAMP.exists() and STAMP.read_text() == wanted:
         return
     print("Installing agent_lsp and its dependencies into .venv …", file=sys.stderr)
-    pip = [PYTHON, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    pip = [PYTHON, "-m", "pip", "install", "-qq", "--disable-pip-version-check"]
     if _run(pip + ["-e", ".[dev]"]) != 0:
         sys.exit("pip install failed (see above)")
     STAMP.write_text(wanted)
