@@ -19,6 +19,7 @@ import weakref
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from agent_lsp.store import lock as session_lock
 from agent_lsp.store.lock import SessionLockedError
@@ -58,11 +59,40 @@ def _title_of(text: str) -> str:
     return text if len(text) <= TITLE_MAX else text[: TITLE_MAX - 1] + "…"
 
 
-def _message_text(message: dict[str, Any]) -> str:
+def _is_context_block(block: dict[str, Any]) -> bool:
+    text = block.get("text")
+    return isinstance(text, str) and text.startswith("<context>\n") and text.endswith("</context>")
+
+
+def _session_title(message: dict[str, Any]) -> str:
+    """The title of a session from its first user message: the sender's own
+    words, not the context blocks `make_message` appends for the attached
+    context items (file, selection, diagnostic; verbatim in `context`)."""
     content = message.get("content")
     if isinstance(content, str):
-        return content
-    return "".join(b.get("text", "") for b in content or () if isinstance(b, dict) and b.get("type") == "text")
+        own = content
+    else:
+        blocks = [b for b in content or () if isinstance(b, dict)]
+        context = message.get("context")
+        attached = len(context) if isinstance(context, list) else 0
+        if attached:
+            blocks = blocks[:-attached] if attached < len(blocks) else []  # appended last, one block per item
+        own = "".join(b.get("text", "") for b in blocks if b.get("type") == "text" and not _is_context_block(b))
+    if own.strip():
+        return _title_of(own)
+    return _title_of(_context_only_title(message.get("context")))
+
+
+def _context_only_title(context: Any) -> str:
+    """The title of a message with no words, only context (a file or selection sent as is)."""
+    names: list[str] = []
+    for item in context if isinstance(context, list) else ():
+        uri = item.get("uri") if isinstance(item, dict) else None
+        if isinstance(uri, str) and uri.rstrip("/"):
+            name = unquote(uri.rstrip("/").rsplit("/", 1)[-1])
+            if name not in names:
+                names.append(name)
+    return f"(context only: {', '.join(names)})" if names else "(context only)"
 
 
 def _open_turn(events: list[Event]) -> int | None:
@@ -342,7 +372,7 @@ class SessionStore:
                     turns += 1
                 elif title is None and b'"type":"user/message"' in line:
                     try:
-                        title = _title_of(_message_text(json.loads(line)["data"]["message"]))
+                        title = _session_title(json.loads(line)["data"]["message"])
                     except (ValueError, KeyError, TypeError):
                         raise CorruptSessionError(path, count + 1, "invalid event line") from None
         updated = mtime_ms

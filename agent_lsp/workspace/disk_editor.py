@@ -34,14 +34,16 @@ class EditFailed(Exception):
 
 
 def apply_text_edits(text: str, edit: TextFileEdit) -> str:
-    """The text after `edit`'s ranges are replaced (ranges refer to `text`; no overlaps)."""
+    """The text after `edit`'s ranges are replaced (ranges refer to `text`; no
+    overlaps). As in LSP, inserts at the same position keep their array order."""
     starts = line_starts(text)
     spans = sorted(
-        (offset_of(text, starts, e.start), offset_of(text, starts, e.end), e.new_text) for e in edit.edits
+        (offset_of(text, starts, e.start), offset_of(text, starts, e.end), index, e.new_text)
+        for index, e in enumerate(edit.edits)
     )
     parts: list[str] = []
     cursor = 0
-    for start, end, new in spans:
+    for start, end, _, new in spans:
         if start < cursor or end < start:
             raise EditFailed(f"overlapping or inverted ranges in the edit of {edit.path}")
         parts.append(text[cursor:start])

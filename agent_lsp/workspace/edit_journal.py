@@ -15,10 +15,16 @@ too. A rebuilt text change has line hunks with context instead of the whole
 texts: each hunk is found again in the current text (near where it was, by
 its context) like `patch` does; a hunk whose lines or context the user
 changed is left alone and reported.
+
+A revert is durable too: the host appends a `turn/revert` event (see
+`revert_event_data`) to the session log, and `rebuild` reads those back, so
+a turn reverted before a restart is not reverted again: a second revert of
+it does nothing and says when the first one happened.
 """
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,6 +48,38 @@ class RevertSkip:
 class RevertReport:
     reverted: list[Path] = field(default_factory=list)
     skipped: list[RevertSkip] = field(default_factory=list)
+    # epoch ms of this revert; None when nothing was done (the turn had no
+    # changes, or was reverted before): only a revert with a time is recorded
+    reverted_at: int | None = None
+    already_reverted_at: int | None = None  # the turn was reverted before, at this time
+
+
+@dataclass(frozen=True)
+class RevertedTurn:
+    """A revert that happened: when, and the files it was about."""
+
+    at: int  # epoch ms
+    paths: tuple[Path, ...]
+
+
+REVERT_EVENT = "turn/revert"  # the durable record of a revert in the session log
+
+
+def revert_event_data(turn: int, report: RevertReport) -> dict[str, Any]:
+    """The data of the `turn/revert` event that records a revert."""
+    return {
+        "turn": turn,
+        "reverted": [str(path) for path in report.reverted],
+        "skipped": [{"path": str(s.path), "reason": s.reason} for s in report.skipped],
+    }
+
+
+def format_revert_time(at_ms: int) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(at_ms / 1000))
+
+
+def already_reverted_reason(turn: int, at_ms: int) -> str:
+    return f"turn {turn} was already reverted at {format_revert_time(at_ms)}"
 
 
 class EditJournal:
@@ -49,7 +87,8 @@ class EditJournal:
         self.max_turns = max_turns_per_session
         self._turns: dict[str, OrderedDict[int, list[FileChange]]] = {}
         self._rebuilt: set[str] = set()  # sessions whose log was read (rebuild)
-        self._reverted: set[tuple[str, int]] = set()  # not to be brought back by a rebuild
+        # reverted turns: not to be brought back by a rebuild, nor reverted twice
+        self._reverted: dict[tuple[str, int], RevertedTurn] = {}
 
     def record(self, session_id: str, turn: int, change: FileChange) -> None:
         turns = self._turns.setdefault(session_id, OrderedDict())
@@ -63,27 +102,33 @@ class EditJournal:
     def forget(self, session_id: str) -> None:
         self._turns.pop(session_id, None)
         self._rebuilt.discard(session_id)
-        self._reverted = {key for key in self._reverted if key[0] != session_id}
+        self._reverted = {key: done for key, done in self._reverted.items() if key[0] != session_id}
 
     def is_rebuilt(self, session_id: str) -> bool:
         return session_id in self._rebuilt
 
     def rebuild(self, session_id: str, events: Iterable[Any]) -> int:
         """Add the turns of the session log (`tool/result` events whose meta has
-        journal records) that this journal does not hold yet; turns reverted
-        while this server runs stay reverted. Returns how many changes were added."""
+        journal records) that this journal does not hold yet, and the reverts
+        it records (`turn/revert` events): a reverted turn's changes before its
+        revert are not brought back. Turns reverted while this server runs stay
+        reverted. Returns how many changes were added."""
         known = set(self._turns.get(session_id, {}))
+        reverted_here = {turn for sid, turn in self._reverted if sid == session_id}
         added = 0
         by_turn: dict[int, list[FileChange]] = {}
         for event in events:
             kind, data = _event_parts(event)
-            if kind != "tool/result" or not isinstance(data, dict):
+            if not isinstance(data, dict):
+                continue
+            if kind == REVERT_EVENT:
+                self._read_revert(session_id, event, data, by_turn)
+                continue
+            if kind != "tool/result":
                 continue
             meta = data.get("meta") or {}
             turn = data.get("turn")
-            if not isinstance(meta, dict) or not isinstance(turn, int) or turn in known:
-                continue
-            if (session_id, turn) in self._reverted:
+            if not isinstance(meta, dict) or not isinstance(turn, int) or turn in known or turn in reverted_here:
                 continue
             for record in meta.get("journal") or ():
                 try:
@@ -100,10 +145,30 @@ class EditJournal:
         self._rebuilt.add(session_id)
         return added
 
+    def _read_revert(self, session_id: str, event: Any, data: dict[str, Any], by_turn: dict[int, list[FileChange]]) -> None:
+        turn = data.get("turn")
+        if not isinstance(turn, int):
+            return
+        by_turn.pop(turn, None)  # undone by this revert
+        paths = [str(p) for p in data.get("reverted") or () if isinstance(p, str)]
+        paths += [str(s.get("path")) for s in data.get("skipped") or () if isinstance(s, dict) and s.get("path")]
+        self._reverted[(session_id, turn)] = RevertedTurn(_event_time(event), tuple(Path(p) for p in dict.fromkeys(paths)))
+
     async def revert(self, editor: Editor, session_id: str, turn: int) -> RevertReport:
+        """Undo one turn's changes. A turn reverted before (and changed by no
+        tool since) is not touched again: the report reverts nothing and skips
+        each of its files with the reason "turn N was already reverted at …"."""
         report = RevertReport()
         changes = self._turns.get(session_id, {}).pop(turn, [])
-        self._reverted.add((session_id, turn))
+        if not changes:
+            done = self._reverted.get((session_id, turn))
+            if done is not None:
+                reason = already_reverted_reason(turn, done.at)
+                report.skipped = [RevertSkip(path, reason) for path in done.paths]
+                report.already_reverted_at = done.at
+            return report
+        # marked at once: a second request while this one runs is "already reverted" too
+        self._reverted[(session_id, turn)] = RevertedTurn(int(time.time() * 1000), tuple(dict.fromkeys(c.path for c in changes)))
         label = f"agent: revert turn {turn}"
         for change in reversed(changes):
             if change.new_path is not None:
@@ -118,6 +183,9 @@ class EditJournal:
                 await _revert_text(editor, change, label, report)
         # a path reverted in one change and skipped in another is reported in both
         report.reverted = list(dict.fromkeys(report.reverted))
+        paths = report.reverted + [s.path for s in report.skipped] or [change.path for change in changes]
+        report.reverted_at = int(time.time() * 1000)  # when it ended: the caller records it right away
+        self._reverted[(session_id, turn)] = RevertedTurn(report.reverted_at, tuple(dict.fromkeys(paths)))
         return report
 
 
@@ -282,6 +350,11 @@ def _event_parts(event: Any) -> tuple[Any, Any]:
     if isinstance(event, dict):
         return event.get("type"), event.get("data")
     return getattr(event, "type", None), getattr(event, "data", None)
+
+
+def _event_time(event: Any) -> int:
+    at = event.get("time") if isinstance(event, dict) else getattr(event, "time", None)
+    return int(at) if isinstance(at, (int, float)) else 0
 
 
 async def _revert_patch(editor: Editor, change: FileChange, label: str, report: RevertReport) -> None:

@@ -28,7 +28,7 @@ from agent_lsp.agent.ports import Editor
 from agent_lsp.config import Settings, data_dir
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import build_tools
-from agent_lsp.workspace.edit_journal import EditJournal, RevertReport
+from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 
@@ -212,16 +212,32 @@ class WorkspaceHost:
         return self.store.delete(session_id)
 
     async def revert_turn(self, session_id: str, turn: int) -> RevertReport:
-        """Undo the file changes the agent made in one turn (text the user changed since is left alone)."""
+        """Undo the file changes the agent made in one turn (text the user changed
+        since is left alone), and record the revert in the session log
+        (`turn/revert`), so the turn is not reverted twice, after a restart too."""
         if not self.has_session(session_id):
             raise UnknownSession(session_id)
+        session = self._session_of(session_id)
         if not self.journal.is_rebuilt(session_id):
-            # the session log is the source of truth: turns of an earlier server run are in it
-            # (read without building an agent: reverting needs no model)
-            live = self.agents.get(session_id)
-            session = live.session if live is not None else self.store.load(session_id)
+            # the session log is the source of truth: turns (and reverts) of an earlier server run are in it
             self.journal.rebuild(session_id, session.events)
-        return await self.journal.revert(self.editor, session_id, turn)
+        report = await self.journal.revert(self.editor, session_id, turn)
+        if report.reverted_at is not None:
+            if session.closed:  # its agent was retired while the editor applied the revert
+                session = self._session_of(session_id)
+            # not model-visible (no surfaceOp); a live agent's observers (the client relay) see it
+            session.append(REVERT_EVENT, revert_event_data(turn, report), time=report.reverted_at)
+            try:
+                session.flush()
+            except OSError:
+                log.exception("recording the revert of turn %s of %s", turn, session_id)
+        return report
+
+    def _session_of(self, session_id: str) -> Session:
+        """The session's log, without building an agent (reverting needs no model).
+        Loading takes the session's lock: SessionLockedError when another server has it."""
+        live = self.agents.get(session_id)
+        return live.session if live is not None else self.store.load(session_id)
 
     async def update_settings(self, settings: Settings) -> None:
         """New settings apply to every turn that starts from now: idle agents are

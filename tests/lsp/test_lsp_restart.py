@@ -44,3 +44,20 @@ async def test_session_list_load_and_replay_after_a_restart(tmp_path):
         assert await editor.request("agent/session/delete", {"sessionId": sid}) == {"deleted": True}
         assert (await editor.request("agent/session/list", {}))["sessions"] == []
         assert await editor.request("agent/session/delete", {"sessionId": sid}) == {"deleted": False}
+
+
+async def test_session_titles_are_the_users_words_not_the_attached_context(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    uri = (workspace / "app.py").as_uri()
+    selection = {"kind": "selection", "uri": uri, "range": {"start": {"line": 0, "character": 0}, "end": {"line": 3, "character": 0}},
+                 "text": "import os\n" * 3}
+    async with running_server(folders=[workspace], sessions_dir=tmp_path / "sessions", script=[{"text": "ok"}]) as editor:
+        worded = await editor.request("agent/followup", {"content": "why does this\nfail?", "context": [selection]})
+        await editor.wait_idle(worded["sessionId"])
+        statuses = len(editor.statuses)
+        bare = await editor.request("agent/followup", {"content": "", "context": [{"kind": "file", "uri": uri}]})
+        await editor.wait_idle(bare["sessionId"], statuses)
+        listed = (await editor.request("agent/session/list", {}))["sessions"]
+    titles = {s["sessionId"]: s["title"] for s in listed}
+    assert titles == {worded["sessionId"]: "why does this fail?", bare["sessionId"]: "(context only: app.py)"}

@@ -5,11 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import signal
 from pathlib import Path
 
 import psutil
 
+from agent_lsp.agent.history import derive_messages
+from agent_lsp.agent.invariants import log_violations
+from agent_lsp.store import SessionStore
 from agent_lsp.workspace.host import folder_key
 from tools_harness import call, is_error, run_turn, text_of, tool_server, wait_until
 
@@ -76,9 +80,31 @@ async def test_a_turn_is_reverted_after_a_server_restart(tmp_path: Path):
         assert (workspace / "f.txt").read_text(encoding="utf-8") == expected
         assert not (workspace / "made.txt").exists()
         assert (workspace / "gone.txt").read_text(encoding="utf-8") == "keep me\n"
-        # reverted once: a second revert has nothing left to do
+        # reverted once: a second revert does nothing and says so
         again = await editor.request("agent/turn/revert", {"sessionId": sid, "turn": 1})
-        assert again == {"reverted": [], "skipped": []}
+        assert again["reverted"] == [] and again["skipped"]
+        (reason,) = {s["reason"] for s in again["skipped"]}
+        assert re.fullmatch(r"turn 1 was already reverted at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC", reason)
+        assert sorted(s["path"] for s in again["skipped"]) == sorted(report["reverted"])
+        # the revert is in the session log, where clients see it and the model does not
+        events = (await editor.request("agent/session/load", {"sessionId": sid}))["events"]
+        (revert,) = [e for e in events if e["type"] == "turn/revert"]
+        assert revert["data"] == {"turn": 1, "reverted": report["reverted"], "skipped": report["skipped"]}
+        assert "surfaceOp" not in revert["data"]
+    # the user makes the files the agent had made and deleted again
+    (workspace / "made.txt").write_text("made\n", encoding="utf-8")
+    (workspace / "gone.txt").unlink()
+
+    async with tool_server(folders=[workspace], sessions_dir=sessions) as editor:
+        # after a restart too: nothing is reverted again (the created file is not deleted)
+        after_restart = await editor.request("agent/turn/revert", {"sessionId": sid, "turn": 1})
+        assert after_restart == again
+        assert (workspace / "made.txt").read_text(encoding="utf-8") == "made\n"
+        assert not (workspace / "gone.txt").exists()
+        assert (workspace / "f.txt").read_text(encoding="utf-8") == expected
+    session = SessionStore(sessions / folder_key(workspace)).load(sid)
+    assert log_violations(session.events) == []
+    assert not any("revert" in json.dumps(m) for m in derive_messages(session))
 
 
 async def _start_long_command(editor, pids: Path) -> None:

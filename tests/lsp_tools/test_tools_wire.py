@@ -368,6 +368,15 @@ async def test_revert_keeps_a_later_user_edit_and_reports_it(editor: BufferEdito
     assert report["skipped"] == [{"path": str(path), "reason": "1 of 2 changes were edited since; left as they are"}]
     assert editor.text(path) == "user header\n" + original.replace("line 15\n", "user 15\n")
     assert path.read_text(encoding="utf-8") == editor.text(path)
+    # the open session's client is told, with a durable event
+    revert = await wait_until(lambda: [e for e in editor.events[sid] if e["type"] == "turn/revert"], what="turn/revert")
+    assert revert[0]["data"] == {"turn": 1, **report}
+    # asked again: nothing happens, and the answer says why
+    edits_before = len(editor.applied_edits)
+    again = await editor.request("agent/turn/revert", {"sessionId": sid, "turn": 1})
+    assert again["reverted"] == [] and [s["path"] for s in again["skipped"]] == [str(path)]
+    assert again["skipped"][0]["reason"].startswith("turn 1 was already reverted at ")
+    assert len(editor.applied_edits) == edits_before
 
 
 # ---------------------------------------------------- permissions and cancel

@@ -178,3 +178,40 @@ async def test_load_after_dispose_reads_the_file_afresh(tmp_path):
     n = len(got)
     again.append("x/y", {})
     assert len(got) == n  # the old observers are gone with the old session
+
+
+def _first_message(session, message):
+    session.append("turn/start", {"turn": 1})
+    session.append("step/start", {"turn": 1, "step": 1})
+    session.append("user/message", {"turn": 1, "step": 1, "message": message, "surfaceOp": "append"})
+    session.append("step/end", {"turn": 1, "step": 1})
+    session.append("turn/end", {"turn": 1, "reason": {"kind": "completed"}})
+    session.flush()
+
+
+def test_a_title_is_the_users_words_not_the_attached_context(tmp_path):
+    from agent_lsp.agent.inbox import make_message
+
+    store = SessionStore(tmp_path)
+    selection = {"kind": "selection", "uri": "file:///ws/my%20app.py", "range": {}, "text": "x = 1\n" * 50}
+    cases = {
+        "words": make_message("explain   this\nplease", context=[selection]),
+        "long": make_message("why " * 40, context=[{"kind": "file", "uri": "file:///ws/a.py"}]),
+        "blocks": make_message([{"type": "text", "text": "see "}, {"type": "text", "text": "here"}],
+                               context=[{"kind": "file", "uri": "file:///ws/a.py"}, {"type": "text", "text": "pasted"}]),
+        "only": make_message("  ", context=[selection, {"kind": "diagnostic", "uri": "file:///ws/b.py", "message": "E1"},
+                                            {"kind": "file", "uri": "file:///ws/b.py"}]),
+        "nothing": make_message("", context=[{"type": "text", "text": "pasted"}]),
+    }
+    ids = {}
+    for name, message in cases.items():
+        session = store.create()
+        _first_message(session, message)
+        ids[session.id] = name
+    titles = {ids[s.id]: s.title for s in store.list()}
+    assert titles["words"] == "explain this please"
+    assert titles["long"] == ("why " * 40)[:79] + "…"  # the usual truncation
+    assert titles["blocks"] == "see here"
+    assert titles["only"] == "(context only: my app.py, b.py)"
+    assert titles["nothing"] == "(context only)"
+    assert not any("context>" in t or "x = 1" in t for t in titles.values())

@@ -15,7 +15,13 @@ from agent_lsp.tools.edit import apply_spans
 from agent_lsp.tools.journal_record import to_record
 
 from agent_lsp.workspace.disk_editor import DiskEditor
-from agent_lsp.workspace.edit_journal import EditJournal, RevertSkip
+from agent_lsp.workspace.edit_journal import (
+    REVERT_EVENT,
+    EditJournal,
+    RevertSkip,
+    already_reverted_reason,
+    revert_event_data,
+)
 
 TEXT = "".join(f"line {i}\n" for i in range(1, 21))
 
@@ -111,6 +117,46 @@ async def test_a_reverted_turn_is_not_brought_back_by_a_rebuild_and_live_turns_w
     assert report.reverted == [ws / "a.py"] and "print(add" in (ws / "a.py").read_text()
 
 
+async def test_a_revert_is_answered_once_and_the_log_record_keeps_it_reverted_after_a_restart(ws):
+    editor, log = DiskEditor([ws]), Log()
+    tools = Tools(editor, [ws], journal=EditJournal())
+    await log.run(tools, "edit_file", Ctx(turn=1), path="a.py", edits=[{"oldText": "a - b", "newText": "a + b"}])
+    await log.run(tools, "create_file", Ctx(turn=1), path="new.py", content="x = 1\n")
+    journal = restarted(log)
+    first = await journal.revert(editor, "s_test", 1)
+    assert sorted(first.reverted) == [ws / "a.py", ws / "new.py"] and first.reverted_at is not None
+    reason = already_reverted_reason(1, first.reverted_at)
+    assert reason.startswith("turn 1 was already reverted at ") and reason.endswith(" UTC")
+    # the same server: nothing is done again, and the answer says why
+    (ws / "new.py").write_text("x = 1\n")  # the user makes the file again: it is theirs now
+    again = await journal.revert(editor, "s_test", 1)
+    assert again.reverted == [] and again.reverted_at is None and again.already_reverted_at == first.reverted_at
+    assert sorted(again.skipped, key=lambda s: s.path) == [RevertSkip(ws / "a.py", reason), RevertSkip(ws / "new.py", reason)]
+    # a restart: the log has the tool results and the revert record
+    log.events.append(json.loads(json.dumps({"seq": 99, "time": first.reverted_at, "type": REVERT_EVENT,
+                                             "data": revert_event_data(1, first)})))
+    after_restart = restarted(log)
+    assert after_restart.changes("s_test", 1) == []
+    report = await after_restart.revert(editor, "s_test", 1)
+    assert report.reverted == [] and report.reverted_at is None
+    assert sorted(report.skipped, key=lambda s: s.path) == [RevertSkip(ws / "a.py", reason), RevertSkip(ws / "new.py", reason)]
+    assert (ws / "new.py").read_text() == "x = 1\n"
+
+
+async def test_changes_made_after_a_revert_are_reverted_by_the_next_one(ws):
+    editor, log, live = DiskEditor([ws]), Log(), EditJournal()
+    tools = Tools(editor, [ws], journal=live)
+    await log.run(tools, "edit_file", Ctx(turn=1), path="a.py", edits=[{"oldText": "a - b", "newText": "a + b"}])
+    first = await live.revert(editor, "s_test", 1)
+    log.events.append({"time": first.reverted_at, "type": REVERT_EVENT, "data": revert_event_data(1, first)})
+    # the turn was still running: it edits again after the revert
+    await log.run(tools, "edit_file", Ctx(turn=1), path="a.py", edits=[{"oldText": "print", "newText": "show"}])
+    for journal in (live, restarted(log)):  # live, and rebuilt from the log
+        assert [c.path for c in journal.changes("s_test", 1)] == [ws / "a.py"]
+    report = await restarted(log).revert(editor, "s_test", 1)
+    assert report.reverted == [ws / "a.py"] and "print(add" in (ws / "a.py").read_text()
+
+
 async def test_a_damaged_record_is_ignored(ws):
     journal = EditJournal()
     events = [{"type": "tool/result", "data": {"turn": 1, "meta": {"journal": [{"op": "nonsense"}, {"op": "edit"}]}}}]
@@ -151,3 +197,15 @@ def test_a_rebuilt_change_reverts_to_the_exact_text(case):
         report = asyncio.run(journal.revert(DiskEditor([root]), "s", 1))
         assert report.skipped == []
         assert path.read_bytes().decode("utf-8") == before
+
+
+def test_two_deletions_that_meet_are_reverted_in_order(tmp_path):
+    # Found by the property above: both hunks land at line 0 of the new text, and
+    # inserts at one position must keep their order (LSP's rule for TextEdits).
+    path = tmp_path / "f.txt"
+    path.write_bytes(b"")
+    record = to_record(FileChange(path, "b\na", "", spans=((0, 2, ""), (2, 3, ""))))
+    journal = EditJournal()
+    journal.rebuild("s", [{"type": "tool/result", "data": {"turn": 1, "meta": {"journal": [record]}}}])
+    asyncio.run(journal.revert(DiskEditor([tmp_path]), "s", 1))
+    assert path.read_text() == "b\na"

@@ -19,7 +19,9 @@
 // test, and after that test's restart 0 is the summary of the compaction)
 
 import * as assert from 'assert';
+import * as cp from 'child_process';
 import * as fs from 'fs';
+import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentLspApi } from '../src/extension';
 import type { Item } from '../src/transcript';
@@ -34,6 +36,18 @@ interface Outcome {
   ms: number;
   error?: string;
 }
+
+/** Python that holds a session's lock the way agent_lsp.store.lock does
+ * (exclusive flock, the holder's pid in the file) until its stdin closes. */
+const HOLD_LOCK = [
+  'import fcntl, json, os, sys',
+  'fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)',
+  'fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)',
+  'os.ftruncate(fd, 0)',
+  'os.write(fd, json.dumps({"pid": os.getpid()}).encode())',
+  'print("held", flush=True)',
+  'sys.stdin.read()',
+].join('\n');
 
 async function waitFor<T>(what: string, probe: () => T | undefined | null | false, timeoutMs = 15000): Promise<T> {
   const start = Date.now();
@@ -332,6 +346,58 @@ const tests: [string, () => Promise<void>][] = [
       const left = (await a.sessions.list()).map((s) => s.sessionId);
       assert.ok(!left.includes(spare), JSON.stringify(left));
       assert.ok(left.includes(current));
+      assert.equal(a.sessions.sessionId, current);
+    },
+  ],
+  [
+    'a session open in another process resumes read-only with one explanation; New Session continues',
+    async () => {
+      const a = await api();
+      const current = a.sessions.sessionId!;
+      // A copy of the current session under a fresh id, which this window's server
+      // never opened, held by another process with the server's own lock protocol.
+      const sessionsDir = vscode.workspace.getConfiguration('agentLsp').get<string>('sessionsDir')!;
+      const folderDir = fs.readdirSync(sessionsDir).map((d) => path.join(sessionsDir, d)).find((d) => fs.existsSync(path.join(d, `${current}.jsonl`)));
+      assert.ok(folderDir, `${current}.jsonl under ${sessionsDir}`);
+      const heldId = `s_${Date.now().toString(16)}_0123abcd`;
+      const lines = fs.readFileSync(path.join(folderDir, `${current}.jsonl`), 'utf8').split('\n');
+      lines[0] = JSON.stringify({ ...JSON.parse(lines[0]), id: heldId });
+      fs.writeFileSync(path.join(folderDir, `${heldId}.jsonl`), lines.join('\n'));
+      const python = vscode.workspace.getConfiguration('agentLsp').get<string>('server.pythonPath')!;
+      const holder = cp.spawn(python, ['-c', HOLD_LOCK, path.join(folderDir, `${heldId}.lock`)], { stdio: ['pipe', 'pipe', 'inherit'] });
+      try {
+        await new Promise<void>((resolve, reject) => {
+          holder.stdout!.once('data', () => resolve());
+          holder.once('exit', (code) => reject(new Error(`the lock holder exited (${code})`)));
+        });
+        await vscode.commands.executeCommand('agentLsp.focus');
+        await vscode.commands.executeCommand('agentLsp.resumeSession', heldId);
+        assert.equal(a.sessions.sessionId, heldId);
+        assert.deepEqual(a.sessions.heldBy, { sessionId: heldId, pid: holder.pid });
+        const texts = (items: Item[]) => items.filter((i) => i.kind === 'text').map((i) => (i as any).text);
+        assert.ok(texts(a.sessions.transcript.items).length > 0, 'the transcript is shown');
+        await waitFor('the panel to show it read-only', () => a.panel.lastRendered?.status === 'read-only');
+        assert.equal(a.heldNoticesShown(), 0, 'resuming explains in the panel, no message');
+        // Sending, cancelling (a real -32010 from the server) and compacting: one message in all.
+        await vscode.commands.executeCommand('agentLsp.followup', 'continue please');
+        await vscode.commands.executeCommand('agentLsp.cancel');
+        await vscode.commands.executeCommand('agentLsp.compactSession');
+        await vscode.commands.executeCommand('agentLsp.revertTurn', 1);
+        assert.equal(a.heldNoticesShown(), 1);
+        assert.deepEqual(a.sessions.reverts, {}, 'a refused revert is no outcome of the turn');
+        assert.equal(a.sessions.sessionId, heldId, 'still shown, read-only');
+        const fresh = (await vscode.commands.executeCommand('agentLsp.newSession')) as string;
+        assert.notEqual(fresh, heldId);
+        assert.equal(a.sessions.heldBy, null);
+        await waitFor('the panel to be writable again', () => a.panel.lastRendered?.status === 'idle');
+      } finally {
+        holder.stdin!.end(); // the holder exits and the kernel drops its lock
+        await new Promise((r) => (holder.exitCode !== null ? r(null) : holder.once('exit', r)));
+      }
+      // Free again: it loads as ours.
+      await vscode.commands.executeCommand('agentLsp.resumeSession', heldId);
+      assert.equal(a.sessions.heldBy, null);
+      await vscode.commands.executeCommand('agentLsp.resumeSession', current);
       assert.equal(a.sessions.sessionId, current);
     },
   ],

@@ -436,6 +436,62 @@ async function uiSmoke(page, workspace) {
   await shot(page, 'reloaded');
   log(`after reloading the window the panel shows the same ${after} items`);
 
+  // A session another window has open (a copy of this one whose lock a second
+  // process holds, with the server's flock protocol): read-only, with the
+  // banner; Enter in the input starts a new session and keeps the typed text.
+  const sessionsDir = path.join(work, 'sessions');
+  const logs = fs.readdirSync(sessionsDir).flatMap((d) => {
+    const dir = path.join(sessionsDir, d);
+    return fs.statSync(dir).isDirectory() ? fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(dir, f)) : [];
+  });
+  const source = logs.sort((x, y) => fs.statSync(y).size - fs.statSync(x).size)[0];
+  const heldId = `s_${Date.now().toString(16)}_feedbeef`;
+  const lines = fs.readFileSync(source, 'utf8').split('\n');
+  lines[0] = JSON.stringify({ ...JSON.parse(lines[0]), id: heldId, title: 'Held in another window' });
+  fs.writeFileSync(path.join(path.dirname(source), `${heldId}.jsonl`), lines.join('\n'));
+  const holdLock = [
+    'import fcntl, json, os, sys',
+    'fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)',
+    'fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)',
+    'os.ftruncate(fd, 0)',
+    'os.write(fd, json.dumps({"pid": os.getpid()}).encode())',
+    'print("held", flush=True)',
+    'sys.stdin.read()',
+  ].join('\n');
+  const holder = spawn(python, ['-c', holdLock, path.join(path.dirname(source), `${heldId}.lock`)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  try {
+    await new Promise((resolve, reject) => {
+      holder.stdout.once('data', resolve);
+      holder.once('exit', (code) => reject(new Error(`the lock holder exited (${code})`)));
+    });
+    await page.click('.action-label[aria-label^="Resume Session"]');
+    await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Held in another window")', { timeout: 10000 });
+    await page.click('.quick-input-list .monaco-list-row:has-text("Held in another window")');
+    await reloaded.waitForSelector(
+      `#readonly:not([hidden]):has-text("This session is open in another window (pid ${holder.pid}) — read-only; start a new session to continue.")`,
+      { timeout: 10000 },
+    );
+    await reloaded.waitForSelector('.assistant:has-text("About the selection.")', { timeout: 5000 });
+    await reloaded.waitForSelector('#send:text-is("New session")');
+    await reloaded.waitForSelector('#status:text-is("read-only")');
+    await page.waitForSelector('.statusbar-item:has-text("Agent: read-only")', { timeout: 5000 });
+    await shot(page, 'read-only');
+    await reloaded.click('#input');
+    await page.keyboard.type('keep me');
+    await page.keyboard.press('Enter');
+    await reloaded.waitForSelector('#empty:not([hidden])', { timeout: 10000 });
+    await reloaded.waitForSelector('#readonly', { state: 'hidden' });
+    await reloaded.waitForSelector('#send:text-is("Send")');
+    const kept = await reloaded.$eval('#input', (node) => node.value);
+    if (kept !== 'keep me') throw new Error(`the typed text was not kept: ${JSON.stringify(kept)}`);
+    const toasts = await page.$$eval('.notification-toast', (nodes) => nodes.map((n) => n.textContent));
+    if (toasts.some((t) => /could not|failed/i.test(t))) throw new Error(`an error message: ${JSON.stringify(toasts)}`);
+    await reloaded.$eval('#input', (node) => { node.value = ''; });
+  } finally {
+    holder.stdin.end();
+  }
+  log(`a session open in another process (pid ${holder.pid}): read-only banner, "New session" in the input, Enter started one keeping the text`);
+
   // A server that cannot start: one message, with the fix.
   await runCommand(page, 'Notifications: Clear All Notifications');
   const settingsFile = path.join(workspace.ws, '.vscode', 'settings.json');

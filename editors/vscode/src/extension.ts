@@ -12,6 +12,7 @@ import { askPermission } from './permissions';
 import { AgentStatus, ContextItem, PermissionAnswer, PermissionParams, RevertOutcome, lineLabel, sessionTitle } from './protocol';
 import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
 import { SessionController } from './sessions';
+import { heldNotice, sessionInUse } from './sessionLock';
 import { KEY_PROVIDERS, secretName, serverSettings } from './settings';
 import { ToolItem, TurnEndItem, lastAssistantText, toolItemOf } from './transcript';
 
@@ -28,6 +29,8 @@ export interface AgentLspApi {
   send(text: string, action?: SendAction): Promise<{ sessionId: string; messageId: string }>;
   /** Replace the permission prompt (tests; other extensions with their own policy). */
   setPermissionHandler(handler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null): void;
+  /** How many times "open in another window … read-only" was shown as a message. */
+  heldNoticesShown(): number;
 }
 
 /** Commands the server also offers (for generic editors); ours take precedence. */
@@ -101,6 +104,12 @@ class AgentExtension implements vscode.Disposable {
       vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this.panel, { webviewOptions: { retainContextWhenHidden: true } }),
       vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, this.before),
       this.sessions.onDidChangeStatus((status) => this.onStatus(status)),
+      this.sessions.onDidChange(() => {
+        if (this.sessions.sessionId !== this.heldNoticeFor) {
+          this.heldNoticeFor = null; // another session: its own explanation when it is held too
+        }
+        this.renderStatusBar();
+      }),
       vscode.window.onDidChangeActiveTextEditor((editor) => {
         if (editor && editor.document.uri.scheme !== 'output') {
           this.lastEditor = editor;
@@ -268,13 +277,16 @@ class AgentExtension implements vscode.Disposable {
   // -------------------------------------------------------------- UI state
 
   private renderStatusBar(): void {
-    const running = this.sessions.status === 'running';
+    const running = this.sessions.status === 'running' && !this.sessions.heldBy;
     if (this.state === 'failed') {
       this.statusBar.text = '$(error) Agent';
       this.statusBar.tooltip = this.stateMessage || 'The agent server is not running';
     } else if (this.state === 'starting') {
       this.statusBar.text = '$(loading~spin) Agent: starting';
       this.statusBar.tooltip = 'Starting the agent server';
+    } else if (this.sessions.heldBy) {
+      this.statusBar.text = '$(lock) Agent: read-only';
+      this.statusBar.tooltip = heldNotice(this.sessions.heldBy.pid);
     } else if (running) {
       this.statusBar.text = '$(loading~spin) Agent: running';
       this.statusBar.tooltip = 'The agent is working. Click to open the panel.';
@@ -287,9 +299,10 @@ class AgentExtension implements vscode.Disposable {
   private previousStatus: AgentStatus = 'idle';
 
   private onStatus(status: AgentStatus): void {
-    void vscode.commands.executeCommand('setContext', 'agentLsp.running', status === 'running');
+    const running = status === 'running' && !this.sessions.heldBy;
+    void vscode.commands.executeCommand('setContext', 'agentLsp.running', running);
     this.renderStatusBar();
-    if (this.previousStatus === 'running' && status === 'idle' && !this.panel.visible) {
+    if (this.previousStatus === 'running' && status === 'idle' && !this.sessions.heldBy && !this.panel.visible) {
       // "Done" signal when the user is looking elsewhere.
       const text = lastAssistantText(this.sessions.transcript).split('\n')[0].slice(0, 200);
       void vscode.window.showInformationMessage(`Agent: done${text ? ` — ${text}` : ''}`, 'Open').then((choice) => {
@@ -298,7 +311,7 @@ class AgentExtension implements vscode.Disposable {
         }
       });
     }
-    this.previousStatus = status;
+    this.previousStatus = running ? 'running' : 'idle';
   }
 
   private onAgentError(p: { sessionId: string; error: { code?: string; message?: string } }): void {
@@ -389,10 +402,36 @@ class AgentExtension implements vscode.Disposable {
     try {
       return await fn();
     } catch (error) {
-      void vscode.window.showErrorMessage(`Agent: could not ${what}: ${message(error)}`);
+      const held = sessionInUse(error);
+      if (held) {
+        this.sessions.markHeld(held);
+        void this.explainHeld(held.sessionId ?? this.sessions.sessionId, held.pid);
+      } else {
+        void vscode.window.showErrorMessage(`Agent: could not ${what}: ${message(error)}`);
+      }
       return undefined;
     }
   }
+
+  private heldNoticeFor: string | null = null;
+
+  /** The session is open in another window: one explanation per session (not
+   * one per attempt) with the way on; the panel keeps saying it in its banner. */
+  private async explainHeld(sessionId: string | null, pid: number | null): Promise<void> {
+    if (this.heldNoticeFor !== null && this.heldNoticeFor === sessionId) {
+      return;
+    }
+    this.heldNoticeFor = sessionId;
+    this.heldNoticesShown++;
+    const choice = await vscode.window.showWarningMessage(`Agent: ${heldNotice(pid)}`, 'New Session');
+    if (choice === 'New Session') {
+      await this.guarded('start a new session', () => this.sessions.newSession());
+      void this.panel.reveal();
+    }
+  }
+
+  /** How many times the read-only explanation was shown (tests). */
+  heldNoticesShown = 0;
 
   // ------------------------------------------------------------ panel input
 
@@ -664,6 +703,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentL
     client: () => ext.getClient(),
     send: (text, action) => ext.send(text, action),
     setPermissionHandler: (handler) => ext.setPermissionHandler(handler),
+    heldNoticesShown: () => ext.heldNoticesShown,
   };
 }
 

@@ -122,6 +122,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
   <span id="status" class="idle">idle</span>
 </header>
 <div id="banner" hidden></div>
+<div id="readonly" hidden><span id="readonly-text"></span> <button id="readonly-new" class="link">New session</button></div>
 <main id="transcript" aria-live="polite"><div id="empty">Ask the agent to explain, change or fix something. It edits your open files directly (undo works), and you can steer it while it works.</div></main>
 <div id="working" hidden><span class="dot"></span> working… <span class="hint">Esc to stop</span></div>
 <section id="queue" hidden></section>

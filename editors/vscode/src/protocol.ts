@@ -83,6 +83,8 @@ export interface LoadResult {
   status: AgentStatus;
   events: SessionEvent[];
   inbox?: Inbox;
+  /** Set when another agent-lsp process has the session open: a read-only snapshot. */
+  heldByPid?: number | null;
 }
 
 export interface PermissionParams {

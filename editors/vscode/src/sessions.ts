@@ -16,6 +16,7 @@ import {
   endSeq,
 } from './protocol';
 import { SendAction, methodFor } from './input';
+import { HeldBy, SESSION_IN_USE, heldByOf, heldNotice, sessionInUse } from './sessionLock';
 import { Transcript, applyEvents, applyToolProgress, createTranscript, loadTranscript } from './transcript';
 
 const SESSION_KEY = 'agentLsp.sessionId';
@@ -27,14 +28,26 @@ export interface Requester {
 
 /** What the panel is told; it keeps its own transcript from these. */
 export type ViewMessage =
-  | { type: 'reset'; sessionId: string | null; events: SessionEvent[]; status: AgentStatus; inbox: Transcript['inbox']; reverts: Record<number, RevertOutcome> }
+  | { type: 'reset'; sessionId: string | null; events: SessionEvent[]; status: AgentStatus; inbox: Transcript['inbox']; reverts: Record<number, RevertOutcome>; readOnly: string | null }
   | { type: 'reverted'; turn: number; outcome: RevertOutcome }
   | { type: 'events'; events: SessionEvent[] }
   | { type: 'status'; status: AgentStatus }
   | { type: 'progress'; callId: string; data: Record<string, any> };
 
+/** Thrown instead of sending to a session another process holds (same code as the server's answer). */
+export class SessionInUseError extends Error {
+  readonly code = SESSION_IN_USE;
+  readonly data: { sessionId: string | null; pid: number | null };
+  constructor(held: HeldBy) {
+    super(heldNotice(held.pid));
+    this.data = { sessionId: held.sessionId, pid: held.pid };
+  }
+}
+
 export class SessionController implements vscode.Disposable {
   private transcriptState: Transcript = createTranscript();
+  /** Set while the shown session is open in another agent-lsp process (read-only here). */
+  private held: HeldBy | null = null;
   private events: SessionEvent[] = [];
   private readonly batcher: Batcher<SessionEvent>;
   private readonly statusEmitter = new vscode.EventEmitter<AgentStatus>();
@@ -67,6 +80,21 @@ export class SessionController implements vscode.Disposable {
     return this.transcriptState.status;
   }
 
+  /** The other process holding the shown session, or null when it is ours to change. */
+  get heldBy(): HeldBy | null {
+    return this.held;
+  }
+
+  /** The server refused a change (-32010): show the session read-only from now on. */
+  markHeld(held: HeldBy): void {
+    if (!this.transcriptState.sessionId || (held.sessionId && held.sessionId !== this.transcriptState.sessionId)) {
+      return; // about another session (e.g. deleting one from the list): nothing shown changes
+    }
+    this.held = { sessionId: this.transcriptState.sessionId, pid: held.pid };
+    this.post(this.snapshot());
+    this.changeEmitter.fire();
+  }
+
   /** The session stored for this workspace, to resume after a reload. */
   get storedSessionId(): string | null {
     return this.memento.get<string>(SESSION_KEY) ?? null;
@@ -90,6 +118,7 @@ export class SessionController implements vscode.Disposable {
       status: this.transcriptState.status,
       inbox: this.transcriptState.inbox,
       reverts: this.reverts,
+      readOnly: this.held ? heldNotice(this.held.pid) : null,
     };
   }
 
@@ -101,8 +130,9 @@ export class SessionController implements vscode.Disposable {
   }
 
   /** Show this session; resolves once it is remembered for this workspace. */
-  private adopt(state: Transcript, events: SessionEvent[]): Promise<void> {
+  private adopt(state: Transcript, events: SessionEvent[], held: HeldBy | null = null): Promise<void> {
     this.batcher.clear();
+    this.held = held;
     this.transcriptState = state;
     this.events = events;
     const stored = this.memento.update(SESSION_KEY, state.sessionId ?? undefined);
@@ -161,7 +191,8 @@ export class SessionController implements vscode.Disposable {
   async load(sessionId: string): Promise<void> {
     const result = await this.requester().request<LoadResult>(Methods.sessionLoad, { sessionId });
     const events = result.events ?? [];
-    await this.adopt(loadTranscript(result.sessionId ?? sessionId, events, result.status ?? 'idle', result.inbox), [...events]);
+    const id = result.sessionId ?? sessionId;
+    await this.adopt(loadTranscript(id, events, result.status ?? 'idle', result.inbox), [...events], heldByOf(id, result));
   }
 
   /** Re-read the current session (after a hole in the events or a server restart). */
@@ -195,6 +226,9 @@ export class SessionController implements vscode.Disposable {
   }
 
   async send(action: SendAction, text: string, context: ContextItem[]): Promise<{ sessionId: string; messageId: string }> {
+    if (this.held) {
+      throw new SessionInUseError(this.held); // the server would refuse it: say why without asking
+    }
     const sessionId = await this.ensureSession();
     const params: Record<string, unknown> = { sessionId, content: text };
     if (context.length) {
@@ -258,6 +292,9 @@ export class SessionController implements vscode.Disposable {
       const rel = (p: string) => vscode.workspace.asRelativePath(p.startsWith('file:') ? vscode.Uri.parse(p) : vscode.Uri.file(p));
       outcome = { reverted: (result?.reverted ?? []).map(rel), skipped: (result?.skipped ?? []).map((x) => ({ path: rel(x.path), reason: x.reason })) };
     } catch (error) {
+      if (sessionInUse(error)) {
+        throw error; // not an outcome of this turn: the session is read-only here (the caller explains)
+      }
       outcome = { reverted: [], skipped: [], error: error instanceof Error ? error.message : String(error) };
     }
     if (sessionId === this.transcriptState.sessionId) {

@@ -235,7 +235,13 @@ function M.winbar_text(s)
   if not s then
     return " agent_lsp: no session yet"
   end
-  local parts = { s.status == "running" and " ● running" or " idle" }
+  local parts
+  if s.held_by then
+    -- "running" would be the other window's turn: nothing streams here
+    parts = { s.held_by.pid and (" read-only (open in pid %d)"):format(s.held_by.pid) or " read-only (open elsewhere)" }
+  else
+    parts = { s.status == "running" and " ● running" or " idle" }
+  end
   if s.turn > 0 then
     parts[#parts + 1] = "turn " .. s.turn
   end

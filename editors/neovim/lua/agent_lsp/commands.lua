@@ -16,6 +16,24 @@ local function err_text(err)
   return type(err) == "table" and (err.message or vim.inspect(err)) or tostring(err)
 end
 
+--- One WARN line for a session another window holds (read-only here).
+local function notify_held(s)
+  notify(state.held_notice(s), vim.log.levels.WARN)
+end
+
+--- Report a failed request: a -32010 marks the session read-only and says so
+--- in one line; anything else is an error naming what failed.
+local function report(what, err, s)
+  local held = state.held_by_error(err)
+  if held then
+    if s then
+      state.set_held(s, held)
+    end
+    return notify_held(s or { held_by = held })
+  end
+  notify(("%s failed: %s"):format(what, err_text(err)), vim.log.levels.ERROR)
+end
+
 --- The agent client of the current buffer and its state; starts the server if needed.
 ---@return vim.lsp.Client|nil, agent_lsp.ClientState|nil
 function M.context()
@@ -105,6 +123,9 @@ local function send(client, c, method, text, context, retried)
   if method == "agent/steer" and not s then
     method = "agent/followup"
   end
+  if s and s.held_by then
+    return notify_held(s) -- the server would refuse it (-32010): say why without asking
+  end
   client_mod.request(client, method, params, function(err, result)
     if err then
       -- The shown session is gone (deleted, or another server): start a new one.
@@ -112,7 +133,7 @@ local function send(client, c, method, text, context, retried)
         c.current = nil
         return send(client, c, "agent/followup", text, context, true)
       end
-      return notify(("%s failed: %s"):format(method, err_text(err)), vim.log.levels.ERROR)
+      return report(method, err, s)
     end
     show(c, state.session(result.sessionId, client.id), true)
     -- The user just sent something: the chat shows it and follows the answer.
@@ -127,6 +148,10 @@ local function ask_or_input(opts, method, title)
   end
   local context = M.selection_context(opts, client.offset_encoding)
   local contexts = context and { context } or nil
+  local s = current_session(c)
+  if s and s.held_by then
+    return notify_held(s) -- no input window for a message that cannot be sent
+  end
   local text = opts and opts.args or ""
   if vim.trim(text) ~= "" then
     return send(client, c, method, text, contexts)
@@ -165,7 +190,7 @@ function M.cancel()
     local idle = s.status ~= "running" and state.queued_count(s) == 0
     client_mod.request(client, "agent/cancel", { sessionId = s.id }, function(err)
       if err then
-        notify("cancel failed: " .. err_text(err), vim.log.levels.ERROR)
+        report("cancel", err, s)
       elseif idle then
         notify("no turn is running")
       end
@@ -215,7 +240,7 @@ function M.queue()
         { sessionId = s.id, messageId = item.message.id },
         function(err, result)
           if err then
-            return notify("remove failed: " .. err_text(err), vim.log.levels.ERROR)
+            return report("remove", err, s)
           end
           if result and result.removed then
             state.inbox_change(s, "discarded", { message = item.message })
@@ -253,7 +278,13 @@ function M.load(client, c, session_id, cb)
     c.sessions[s.id] = true
     c.current = s.id
     chat.buffer(c)
+    -- heldByPid: a read-only snapshot of a session another window has open (0: pid unknown)
+    local held = result.heldByPid
+    s.held_by = type(held) == "number" and { pid = held > 0 and held or nil } or nil
     state.reset_events(s, result.events or {}, result.status, result.inbox)
+    if s.held_by then
+      notify_held(s)
+    end
     if config.options.chat.auto_open then
       chat.open(c, false)
     end
@@ -325,7 +356,7 @@ function M.sessions()
       elseif action == "Delete" then
         client_mod.request(client, "agent/session/delete", { sessionId = item.sessionId }, function(err)
           if err then
-            return notify("delete failed: " .. err_text(err), vim.log.levels.ERROR)
+            return report("delete", err, state.sessions[item.sessionId])
           end
           if c.current == item.sessionId then
             chat.set_session(c, nil)
@@ -346,7 +377,7 @@ function M.revert(opts)
     end
     client_mod.request(client, "agent/turn/revert", { sessionId = s.id, turn = turn }, function(err, result)
       if err then
-        return notify("revert failed: " .. err_text(err), vim.log.levels.ERROR)
+        return report("revert", err, s)
       end
       local reverted, skipped = result.reverted or {}, result.skipped or {}
       if #reverted == 0 and #skipped == 0 then

@@ -103,6 +103,9 @@ function M.status(buf)
   if not s then
     return o.idle
   end
+  if s.held_by then
+    return o.idle .. " (read-only)"
+  end
   local text = s.status == "running" and o.running or o.idle
   local queued = state.queued_count(s)
   if queued > 0 then

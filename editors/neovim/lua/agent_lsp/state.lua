@@ -24,6 +24,7 @@ local M = {}
 ---@field turn_usage {input: integer, output: integer}
 ---@field context_window integer|nil
 ---@field model string|nil
+---@field held_by {pid: integer|nil}|nil  set while another agent-lsp process has it open (read-only here)
 
 ---@type table<integer, agent_lsp.ClientState>
 M.clients = {}
@@ -125,6 +126,32 @@ function M.add_events(s, events)
     emit("events", s, fresh)
   end
   return fresh
+end
+
+--- The JSON-RPC error of a request refused because another agent-lsp process
+--- (another editor window on the same folder) has the session open.
+M.SESSION_IN_USE = -32010
+
+--- The holder named by an error, {pid = n|nil}, or nil for any other error.
+function M.held_by_error(err)
+  if type(err) ~= "table" or err.code ~= M.SESSION_IN_USE then
+    return nil
+  end
+  local pid = type(err.data) == "table" and err.data.pid or nil
+  return { pid = type(pid) == "number" and pid > 0 and pid or nil }
+end
+
+--- Mark a session read-only here (held_by = {pid}) or ours again (nil).
+function M.set_held(s, held_by)
+  s.held_by = held_by
+  emit("status", s, s.status)
+end
+
+--- The one line that says why a session is read-only and how to go on.
+function M.held_notice(s)
+  local pid = s and s.held_by and s.held_by.pid
+  local where = pid and ("another window (pid %d)"):format(pid) or "another window"
+  return ("session is open in %s — read-only here; :AgentNew starts a new session to continue"):format(where)
 end
 
 --- Replace a session's events with a full replay (agent/session/load).

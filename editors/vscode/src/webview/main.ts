@@ -31,6 +31,8 @@ const cancelButton = $<HTMLButtonElement>('cancel');
 const modeEl = $('mode');
 const statusEl = $('status');
 const bannerEl = $('banner');
+const readOnlyEl = $('readonly');
+const readOnlyText = $('readonly-text');
 const attach = $<HTMLInputElement>('attach');
 const contextLabel = $('context-label');
 const titleEl = $('session-title');
@@ -44,6 +46,8 @@ let state: Transcript = createTranscript();
 /** Outcomes of "Revert this turn" by turn (what the server answered). */
 let reverts: Record<number, RevertOutcome> = {};
 let whileRunning: WhileRunning = 'queue';
+/** Set while the session is open in another window: why it is read-only here. */
+let readOnly: string | null = null;
 let renderedRev = 0;
 const nodes = new Map<string, HTMLElement>();
 let frame: number | null = null;
@@ -276,15 +280,19 @@ function renderQueue(): void {
 }
 
 function renderChrome(): void {
-  const running = state.status === 'running';
-  statusEl.textContent = running ? 'running' : 'idle';
-  statusEl.className = running ? 'running' : 'idle';
+  // a read-only session's "running" is the other window's turn: nothing to stop here
+  const running = state.status === 'running' && !readOnly;
+  statusEl.textContent = readOnly ? 'read-only' : running ? 'running' : 'idle';
+  statusEl.className = readOnly ? 'read-only' : running ? 'running' : 'idle';
+  readOnlyEl.hidden = !readOnly;
+  readOnlyText.textContent = readOnly ?? '';
+  input.placeholder = readOnly ? 'Read-only here: start a new session to continue (Enter).' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)';
   cancelButton.hidden = !running;
   modeEl.hidden = !running;
   for (const radio of modeEl.querySelectorAll<HTMLInputElement>('input')) {
     radio.checked = radio.value === whileRunning;
   }
-  sendButton.textContent = running ? (whileRunning === 'steer' ? 'Steer' : 'Queue') : 'Send';
+  sendButton.textContent = readOnly ? 'New session' : running ? (whileRunning === 'steer' ? 'Steer' : 'Queue') : 'Send';
   const meter = contextMeter(state);
   meterEl.hidden = !meter;
   if (meter) {
@@ -331,7 +339,7 @@ function render(): void {
   if (stick) {
     transcriptEl.scrollTop = transcriptEl.scrollHeight;
   }
-  post({ type: 'rendered', items: nodes.size, lastText: lastAssistantText(state), status: state.status });
+  post({ type: 'rendered', items: nodes.size, lastText: lastAssistantText(state), status: readOnly ? 'read-only' : state.status });
 }
 
 function scheduleRender(): void {
@@ -350,6 +358,10 @@ function reset(next: Transcript): void {
 // ------------------------------------------------------------------ input
 
 function send(alternate: boolean): void {
+  if (readOnly) {
+    post({ type: 'newSession' }); // the typed text stays, to send in the new session
+    return;
+  }
   const text = input.value.trim();
   if (!text) {
     return;
@@ -364,17 +376,18 @@ input.addEventListener('keydown', (e) => {
   if (action === 'send' || action === 'send-alternate') {
     e.preventDefault();
     send(action === 'send-alternate');
-  } else if (action === 'cancel' && state.status === 'running') {
+  } else if (action === 'cancel' && state.status === 'running' && !readOnly) {
     e.preventDefault();
     post({ type: 'cancel' });
   }
 });
 document.addEventListener('keydown', (e) => {
-  if (e.key === 'Escape' && e.target !== input && state.status === 'running') {
+  if (e.key === 'Escape' && e.target !== input && state.status === 'running' && !readOnly) {
     post({ type: 'cancel' });
   }
 });
 sendButton.addEventListener('click', () => send(false));
+$('readonly-new').addEventListener('click', () => post({ type: 'newSession' }));
 cancelButton.addEventListener('click', () => post({ type: 'cancel' }));
 attach.addEventListener('change', () => post({ type: 'toggleAttach', on: attach.checked }));
 $('mention').addEventListener('click', () => post({ type: 'pickFile' }));
@@ -402,6 +415,7 @@ window.addEventListener('message', (e: MessageEvent) => {
   switch (message?.type) {
     case 'reset':
       reverts = message.reverts ?? {};
+      readOnly = message.readOnly ?? null;
       reset(loadTranscript(message.sessionId, message.events as SessionEvent[], message.status as AgentStatus, message.inbox));
       if (!message.sessionId) {
         state.sessionId = null;

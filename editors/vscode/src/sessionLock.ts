@@ -1,0 +1,37 @@
+// A session open in another agent-lsp process (another window on the same
+// folder) is read-only here: the server answers its load with `heldByPid` and
+// fails every request that would change it with JSON-RPC -32010. Pure, so it
+// is tested without VS Code.
+
+export const SESSION_IN_USE = -32010;
+
+/** Who holds a session: the other process's pid (null when unknown). */
+export interface HeldBy {
+  sessionId: string | null;
+  pid: number | null;
+}
+
+function knownPid(pid: unknown): number | null {
+  return typeof pid === 'number' && pid > 0 ? pid : null;
+}
+
+/** The holder named by a -32010 error (a vscode-languageclient ResponseError
+ * or anything with `code` and `data`), or null for any other error. */
+export function sessionInUse(error: unknown): HeldBy | null {
+  if (!error || typeof error !== 'object' || (error as { code?: unknown }).code !== SESSION_IN_USE) {
+    return null;
+  }
+  const data = ((error as { data?: unknown }).data ?? {}) as { sessionId?: unknown; pid?: unknown };
+  return { sessionId: typeof data.sessionId === 'string' ? data.sessionId : null, pid: knownPid(data.pid) };
+}
+
+/** The holder named by an agent/session/load answer, or null when this process may change it. */
+export function heldByOf(sessionId: string, result: { heldByPid?: number | null }): HeldBy | null {
+  return result.heldByPid == null ? null : { sessionId, pid: knownPid(result.heldByPid) };
+}
+
+/** The one explanation shown in the panel banner and in the message. */
+export function heldNotice(pid: number | null): string {
+  const where = pid ? `another window (pid ${pid})` : 'another window';
+  return `This session is open in ${where} — read-only; start a new session to continue.`;
+}
