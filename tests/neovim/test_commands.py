@@ -88,6 +88,9 @@ def test_revert_undoes_the_edits_of_the_last_turn(editor: Editor) -> None:
     # One line naming the files (a multi-line message would stop at a hit-enter prompt).
     editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg == 'agent_lsp: reverted turn 1: a.py' end)",
                 what="the revert report")
+    # The logged revert is drawn in the chat, in place.
+    editor.wait("vim.iter(T.chat_lines()):any(function(l) return l == '_↺ reverted turn 1: a.py_' end)",
+                what="the revert in the chat")
     # A turn without edits says so rather than "0 file(s)".
     editor.cmd("AgentAsk just talk")
     editor.wait("T.session().turn == 2 and T.session().status == 'idle' "
@@ -95,6 +98,15 @@ def test_revert_undoes_the_edits_of_the_last_turn(editor: Editor) -> None:
     editor.cmd("AgentRevert")
     editor.wait("_G.test_notes[#_G.test_notes].msg == 'agent_lsp: turn 2 made no file edits'",
                 what="the empty revert report")
+    # Resumed, the chat shows the revert exactly as it was drawn live.
+    live = editor.chat_lines()
+    session_id = editor.lua("return T.session().id")
+    editor.cmd("AgentNew")
+    editor.wait(f"T.session().id ~= '{session_id}'", what="a new session")
+    editor.cmd("AgentResume " + session_id)
+    editor.wait(f"T.session().id == '{session_id}' and #T.chat_lines() > 1", what="the resumed session")
+    assert editor.chat_lines() == live
+    assert "_↺ reverted turn 1: a.py_" in live
     assert editor.errors() == []
 
 

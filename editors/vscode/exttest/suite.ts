@@ -314,6 +314,16 @@ const tests: [string, () => Promise<void>][] = [
       const again = (await vscode.commands.executeCommand('agentLsp.revertTurn', end.turn)) as any;
       assert.deepEqual(again.reverted, [], `a second revert changes nothing: ${JSON.stringify(again)}`);
       assert.match(doc.getText(), /hello world/);
+      // The server logs the revert (turn/revert): it reaches the transcript live
+      // and is replayed after a restart, so every client shows it under the turn.
+      const logged = () => a.sessions.transcript.reverts.get(end.turn);
+      await waitFor('the logged revert in the transcript', () => !!logged());
+      assert.equal(logged()!.reverted.length, 1, JSON.stringify(logged()));
+      assert.ok(logged()!.reverted[0].endsWith('hello.py'), JSON.stringify(logged()));
+      await vscode.commands.executeCommand('agentLsp.restartServer');
+      await a.whenServerReady();
+      await waitFor('the session to be restored', () => a.sessions.sessionId === sessionId && a.sessions.transcript.items.length > 0);
+      await waitFor('the replayed revert in the transcript', () => logged()?.reverted.length === 1);
     },
   ],
   [

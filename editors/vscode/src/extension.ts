@@ -520,7 +520,7 @@ class AgentExtension implements vscode.Disposable {
       turn ??
       [...this.sessions.transcript.items]
         .reverse()
-        .find((i): i is TurnEndItem => i.kind === 'turn-end' && i.hasEdits && i.turn != null && (!reverted[i.turn] || !!reverted[i.turn].error))?.turn ??
+        .find((i): i is TurnEndItem => i.kind === 'turn-end' && i.hasEdits && i.turn != null && !this.sessions.transcript.reverts.has(i.turn) && (!reverted[i.turn] || !!reverted[i.turn].error))?.turn ??
       undefined;
     if (target == null) {
       void vscode.window.showInformationMessage('Agent: no turn with edits left to revert.');

@@ -28,7 +28,7 @@ export interface Requester {
 
 /** What the panel is told; it keeps its own transcript from these. */
 export type ViewMessage =
-  | { type: 'reset'; sessionId: string | null; events: SessionEvent[]; status: AgentStatus; inbox: Transcript['inbox']; reverts: Record<number, RevertOutcome>; readOnly: string | null }
+  | { type: 'reset'; sessionId: string | null; events: SessionEvent[]; status: AgentStatus; inbox: Transcript['inbox']; reverts: Record<number, RevertOutcome>; readOnly: string | null; roots: string[] }
   | { type: 'reverted'; turn: number; outcome: RevertOutcome }
   | { type: 'events'; events: SessionEvent[] }
   | { type: 'status'; status: AgentStatus }
@@ -119,6 +119,7 @@ export class SessionController implements vscode.Disposable {
       inbox: this.transcriptState.inbox,
       reverts: this.reverts,
       readOnly: this.held ? heldNotice(this.held.pid) : null,
+      roots: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
     };
   }
 

@@ -6,7 +6,7 @@
 // 200 chunks/s); every item that changes gets a fresh `rev`, which is how the
 // renderer knows what to redraw without rebuilding the DOM.
 
-import { AgentStatus, Block, ContextItem, SessionEvent, UserMessage, contentText, endSeq, userText } from './protocol';
+import { AgentStatus, Block, ContextItem, RevertOutcome, SessionEvent, UserMessage, contentText, endSeq, userText } from './protocol';
 
 export interface Usage {
   inputTokens?: number;
@@ -103,6 +103,9 @@ export interface Transcript {
   model: string | null;
   inbox: { nextTurn: UserMessage[]; nextStep: UserMessage[] };
   editTurns: Set<number>;
+  /** Reverts recorded in the session log (turn/revert), by turn: made here, in
+   * another client or before a restart. Paths as logged (absolute). */
+  reverts: Map<number, RevertOutcome>;
   /** callId -> key of its latest tool item. */
   toolKeys: Map<string, string>;
 }
@@ -127,6 +130,7 @@ export function createTranscript(sessionId: string | null = null): Transcript {
     model: null,
     inbox: { nextTurn: [], nextStep: [] },
     editTurns: new Set(),
+    reverts: new Map(),
     toolKeys: new Map(),
   };
 }
@@ -404,6 +408,35 @@ function reasonOf(reason: any): { kind: string; detail: string; error: { code: s
   return { kind, detail: '', error: null };
 }
 
+/** A logged revert of a turn. A later revert of the same turn (changes made
+ * after the first, while it still ran) adds to what the first reverted. The
+ * turn's footer is redrawn: it shows the result instead of the button. */
+function noteRevert(state: Transcript, data: Record<string, any>): void {
+  const turn = num(data.turn);
+  if (turn == null) {
+    return;
+  }
+  const reverted = Array.isArray(data.reverted) ? data.reverted.map(String) : [];
+  const skipped = Array.isArray(data.skipped)
+    ? data.skipped.map((x: any) => ({ path: String(x?.path ?? ''), reason: String(x?.reason ?? '') }))
+    : [];
+  const before = state.reverts.get(turn);
+  const merged: RevertOutcome = before
+    ? {
+        reverted: [...before.reverted, ...reverted.filter((p: string) => !before.reverted.includes(p))],
+        skipped: [...before.skipped.filter((x) => !reverted.includes(x.path)), ...skipped],
+      }
+    : { reverted, skipped };
+  state.reverts.set(turn, merged);
+  state.editTurns.add(turn);
+  for (const item of state.items) {
+    if (item.kind === 'turn-end' && item.turn === turn) {
+      item.hasEdits = true;
+      touch(state, item);
+    }
+  }
+}
+
 function spliceInbox(state: Transcript, data: Record<string, any>): void {
   const list = data.target === 'next-step' ? state.inbox.nextStep : data.target === 'next-turn' ? state.inbox.nextTurn : null;
   if (!list) {
@@ -515,6 +548,9 @@ export function applyEvent(state: Transcript, event: SessionEvent): void {
       state.turnUsage = null;
       break;
     }
+    case 'turn/revert':
+      noteRevert(state, data);
+      break;
     case 'agent/inbox/spliced':
       spliceInbox(state, data);
       break;

@@ -334,3 +334,39 @@ test('a steered message is marked as steering, a followup is not', () => {
   const users = state.items.filter((i) => i.kind === 'user');
   assert.deepEqual(users.map((u) => (u.kind === 'user' ? [u.text, u.steer] : null)), [['first', false], ['focus', true]]);
 });
+
+test('a logged turn/revert is the turn\'s revert result, live and on replay alike', () => {
+  const log = new Log();
+  log.add('turn/start', { turn: 1 });
+  log.add('tool/call', { turn: 1, step: 1, callId: 'c1', name: 'edit_file', arguments: '{"path":"a.py"}' });
+  log.add('tool/result', { turn: 1, step: 1, callId: 'c1', message: { callId: 'c1', content: [] }, meta: { diff: '-x\n+y' } });
+  log.add('turn/end', { turn: 1, reason: { kind: 'completed' } });
+  const live = createTranscript('s');
+  applyEvents(live, log.events);
+  assert.equal(live.reverts.size, 0, 'not reverted yet: the turn still offers "Revert this turn"');
+  const end = live.items.find((i) => i.kind === 'turn-end')!;
+  const revBefore = end.rev;
+  // Reverted from another client: arrives as a live session/event.
+  const revert = log.add('turn/revert', { turn: 1, reverted: ['/ws/a.py'], skipped: [{ path: '/ws/b.py', reason: 'changed since the agent wrote it' }] });
+  applyEvents(live, [revert]);
+  const expected = { reverted: ['/ws/a.py'], skipped: [{ path: '/ws/b.py', reason: 'changed since the agent wrote it' }] };
+  assert.deepEqual(live.reverts.get(1), expected);
+  assert.ok(end.rev > revBefore, 'the turn footer is redrawn with the result');
+  assert.deepEqual(changedSince(live, revBefore).map((i) => i.kind), ['turn-end']);
+  const replayed = loadTranscript('s', log.events, 'idle');
+  assert.deepEqual(replayed.reverts.get(1), expected);
+  assert.deepEqual(view(replayed.items), view(live.items));
+});
+
+test('a second logged revert of a turn adds what it reverted to the first', () => {
+  const log = new Log();
+  log.add('turn/start', { turn: 3 });
+  log.add('turn/revert', { turn: 3, reverted: ['/ws/a.py'], skipped: [] });
+  log.add('tool/call', { turn: 3, step: 2, callId: 'c1', name: 'write_file', arguments: '{}' });
+  log.add('turn/end', { turn: 3, reason: { kind: 'completed' } });
+  log.add('turn/revert', { turn: 3, reverted: ['/ws/c.py'], skipped: [{ path: '/ws/d.py', reason: 'deleted by the user' }] });
+  const state = loadTranscript('s', log.events, 'idle');
+  assert.deepEqual(state.reverts.get(3), { reverted: ['/ws/a.py', '/ws/c.py'], skipped: [{ path: '/ws/d.py', reason: 'deleted by the user' }] });
+  const end = state.items.find((i) => i.kind === 'turn-end');
+  assert.ok(end && end.kind === 'turn-end' && end.hasEdits);
+});

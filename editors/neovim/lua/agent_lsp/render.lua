@@ -536,6 +536,29 @@ function Renderer:turn_end(reason)
   self.need_header = true
 end
 
+--- The one line a logged revert shows (live and on resume alike):
+--- "↺ reverted turn 2: a.py; skipped b.py (reason)". Paths relative to the cwd.
+function M.revert_line(data)
+  local function rel(path)
+    return vim.fn.fnamemodify(tostring(path or "?"), ":~:.")
+  end
+  local reverted = vim.tbl_map(rel, type(data.reverted) == "table" and data.reverted or {})
+  local line = ("↺ reverted turn %s: %s"):format(
+    tostring(data.turn or "?"),
+    #reverted > 0 and table.concat(reverted, ", ") or "nothing"
+  )
+  local skipped = {}
+  for _, skip in ipairs(type(data.skipped) == "table" and data.skipped or {}) do
+    if type(skip) == "table" then
+      skipped[#skipped + 1] = ("%s (%s)"):format(rel(skip.path), skip.reason or "?")
+    end
+  end
+  if #skipped > 0 then
+    line = line .. "; skipped " .. table.concat(skipped, ", ")
+  end
+  return "_" .. line .. "_"
+end
+
 function Renderer:event(ev)
   local t, data = ev.type, ev.data or {}
   if t == "assistant/chunk" then
@@ -560,6 +583,8 @@ function Renderer:event(ev)
     self:tool_result(data)
   elseif t == "turn/end" then
     self:turn_end(data.reason)
+  elseif t == "turn/revert" then
+    self:note({ M.revert_line(data) })
   elseif t == "llm/retry" then
     local f = type(data.failure) == "table" and data.failure or {}
     -- A wait too short to read ("in 0.0 s") is not shown.

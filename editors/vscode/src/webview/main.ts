@@ -45,6 +45,8 @@ const emptyEl = $('empty');
 let state: Transcript = createTranscript();
 /** Outcomes of "Revert this turn" by turn (what the server answered). */
 let reverts: Record<number, RevertOutcome> = {};
+/** Workspace folders, to show the logged reverts' absolute paths relative. */
+let roots: string[] = [];
 let whileRunning: WhileRunning = 'queue';
 /** Set while the session is open in another window: why it is read-only here. */
 let readOnly: string | null = null;
@@ -200,7 +202,10 @@ function renderItem(node: HTMLElement, item: Item): void {
       node.replaceChildren(line);
       if (item.hasEdits && item.turn != null) {
         const turn = item.turn;
-        const outcome = reverts[turn];
+        // The logged revert (from any client, kept across restarts) is what
+        // happened; this window's own answer covers a failed request.
+        const logged = state.reverts.get(turn);
+        const outcome = logged ? relativeOutcome(logged) : reverts[turn];
         if (outcome) {
           node.append(revertNote(outcome));
         }
@@ -240,6 +245,23 @@ function renderItem(node: HTMLElement, item: Item): void {
       node.textContent = item.text;
       break;
   }
+}
+
+function relativePath(path: string): string {
+  for (const root of roots) {
+    const prefix = root.endsWith('/') || root.endsWith('\\') ? root : `${root}/`;
+    if (path.startsWith(prefix)) {
+      return path.slice(prefix.length);
+    }
+  }
+  return path;
+}
+
+function relativeOutcome(outcome: RevertOutcome): RevertOutcome {
+  return {
+    reverted: outcome.reverted.map(relativePath),
+    skipped: outcome.skipped.map((x) => ({ path: relativePath(x.path), reason: x.reason })),
+  };
 }
 
 /** What the server answered to "Revert this turn", in place of the button. */
@@ -415,6 +437,7 @@ window.addEventListener('message', (e: MessageEvent) => {
   switch (message?.type) {
     case 'reset':
       reverts = message.reverts ?? {};
+      roots = message.roots ?? [];
       readOnly = message.readOnly ?? null;
       reset(loadTranscript(message.sessionId, message.events as SessionEvent[], message.status as AgentStatus, message.inbox));
       if (!message.sessionId) {
