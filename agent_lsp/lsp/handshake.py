@@ -255,7 +255,7 @@ def _write_template() -> None:
         if item[1].get("id") == 1:
             template = {"key": template_key(), "result": item[1]["result"]}
             TEMPLATE_PATH.write_text(json.dumps(template, indent=1, sort_keys=True) + "\n", encoding="utf-8")
-            print(f"wrote {TEMPLATE_PATH}")
+            sys.stderr.write(f"wrote {TEMPLATE_PATH}\n")
             return
     raise SystemExit("the server did not answer initialize")
 

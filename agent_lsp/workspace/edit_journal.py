@@ -221,20 +221,33 @@ async def _revert_text(editor: Editor, change: FileChange, label: str, report: R
     else:
         hunks = hunks_by_diff(before, after)
     where = _line_map(after, now)  # after-line index -> current-line index, where unchanged
+    placed = [
+        (_mapped_range(where, hunk.a1, hunk.a2, len(after)), "".join(before[hunk.b1 : hunk.b2])) for hunk in hunks
+    ]
+    await _apply_placed(editor, path, text, version, placed, label, report)
+
+
+async def _apply_placed(
+    editor: Editor,
+    path: Path,
+    text: str,
+    version: int | None,
+    placed: list[tuple[tuple[int, int] | None, str]],
+    label: str,
+    report: RevertReport,
+) -> None:
+    """Put each hunk's old text back over the current lines [c1, c2) it was
+    found at; a hunk not found (None) is left alone and reported."""
     offsets = [0]
-    for line in now:
+    for line in split_keepends(text):
         offsets.append(offsets[-1] + len(line))
     starts = line_starts(text)
     edits: list[TextEdit] = []
-    kept = 0
-    for hunk in hunks:
-        target = _mapped_range(where, hunk.a1, hunk.a2, len(after))
-        if target is None:
-            kept += 1
-            continue
-        c1, c2 = target
-        start, end = position_of(starts, offsets[c1]), position_of(starts, offsets[c2])
-        edits.append(TextEdit(start, end, "".join(before[hunk.b1 : hunk.b2])))
+    for place, old in placed:
+        if place is not None:
+            c1, c2 = place
+            edits.append(TextEdit(position_of(starts, offsets[c1]), position_of(starts, offsets[c2]), old))
+    kept = len(placed) - len(edits)
     if edits:
         result = await editor.apply_edit([TextFileEdit(path, tuple(edits), version)], label)
         if not result.applied:
@@ -244,7 +257,7 @@ async def _revert_text(editor: Editor, change: FileChange, label: str, report: R
         report.reverted.append(path)
     if kept:
         report.skipped.append(
-            RevertSkip(path, f"{kept} of {len(hunks)} changes were edited since; left as they are")
+            RevertSkip(path, f"{kept} of {len(placed)} changes were edited since; left as they are")
         )
 
 
@@ -371,29 +384,7 @@ async def _revert_patch(editor: Editor, change: FileChange, label: str, report: 
     hunks: list[PatchHunk] = list(change.patch or ())
     exact = change.after_sha is not None and text_digest(text) == change.after_sha
     places = _exact_places(hunks) if exact else _find_places(now, hunks)
-    offsets = [0]
-    for line in now:
-        offsets.append(offsets[-1] + len(line))
-    starts = line_starts(text)
-    edits: list[TextEdit] = []
-    kept = 0
-    for hunk, place in zip(hunks, places):
-        if place is None:
-            kept += 1
-            continue
-        c1, c2 = place
-        edits.append(TextEdit(position_of(starts, offsets[c1]), position_of(starts, offsets[c2]), hunk.old))
-    if edits:
-        result = await editor.apply_edit([TextFileEdit(path, tuple(edits), version)], label)
-        if not result.applied:
-            report.skipped.append(RevertSkip(path, f"the editor refused the revert: {result.failure_reason}"))
-            return
-        await editor.save([path])
-        report.reverted.append(path)
-    if kept:
-        report.skipped.append(
-            RevertSkip(path, f"{kept} of {len(hunks)} changes were edited since; left as they are")
-        )
+    await _apply_placed(editor, path, text, version, [(place, h.old) for h, place in zip(hunks, places)], label, report)
 
 
 def _exact_places(hunks: list[PatchHunk]) -> list[tuple[int, int] | None]:
