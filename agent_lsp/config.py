@@ -69,6 +69,21 @@ class PermissionSettings(_Camel):
     )
 
 
+# -------------------------------------------------------------- MCP servers
+# The servers themselves (`mcpServers`, Claude Code's format) stay raw here:
+# agent_lsp.mcp.config validates each entry on its own, so one bad entry is
+# reported by name and the others still start.
+
+
+class McpSettings(_Camel):
+    tool_timeout_seconds: float = Field(default=120.0, gt=0, le=3600, description="an MCP tool call is cancelled after this long")
+    connect_timeout_seconds: float = Field(default=30.0, gt=0, le=600, description="a server that does not connect within this fails")
+    first_step_wait_seconds: float = Field(
+        default=10.0, ge=0, le=120, description="how long a session's first request waits for servers still starting"
+    )
+    max_output_chars: int = Field(default=50_000, ge=1_000, description="longer tool results are cut, with a marker")
+
+
 class Settings(BaseModel):
     """The `agentLsp` settings object (same shape in every layer)."""
 
@@ -84,6 +99,8 @@ class Settings(BaseModel):
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
     max_parallel_tool_calls: int = Field(default=10, ge=1, le=64)
     cancel_grace_s: float = Field(default=2.0, ge=0, le=60, alias="cancelGraceSeconds")
+    mcp_servers: dict[str, Any] = Field(default_factory=dict, description="MCP servers by name (see docs/mcp.md)")
+    mcp: McpSettings = Field(default_factory=McpSettings)
 
 
 # ------------------------------------------------------------------ platform dirs

@@ -26,6 +26,8 @@ from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.ports import Editor
 from agent_lsp.config import Settings, data_dir
+from agent_lsp.mcp import McpManager, workspace_servers
+from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import build_tools
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
@@ -114,6 +116,7 @@ class WorkspaceHost:
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
         self._background: set[asyncio.Task] = set()
+        self._mcp: McpManager | None = None  # made with the first session (servers start then)
 
     # ------------------------------------------------------------------ store
 
@@ -244,9 +247,16 @@ class WorkspaceHost:
         retired and rebuilt on next use; a running one finishes its turn with the
         old settings and is retired the moment it goes idle, so the session's next
         turn is built with the new ones (same session, same log)."""
+        mcp_changed = (settings.mcp_servers, settings.mcp) != (self.settings.mcp_servers, self.settings.mcp)
         self.settings = settings
         self.policy = self._make_policy()
         self._registry = None
+        if self._mcp is not None:
+            if mcp_changed:
+                manager, self._mcp = self._mcp, None
+                await manager.stop()
+            else:
+                self._mcp.policy = self.policy  # rebuilt tools use the new policy
         for session_id, agent in list(self.agents.items()):
             if agent.status == "idle":
                 del self.agents[session_id]
@@ -277,6 +287,8 @@ class WorkspaceHost:
             await self._retire(agent)
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
+        if self._mcp is not None:
+            await self._mcp.stop()
 
     async def _retire(self, agent: Agent) -> None:
         """Dispose an agent and close its providers' connections."""
@@ -317,6 +329,7 @@ class WorkspaceHost:
             fallback_model=resolved.fallback.model if resolved.fallback else None,
         )
         agent = Agent(session, providers=providers, tools=self.tool_registry(), options=options)
+        self._offer_mcp_tools(agent)
         self.agents[agent.session_id] = agent
         if self.on_agent is not None:
             self.on_agent(agent)
@@ -325,7 +338,43 @@ class WorkspaceHost:
     def tool_registry(self) -> ToolRegistry:
         if self._registry is None:
             self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal))
+            self.mcp_manager().set_registry(self._registry)
         return self._registry
+
+    # ------------------------------------------------------------------- MCP
+
+    def mcp_manager(self) -> McpManager:
+        if self._mcp is None:
+            servers, problems = workspace_servers(self.root, self.settings.mcp_servers, user_file_servers(self.env), self.env)
+            mcp = self.settings.mcp
+            self._mcp = McpManager(
+                servers, problems, root=self.root, editor=self.editor, policy=self.policy,
+                tool_timeout_s=mcp.tool_timeout_seconds, connect_timeout_s=mcp.connect_timeout_seconds,
+                max_output_chars=mcp.max_output_chars, first_step_wait_s=mcp.first_step_wait_seconds,
+            )
+        return self._mcp
+
+    def mcp_status(self) -> list[dict]:
+        return self.mcp_manager().status()
+
+    def _offer_mcp_tools(self, agent: Agent) -> None:
+        """Start the folder's MCP servers with its first session; the session's first
+        request waits (bounded) for those still starting, so it offers their tools."""
+        manager = self.mcp_manager()
+        if not manager.connections:
+            return
+        manager.start()
+        waited = False
+
+        async def assemble(payload: dict, next_: Callable) -> dict:
+            nonlocal waited
+            if not waited:
+                waited = True
+                await manager.wait_for_first_step()
+                payload = {**payload, "tools": agent.tools.specs()}
+            return await next_(payload)
+
+        agent.hooks.register("system-prompt/assemble", assemble)
 
     def _system_prompt(self) -> str:
         open_files = [p for p in self.editor.open_documents() if p == self.root or self.root in p.parents]

@@ -12,7 +12,8 @@ in a JSON file per workspace, re-read when another process changed it, so
 every editor on the workspace shares them) and from "session" answers (in
 memory, per session). A rule names a tool ("*" for any) and optionally a
 command prefix (whole words; it never covers a command chained after it
-with ;, &&, |, …) or a path glob (workspace-relative).
+with ;, &&, |, …) or a path glob (workspace-relative). A tool name ending in
+"*" is a prefix: `mcp__git__*` names every tool of the MCP server "git".
 
 The question goes to the editor (`Editor.ask_permission`); no answer, a
 timeout, an error or an answer we do not know is "deny".
@@ -62,13 +63,13 @@ ANSWERS = ("once", "session", "always", "deny")
 
 @dataclass(frozen=True)
 class PermissionRule:
-    tool: str  # a tool name, or "*"
+    tool: str  # a tool name, "*" for any, or a prefix ending in "*" (`mcp__git__*`: every tool of one MCP server)
     action: Action
     command_prefix: str | None = None
     path_glob: str | None = None
 
     def matches(self, request: PermissionRequest, relative_path: str | None) -> bool:
-        if self.tool not in ("*", request.tool):
+        if not tool_matches(self.tool, request.tool):
             return False
         if self.command_prefix is not None:
             if request.command is None or not command_has_prefix(request.command, self.command_prefix):
@@ -94,6 +95,10 @@ class PermissionRule:
         if action not in ("allow", "ask", "deny"):
             raise ValueError(f"bad action {action!r}")
         return cls(str(data["tool"]), action, data.get("commandPrefix"), data.get("pathGlob"))
+
+
+def tool_matches(pattern: str, tool: str) -> bool:
+    return pattern in ("*", tool) or (pattern.endswith("*") and tool.startswith(pattern[:-1]))
 
 
 def command_has_prefix(command: str, prefix: str) -> bool:

@@ -1,0 +1,18 @@
+"""MCP (Model Context Protocol) servers as tool providers, over the official `mcp` SDK.
+
+config.py      which servers a workspace has (config.toml, .mcp.json, editor settings)
+launcher.py    runs a stdio server so it dies with the language server
+connection.py  one server: connect, list tools, reconnect with backoff, call
+tool.py        one MCP tool as an agent tool (names, schema, permission, results)
+manager.py     the servers of one workspace and their tools in the registry
+listing.py     `agent/mcp/list`
+
+Layer: beside agent_lsp.tools (it implements the agent's Tool port); it does
+not import the LSP layer, and the agent layer does not import it.
+"""
+
+from agent_lsp.mcp.config import ServerConfig, ServerProblem, workspace_servers
+from agent_lsp.mcp.listing import mcp_list
+from agent_lsp.mcp.manager import McpManager
+
+__all__ = ["McpManager", "ServerConfig", "ServerProblem", "mcp_list", "workspace_servers"]

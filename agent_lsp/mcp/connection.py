@@ -1,0 +1,371 @@
+"""One MCP server, connected through the official `mcp` SDK and kept running.
+
+A `ServerConnection` owns one server for the life of the workspace host:
+it connects (stdio: through `launcher.py`, so the server dies with us; http:
+Streamable HTTP with the configured headers), lists the tools, follows
+tool-list changes, and reconnects with exponential backoff when a running
+server goes away. Its `state` is what `agent/mcp/list` reports.
+
+The SDK's `Client` is an async context manager built on task groups, so each
+connection attempt lives in one task of its own; tool calls from the agent's
+tasks go through the connected client. A call cancelled by its caller makes
+the SDK send `notifications/cancelled` to the server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import sys
+import tempfile
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any, AsyncIterator, Awaitable, Callable, Literal
+
+import anyio
+
+from agent_lsp.mcp.config import ServerConfig
+
+log = logging.getLogger(__name__)
+
+LAUNCHER = str(Path(__file__).with_name("launcher.py"))
+CLIENT_NAME = "agent-lsp"
+BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)  # waits before the 1st..5th restart after a crash
+MAX_RESTARTS = len(BACKOFF_S)  # then the server stays failed until the settings change
+STABLE_S = 60.0  # up this long: the next crash counts from the first restart again
+STDERR_TAIL = 600  # characters of the server's stderr kept for the failure reason
+
+State = Literal["needs-trust", "starting", "ready", "failed", "stopped", "denied"]
+
+
+class ServerUnavailable(Exception):
+    """The server is not connected (not started, failed, restarting)."""
+
+
+class ServerConnection:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        root: Path,
+        connect_timeout_s: float = 30.0,
+        on_change: Callable[["ServerConnection"], None] | None = None,
+        client_version: str = "0",
+    ):
+        self.config = config
+        self.name = config.name
+        self.root = root
+        self.connect_timeout_s = connect_timeout_s
+        self.on_change = on_change  # called whenever state or tools change
+        self.client_version = client_version
+        self.state: State = "needs-trust" if config.is_project else "stopped"
+        self.reason: str | None = None
+        self.tools: list[Any] = []  # mcp_types.Tool of the current listing
+        self.protocol_version: str | None = None
+        self.server_name: str | None = None
+        self.restarts = 0
+        self._client: Any = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._closed = asyncio.Event()  # the current attempt's transport ended
+        self._settled = asyncio.Event()  # left "starting" (ready or failed)
+        self._was_ready = False  # the current attempt got as far as listing the tools
+        self._http_refusal: str | None = None  # "HTTP 401 Unauthorized" of the last refused request
+
+    # ------------------------------------------------------------- lifecycle
+
+    def start(self) -> None:
+        if self._task is not None and not self._task.done():
+            return
+        self._stopping = False
+        self._set("starting")
+        self._task = asyncio.ensure_future(self._supervise())
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self._closed.set()
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
+        self._client = None
+        self._set("stopped")
+
+    def mark(self, state: State, reason: str | None = None) -> None:
+        """A state decided outside the connection (trust asked, trust denied)."""
+        self._set(state, reason)
+
+    async def wait_settled(self, timeout: float) -> None:
+        """Until the server is ready or failed (or `timeout` passed)."""
+        if self.state != "starting":
+            return
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(self._settled.wait(), timeout)
+
+    def _set(self, state: State, reason: str | None = None) -> None:
+        self.state, self.reason = state, reason
+        if state == "starting":
+            self._settled.clear()
+        else:
+            self._settled.set()
+        if self.on_change is not None:
+            self.on_change(self)
+
+    async def _supervise(self) -> None:
+        loop = asyncio.get_running_loop()
+        failures = 0
+        while not self._stopping:
+            started = loop.time()
+            self._http_refusal = None
+            reason = await self._attempt()
+            if self._stopping:
+                return
+            if self._http_refusal is not None and self._http_refusal.split()[1] in ("401", "403"):
+                # no OAuth yet: retrying with the same credentials cannot help
+                self._set("failed", f"{self._http_refusal}: the server wants authorization; "
+                                    "give it a token in \"headers\" or \"bearerTokenEnvVar\"")
+                return
+            if loop.time() - started > STABLE_S:
+                failures = 0
+            if failures >= MAX_RESTARTS:
+                self._set("failed", f"{reason}; gave up after {MAX_RESTARTS} restarts")
+                return
+            delay = BACKOFF_S[failures]
+            if self._was_ready:  # a crash: calls wait for the restart
+                self._set("starting", f"restarting in {delay:g} s: {reason}")
+            else:  # never came up: calls fail at once while it retries
+                self._set("failed", f"{reason}; retrying in {delay:g} s")
+            await asyncio.sleep(delay)
+            failures += 1
+            self.restarts += 1
+            self._set("starting")
+
+    async def _attempt(self) -> str:
+        """Connect and serve until the transport ends; the reason it ended."""
+        self._closed = asyncio.Event()
+        self._was_ready = False
+        ready = asyncio.Event()
+        errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")
+        session = asyncio.ensure_future(self._session(ready, errlog))
+        waiter = asyncio.ensure_future(ready.wait())
+        try:
+            done, _ = await asyncio.wait({session, waiter}, timeout=self.connect_timeout_s, return_when=asyncio.FIRST_COMPLETED)
+            if not done:
+                session.cancel()
+                with contextlib.suppress(BaseException):
+                    await session
+                return _with_stderr(f"did not answer within {self.connect_timeout_s:g} s", errlog)
+            if ready.is_set():
+                self._was_ready = True
+                self._set("ready")
+            try:
+                await session
+            except Exception as error:
+                reason = _describe(error)
+                if self._http_refusal and self._http_refusal not in reason:
+                    reason = f"{reason} ({self._http_refusal})"
+                return _with_stderr(reason, errlog)
+            return _with_stderr("the server closed the connection", errlog)
+        finally:
+            waiter.cancel()
+            if not session.done():
+                session.cancel()
+                with contextlib.suppress(BaseException):
+                    await session
+            self._client = None
+            errlog.close()
+
+    async def _session(self, ready: asyncio.Event, errlog: Any) -> None:
+        from mcp import Client  # the SDK is imported when a server is first started
+        import mcp_types as types
+
+        async with AsyncExitStack() as stack:
+            client = Client(
+                await self._transport(stack, errlog),
+                client_info=types.Implementation(name=CLIENT_NAME, version=self.client_version),
+                list_roots_callback=self._roots,
+                message_handler=self._on_message,
+                cache=None,
+            )
+            await stack.enter_async_context(client)
+            self.protocol_version = client.protocol_version
+            self.server_name = client.server_info.name if client.server_info else None
+            self.tools = await self._list_tools(client)
+            self._client = client
+            ready.set()
+            async with anyio.create_task_group() as group:
+                group.start_soon(self._follow_tool_changes, client)
+                await self._closed.wait()
+                group.cancel_scope.cancel()
+            if not self._stopping:
+                raise ServerUnavailable("the server closed the connection")
+
+    async def _transport(self, stack: AsyncExitStack, errlog: Any) -> Any:
+        config = self.config
+        if config.transport == "http":
+            from mcp.client.streamable_http import streamable_http_client
+            from mcp.shared._httpx_utils import create_mcp_http_client
+
+            if not log.isEnabledFor(logging.DEBUG):  # httpx2 logs every request at INFO
+                logging.getLogger("httpx2").setLevel(logging.WARNING)
+            http = await stack.enter_async_context(create_mcp_http_client(headers=dict(config.headers)))
+            http.event_hooks["response"] = [self._note_refusal]
+            return _watched(streamable_http_client(config.url or "", http_client=http), self._closed)
+        from mcp.client.stdio import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-I", "-S", LAUNCHER, str(os.getpid()), config.command or "", *config.args],
+            env=dict(config.env),
+            cwd=str(self.root / config.cwd) if config.cwd else str(self.root),
+        )
+        return _watched(stdio_client(params, errlog=errlog), self._closed)
+
+    async def _note_refusal(self, response: Any) -> None:
+        if response.status_code >= 400:
+            self._http_refusal = f"HTTP {response.status_code} {response.reason_phrase}".strip()
+
+    async def _list_tools(self, client: Any) -> list[Any]:
+        tools: list[Any] = []
+        cursor = None
+        for _ in range(50):  # a paginator that never ends cannot hang the start
+            page = await client.list_tools(cursor=cursor)
+            tools.extend(page.tools)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return tools
+
+    async def _on_message(self, message: Any) -> None:
+        import mcp_types as types
+
+        if isinstance(message, types.ToolListChangedNotification):
+            asyncio.ensure_future(self._refresh())
+        elif isinstance(message, Exception):
+            log.debug("MCP server %s sent something unreadable: %s", self.name, message)
+
+    async def _follow_tool_changes(self, client: Any) -> None:
+        """2026-07-28 servers announce changes on a `subscriptions/listen` stream."""
+        from mcp.client.subscriptions import ListenNotSupportedError
+
+        try:
+            async with client.listen(tools_list_changed=True) as events:
+                async for _ in events:
+                    await self._refresh()
+        except ListenNotSupportedError:
+            return  # 2025 revisions: notifications/tools/list_changed arrives through _on_message
+        except Exception as error:
+            log.debug("MCP server %s: tool-change stream ended: %s", self.name, error)
+
+    async def _refresh(self) -> None:
+        client = self._client
+        if client is None:
+            return
+        try:
+            self.tools = await self._list_tools(client)
+        except Exception as error:
+            log.warning("MCP server %s: listing its tools failed: %s", self.name, _describe(error))
+            return
+        if self.on_change is not None:
+            self.on_change(self)
+
+    async def _roots(self, context: Any) -> Any:
+        import mcp_types as types
+
+        return types.ListRootsResult(roots=[types.Root(uri=self.root.as_uri(), name=self.root.name)])
+
+    # ----------------------------------------------------------------- calls
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        *,
+        timeout_s: float,
+        on_progress: Callable[[float, float | None, str | None], Awaitable[None]] | None = None,
+    ) -> Any:
+        """The server's `CallToolResult`. Raises ServerUnavailable, TimeoutError or the SDK's MCPError.
+        A call to a server that is (re)starting waits for it, up to the connect timeout."""
+        await self.wait_settled(self.connect_timeout_s)
+        client = self._client
+        if client is None or self.state != "ready":
+            raise ServerUnavailable(self.unavailable_reason())
+        return await asyncio.wait_for(
+            client.call_tool(name, arguments, read_timeout_seconds=timeout_s, progress_callback=on_progress), timeout_s
+        )
+
+    def unavailable_reason(self) -> str:
+        if self.state == "starting":
+            return f"MCP server '{self.name}' is still starting"
+        if self.state in ("needs-trust", "denied"):
+            return f"MCP server '{self.name}' from .mcp.json is not trusted in this workspace"
+        if self.state == "failed":
+            return f"MCP server '{self.name}' failed: {self.reason}"
+        return f"MCP server '{self.name}' is not running"
+
+    def status(self) -> dict[str, Any]:
+        """The wire shape of `agent/mcp/list` for this server (see docs/protocol.md)."""
+        data: dict[str, Any] = {
+            "name": self.name,
+            "transport": self.config.transport,
+            "source": self.config.source,
+            "state": "needs-authorization" if self.state in ("needs-trust", "denied") else self.state,
+            "toolCount": len(self.tools) if self.state == "ready" else 0,
+            "tools": [tool.name for tool in self.tools] if self.state == "ready" else [],
+            "restarts": self.restarts,
+        }
+        if self.reason:
+            data["reason"] = self.reason
+        if self.protocol_version:
+            data["protocolVersion"] = self.protocol_version
+        return data
+
+
+@asynccontextmanager
+async def _watched(transport: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
+    """The transport's streams, with `closed` set when the server's side ends
+    (a crashed stdio server: its stdout reaches EOF)."""
+    async with transport as (read, write):
+        relay_send, relay_receive = anyio.create_memory_object_stream(0)
+
+        async def relay() -> None:
+            try:
+                async with relay_send:
+                    async for message in read:
+                        await relay_send.send(message)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
+                pass
+            finally:
+                closed.set()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(relay)
+            try:
+                yield relay_receive, write
+            finally:
+                group.cancel_scope.cancel()
+
+
+def _describe(error: BaseException) -> str:
+    if isinstance(error, BaseExceptionGroup):
+        inner = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError)]
+        if inner:
+            return _describe(inner[0])
+    if isinstance(error, FileNotFoundError):
+        return f"command not found: {error.filename or error}"
+    text = str(error).strip()
+    name = type(error).__name__
+    return f"{name}: {text}" if text and name not in ("MCPError", "ServerUnavailable") else (text or name)
+
+
+def _with_stderr(reason: str, errlog: Any) -> str:
+    try:
+        errlog.flush()
+        errlog.seek(0)
+        tail = errlog.read()[-STDERR_TAIL:].strip()
+    except (OSError, ValueError):
+        tail = ""
+    return f"{reason}; stderr: {tail}" if tail else reason

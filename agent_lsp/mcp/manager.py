@@ -1,0 +1,171 @@
+"""The MCP servers of one workspace: trust, starting, stopping, and their tools in the registry.
+
+`McpManager` is made by the workspace host with the servers of its folder
+(agent_lsp.mcp.config). `start()` (called when the first session of the
+folder is built) asks once about servers from the project's `.mcp.json` and
+starts every server that may run; each server's tools enter the host's
+`ToolRegistry` as soon as it is ready and follow its tool-list changes, so
+the model sees a change at its next step. `stop()` stops them all (with the
+host: folder removed, settings changed, server shut down).
+
+Trust for a project server is a permission question through the workspace's
+policy (tool `mcp_server`, the server's command line or URL as written in the
+file): "always" is remembered for the workspace like any grant, so the next
+start does not ask; a changed command asks again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any, Iterable
+
+from agent_lsp.agent.ports import Editor, PermissionRequest
+from agent_lsp.mcp.config import PROJECT_FILE, ServerConfig, ServerProblem
+from agent_lsp.mcp.connection import ServerConnection
+from agent_lsp.mcp.tool import McpTool, server_prefix
+from agent_lsp.tools.base import PermissionGate
+
+log = logging.getLogger(__name__)
+
+TRUST_TOOL = "mcp_server"  # the tool name of the trust question in permission rules
+
+
+class McpManager:
+    def __init__(
+        self,
+        servers: Iterable[ServerConfig],
+        problems: Iterable[ServerProblem] = (),
+        *,
+        root: Path,
+        editor: Editor,
+        policy: PermissionGate | None,
+        registry: Any = None,  # agent_lsp.agent.ToolRegistry; set_registry() when built later
+        tool_timeout_s: float = 120.0,
+        connect_timeout_s: float = 30.0,
+        max_output_chars: int = 50_000,
+        first_step_wait_s: float = 10.0,
+        client_version: str = "0",
+    ):
+        self.root = root
+        self.editor = editor
+        self.policy = policy
+        self.registry = registry
+        self.tool_timeout_s = tool_timeout_s
+        self.max_output_chars = max_output_chars
+        self.first_step_wait_s = first_step_wait_s
+        self.problems = list(problems)
+        self.connections: dict[str, ServerConnection] = {
+            config.name: ServerConnection(
+                config, root=root, connect_timeout_s=connect_timeout_s, on_change=self._changed,
+                client_version=client_version,
+            )
+            for config in servers
+        }
+        self._started = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+        for problem in self.problems:
+            log.warning("%s", problem)
+
+    # ------------------------------------------------------------- lifecycle
+
+    def start(self) -> None:
+        """Start the servers (once): the user's at once, the project's once trusted."""
+        if self._started:
+            return
+        self._started = True
+        for connection in self.connections.values():
+            if connection.config.is_project:
+                self._spawn(self._start_if_trusted(connection))
+            else:
+                connection.start()
+
+    async def stop(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        await asyncio.gather(*self._tasks, *(c.stop() for c in self.connections.values()), return_exceptions=True)
+        self._tasks.clear()
+        if self.registry is not None:
+            for connection in self.connections.values():
+                self._sync_tools(connection, [])
+
+    def set_registry(self, registry: Any) -> None:
+        self.registry = registry
+        for connection in self.connections.values():
+            self._changed(connection)
+
+    async def wait_for_first_step(self) -> None:
+        """Let trust questions be answered and servers finish starting (within
+        `first_step_wait_s` in all), so the first request offers their tools."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.first_step_wait_s
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=self.first_step_wait_s)
+        starting = [c for c in self.connections.values() if c.state == "starting"]
+        if starting:
+            left = max(0.0, deadline - loop.time())
+            await asyncio.gather(*(c.wait_settled(left) for c in starting))
+
+    def _spawn(self, coro: Any) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _start_if_trusted(self, connection: ServerConnection) -> None:
+        config = connection.config
+        if self.policy is None:
+            connection.start()
+            return
+        connection.mark("needs-trust", f"asking whether to trust it ({PROJECT_FILE} of this workspace)")
+        target = "command" if config.transport == "stdio" else "URL"
+        request = PermissionRequest(
+            tool=TRUST_TOOL,
+            title=f"Start the MCP server '{config.name}' from {PROJECT_FILE} of {self.root.name}?",
+            kind="command",
+            detail=f"The workspace's {PROJECT_FILE} asks to run this {target}: {config.shown}",
+            command=f"{config.name}: {config.shown}",
+        )
+        verdict = await self.policy.authorize(self.editor, request)
+        if verdict.allowed:
+            connection.start()
+        else:
+            connection.mark("denied", f"not trusted: {verdict.reason}".strip())
+
+    # ----------------------------------------------------------------- tools
+
+    def _changed(self, connection: ServerConnection) -> None:
+        if self.registry is None:
+            return
+        definitions = connection.tools if connection.state == "ready" else []
+        self._sync_tools(connection, definitions)
+
+    def _sync_tools(self, connection: ServerConnection, definitions: list[Any]) -> None:
+        timeout = connection.config.tool_timeout_s or self.tool_timeout_s
+        wanted = {}
+        for definition in definitions:
+            try:
+                tool = McpTool(connection, definition, editor=self.editor, policy=self.policy,
+                               timeout_s=timeout, max_output_chars=self.max_output_chars)
+            except Exception as error:  # one odd tool definition must not hide the others
+                log.warning("MCP server %s: tool %s skipped: %s", connection.name, getattr(definition, "name", "?"), error)
+                continue
+            wanted[tool.name] = tool
+        prefix = server_prefix(connection.name)
+        for name in self.registry.names():
+            if name.startswith(prefix) and name not in wanted:
+                self.registry.remove(name)
+        for tool in wanted.values():
+            self.registry.add(tool)
+
+    # ---------------------------------------------------------------- status
+
+    def status(self) -> list[dict[str, Any]]:
+        """Every server of the workspace, bad entries included (see docs/protocol.md, agent/mcp/list)."""
+        listed = [connection.status() for connection in self.connections.values()]
+        for problem in self.problems:
+            listed.append({
+                "name": problem.name, "source": problem.source, "state": "failed",
+                "reason": problem.reason, "toolCount": 0, "tools": [], "restarts": 0,
+            })
+        return listed
