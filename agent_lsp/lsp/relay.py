@@ -29,6 +29,8 @@ import logging
 import time
 from typing import Any, Callable
 
+from agent_lsp.secrets import mask_value
+
 log = logging.getLogger(__name__)
 
 MERGEABLE_CHUNKS = ("text-delta", "reasoning-delta")
@@ -189,7 +191,7 @@ class Relay:
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         try:
-            self._send(method, params)
+            self._send(method, mask_value(params))  # e.g. a key split over two merged deltas
             self.notifications_sent += 1
         except Exception:  # a broken transport must not break the agent's loop
             log.exception("could not send %s", method)

@@ -3,6 +3,8 @@
 `Session.append` is synchronous and cheap: it assigns the next contiguous
 `seq`, keeps the surface (the seqs that make up model history) up to date,
 buffers one JSON line for the writer and notifies observers after commit.
+Secrets in the data (`agent_lsp.secrets.mask`) are masked before the event is
+committed: the log, the file, the notifications and the model see `***`.
 Observers are isolated (a throwing observer never breaks the loop) and are
 always notified in seq order, even when an observer appends (the nested
 event is committed at once, its notification queued behind the current one).
@@ -18,6 +20,8 @@ from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
+
+from agent_lsp.secrets import mask_json_line
 
 log = logging.getLogger(__name__)
 
@@ -140,10 +144,12 @@ class Session:
     def append(self, type: str, data: dict[str, Any] | None = None, *, time: int | None = None) -> Event:
         event = Event(len(self.events), now_ms() if time is None else time, type, data if data is not None else {})
         # Serialise before committing: non-JSON data is rejected and leaves the log unchanged.
-        line = _encode(event.to_json()) if self._writer is not None else None
+        line, masked = mask_json_line(_encode(event.to_json()))
+        if masked is not None:  # a secret in the data: what is kept, stored and sent is the masked copy
+            event.data = masked["data"]
         self._commit(event)
-        if line is not None:
-            self._writer.add(line)  # type: ignore[union-attr]
+        if self._writer is not None:
+            self._writer.add(line)
         if self._observers:
             self._queue.append(event)
             if not self._notifying:
