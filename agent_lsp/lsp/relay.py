@@ -30,6 +30,7 @@ import time
 from typing import Any, Callable
 
 from agent_lsp.secrets import mask_value
+from agent_lsp.store.session import write_pending
 
 log = logging.getLogger(__name__)
 
@@ -182,6 +183,7 @@ class Relay:
             self.flush_session(session_id)
 
     def flush_session(self, session_id: str) -> None:
+        write_pending()  # what a client is shown is on disk first: a crash cannot lose it or reuse its seqs
         queue = self._pending.pop(session_id, None)
         if queue:
             events = [item.to_json() if isinstance(item, _MergedChunk) else _as_json(item) for item in queue]
