@@ -72,6 +72,16 @@ class PermissionSettings(_Camel):
     )
 
 
+class ShellSettings(_Camel):
+    """The environment of the agent's commands (see agent_lsp/tools/command_env.py)."""
+
+    inherit: Literal["all", "core", "none"] = Field(
+        default="all", description='"all": the server\'s environment without secrets; "core": PATH, HOME, LANG and '
+        'the like only; "none": nothing'
+    )
+    pass_env: list[str] = Field(default_factory=list, description="variables (names or globs) passed through even so")
+
+
 class Settings(BaseModel):
     """The `agentLsp` settings object (same shape in every layer)."""
 
@@ -85,6 +95,7 @@ class Settings(BaseModel):
         default=None, description="agent_lsp's log level; default: the command line's --log-level"
     )
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    shell: ShellSettings = Field(default_factory=ShellSettings)
     max_parallel_tool_calls: int = Field(default=10, ge=1, le=64)
     cancel_grace_s: float = Field(default=2.0, ge=0, le=60, alias="cancelGraceSeconds")
 
