@@ -136,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def configure_logging(level: str | None, log_file: Path | None) -> None:
     """Logs go to the log file or stderr; never stdout (stdout may be JSON-RPC)."""
+    from agent_lsp.secrets import install_log_masking
+
     handler: logging.Handler
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -145,6 +147,7 @@ def configure_logging(level: str | None, log_file: Path | None) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
+    install_log_masking(root.handlers)  # no key in any record, pygls' message dumps included
     root.setLevel(getattr(logging, (level or "warning").upper()))
     if (level or "warning") != "debug":
         # pygls logs every message body at INFO: far too much unless debugging.
