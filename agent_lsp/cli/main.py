@@ -161,7 +161,7 @@ def serve(args: argparse.Namespace) -> int:
         server.serve_tcp(host, port)
     elif getattr(args, "ws", None):
         if importlib.util.find_spec("websockets") is None:
-            print("agent-lsp: --ws needs the websockets package: pip install 'agent-lsp[ws]'", file=sys.stderr)
+            print("agent-lsp: --ws needs the websockets package: pip install 'agent-language-server[ws]'", file=sys.stderr)
             return 1
         host, port = args.ws
         server.serve_ws(host, port)
