@@ -71,6 +71,13 @@ DEMO_SCRIPT: list[dict[str, Any]] = [
 
 
 def demo_command(args: argparse.Namespace) -> int:
+    from agent_lsp.config import configuration_errors
+
+    errors = configuration_errors(os.environ)
+    if errors:  # the demo would quietly run the scripted model instead
+        for error in errors:
+            print(f"agent-lsp demo: {error}", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(run_demo(args))
     except ServerError as error:

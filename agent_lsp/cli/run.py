@@ -80,9 +80,23 @@ def sessions_dir(folder: Path, settings: dict[str, Any], env: Mapping[str, str])
     return sessions_dir_for(folder, layers.current, env)
 
 
+def check_configuration(env: Mapping[str, str], settings: dict[str, Any] | None = None) -> None:
+    """A setting that cannot apply (a malformed or missing config file, an
+    unknown provider, a bad value) stops a command here, before it would run
+    with something else, e.g. the scripted model. Unknown keys only warn: the
+    server reports those."""
+    from agent_lsp.config import configuration_errors
+
+    errors = configuration_errors(env, settings, source="--settings")
+    if errors:
+        raise UsageError("\n".join(errors))
+
+
 def make_client(args: argparse.Namespace, transcript: Transcript, **overrides: Any) -> HeadlessClient:
+    settings = load_settings(getattr(args, "settings", None))
+    check_configuration(os.environ, settings)
     options: dict[str, Any] = {
-        "settings": load_settings(getattr(args, "settings", None)),
+        "settings": settings,
         "transcript": transcript,
         "permissions": PermissionResponder(getattr(args, "permission", None), transcript),
         "log_file": getattr(args, "log_file", None),
@@ -140,7 +154,8 @@ def run_main(name: str, main: Coroutine[Any, Any, int]) -> int:
     try:
         return asyncio.run(main)
     except UsageError as error:
-        print(f"agent-lsp {name}: {error}", file=sys.stderr)
+        for line in str(error).splitlines():
+            print(f"agent-lsp {name}: {line}", file=sys.stderr)
         return EXIT_USAGE
     except ServerError as error:
         print(f"agent-lsp {name}: {error}", file=sys.stderr)
