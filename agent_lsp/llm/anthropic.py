@@ -309,6 +309,8 @@ class AnthropicProvider:
         headers: Mapping[str, str] | None = None,
         timeouts: Timeouts = Timeouts(),
         auth_hint: str = "",
+        endpoint_hint: str = "",
+        model_hint: str = "",
         context_window: int | None = None,
         max_output_tokens: int | None = None,
         prompt_caching: bool = True,
@@ -320,6 +322,7 @@ class AnthropicProvider:
         self._url = join_url(base, "messages" if base.endswith("/v1") else "v1/messages")
         self._timeouts = timeouts
         self._auth_hint = auth_hint
+        self._hints = {"endpoint_hint": endpoint_hint, "model_hint": model_hint}
         self._context_window = context_window
         self._max_output_tokens = max_output_tokens
         self._prompt_caching = prompt_caching
@@ -344,7 +347,7 @@ class AnthropicProvider:
             known_max = self.model_info(request.model).max_output_tokens
             default_max = min(known_max, DEFAULT_MAX_TOKENS_CAP) if known_max else DEFAULT_MAX_TOKENS
         body = build_request_body(request, default_max_tokens=default_max, cache=self._prompt_caching)
-        ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets)
+        ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets, **self._hints)
         state = AnthropicStream(ctx)
         events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
         async for chunk in normalise(events, state, lambda event: state.feed(event.event, event.data)):

@@ -312,6 +312,8 @@ class OpenAIProvider:
         headers: Mapping[str, str] | None = None,
         timeouts: Timeouts = Timeouts(),
         auth_hint: str = "",
+        endpoint_hint: str = "",
+        model_hint: str = "",
         context_window: int | None = None,
         max_output_tokens: int | None = None,
         max_tokens_field: str | None = None,
@@ -322,6 +324,7 @@ class OpenAIProvider:
         self._api_key = api_key
         self._timeouts = timeouts
         self._auth_hint = auth_hint
+        self._hints = {"endpoint_hint": endpoint_hint, "model_hint": model_hint}
         self._context_window = context_window
         self._max_output_tokens = max_output_tokens
         # OpenAI's reasoning models reject the deprecated `max_tokens`; most other servers only know it.
@@ -348,7 +351,7 @@ class OpenAIProvider:
         if self._is_openai and request.session_id and "prompt_cache_key" not in body:
             # Routes a session's requests to the same cache (OpenAI only: others may reject the key).
             body["prompt_cache_key"] = request.session_id
-        ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets)
+        ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets, **self._hints)
         state = OpenAIStream(ctx)
         events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
 
