@@ -196,7 +196,9 @@ class Transcript:
             self.end_line()
             reason = data.get("reason") or {}
             reason_kind = reason.get("kind") if isinstance(reason, dict) else reason
-            if reason_kind and reason_kind != "completed":
+            if reason_kind == "max-tokens":
+                self.warn("(the reply was cut at the output limit: raise the model.maxOutputTokens setting)")
+            elif reason_kind and reason_kind != "completed":
                 detail = ""
                 if self._error_shown:
                     pass  # agent/error already said what went wrong

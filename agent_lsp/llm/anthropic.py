@@ -15,7 +15,7 @@ from typing import Any, AsyncIterator, Mapping
 from . import models
 from .failures import classify_stream_error
 from .sse import parse_json
-from .transport import StreamContext, Timeouts, join_url, make_client, normalise, stream_sse
+from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
 from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelInfo, ModelRequest, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -314,6 +314,9 @@ class AnthropicProvider:
         context_window: int | None = None,
         max_output_tokens: int | None = None,
         prompt_caching: bool = True,
+        top_p: float | None = None,
+        stop: list[str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
     ):
         self.name = name
         self.base_url = base_url
@@ -326,6 +329,8 @@ class AnthropicProvider:
         self._context_window = context_window
         self._max_output_tokens = max_output_tokens
         self._prompt_caching = prompt_caching
+        self._body_defaults = {"top_p": top_p, "stop_sequences": list(stop or [])}
+        self._extra_body = dict(extra_body or {})
         self._headers = {"anthropic-version": API_VERSION, "Accept": "text/event-stream", **(headers or {})}
         if api_key:
             self._headers["x-api-key"] = api_key
@@ -347,6 +352,7 @@ class AnthropicProvider:
             known_max = self.model_info(request.model).max_output_tokens
             default_max = min(known_max, DEFAULT_MAX_TOKENS_CAP) if known_max else DEFAULT_MAX_TOKENS
         body = build_request_body(request, default_max_tokens=default_max, cache=self._prompt_caching)
+        apply_body_settings(body, self._body_defaults, self._extra_body)
         ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets, **self._hints)
         state = AnthropicStream(ctx)
         events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)

@@ -155,6 +155,9 @@ def _build(settings: ModelSettings, env: Mapping[str, str], provider_name: str, 
         model_hint=f"comes from {_model_source(settings, env, why)}",
         context_window=settings.context_window,
         max_output_tokens=settings.max_output_tokens,
+        top_p=settings.top_p,
+        stop=settings.stop,
+        extra_body=settings.extra_body,
     )
     if provider_name == "anthropic":
         provider: ModelProvider = anthropic.AnthropicProvider(**common)  # type: ignore[arg-type]

@@ -228,5 +228,20 @@ async def normalise(
         yield chunk
 
 
+def apply_body_settings(body: dict[str, Any], defaults: Mapping[str, Any], extra: Mapping[str, Any]) -> None:
+    """The configured request fields: `defaults` (e.g. top_p, stop) where the
+    request has none, then `extra` (the extraBody setting) over everything; a
+    None in `extra` removes a key (e.g. {"stream_options": None} for a server
+    that rejects it)."""
+    for key, value in defaults.items():
+        if value is not None and value != []:
+            body.setdefault(key, value)
+    for key, value in extra.items():
+        if value is None:
+            body.pop(key, None)
+        else:
+            body[key] = value
+
+
 def join_url(base: str, path: str) -> str:
     return base.rstrip("/") + "/" + path.lstrip("/")
