@@ -50,7 +50,9 @@ def test_a_session_keeps_and_stores_the_masked_event(tmp_path):
     store = SessionStore(tmp_path)
     session = store.create()
     event = session.append("llm/retry", {"error": {"message": 'bad chunk {"k": "EventCanary-5f3c0de7\\"'}})
+    output = session.append("tool/result", {"text": "OPENAI_API_KEY\nsk-proj-Zx9k2mQ7vL4pR8tY\n"})  # after an escape
     session.flush()
-    assert "EventCanary" not in json.dumps(event.to_json())
+    assert "EventCanary" not in json.dumps(event.to_json()) and output.data == {"text": "OPENAI_API_KEY\nsk-proj-***\n"}
     assert "EventCanary" not in store.path_of(session.id).read_text()
+    assert "Zx9k2mQ7" not in store.path_of(session.id).read_text()
     assert store.load(session.id).events[0].data == event.data
