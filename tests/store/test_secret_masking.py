@@ -56,3 +56,16 @@ def test_a_session_keeps_and_stores_the_masked_event(tmp_path):
     assert "EventCanary" not in store.path_of(session.id).read_text()
     assert "Zx9k2mQ7" not in store.path_of(session.id).read_text()
     assert store.load(session.id).events[0].data == event.data
+
+
+def test_settings_register_keys_tokens_and_header_and_env_values_at_any_depth():
+    layer = {
+        "model": {"apiKey": "SettingKey-0001", "headers": {"X-Gw": "SettingHdr-0002", "HTTP-Referer": "https://example.org"}},
+        "mcpServers": {"docs": {"headers": {"Authorization": "SettingMcp-0003"}, "env": {"ANY_NAME": "SettingEnv-0004"}}},
+        "someToken": "SettingTok-0005",
+        "sessionsDir": "/home/me/sessions-dir",
+    }
+    secrets.register_settings(layer)
+    text = " ".join(["SettingKey-0001", "SettingHdr-0002", "SettingMcp-0003", "SettingEnv-0004", "SettingTok-0005"])
+    assert secrets.mask(text) == " ".join(["***"] * 5)
+    assert secrets.mask("https://example.org /home/me/sessions-dir") == "https://example.org /home/me/sessions-dir"
