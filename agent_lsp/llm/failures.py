@@ -72,7 +72,6 @@ _TYPE_CODES: dict[str, str] = {
     "request_too_large": BAD_REQUEST,
 }
 
-
 _GO_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)")
 _GO_UNIT_MS = {"h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0, "us": 0.001, "µs": 0.001, "ns": 1e-6}
 

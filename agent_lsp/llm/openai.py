@@ -14,9 +14,9 @@ import uuid
 from typing import Any, AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
-from . import models
 from agent_lsp import secrets
 
+from . import models
 from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
 from .discovery import discover_context_window

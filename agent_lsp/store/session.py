@@ -37,19 +37,13 @@ MAX_DELAY_S = 0.25
 _unwritten: dict[int, "JsonlWriter"] = {}
 
 
-def write_pending() -> bool:
+def write_pending() -> None:
     """Write every session's buffered events to the OS (a write, not an fsync:
     they survive a crash of this process). Called before events are shown to a
     client, so that no seq a client saw can name another event after a crash.
-    False if a write failed (logged; those events stay buffered and retried)."""
-    ok = True
+    A failed write is logged; those events stay buffered and are retried."""
     for writer in list(_unwritten.values()):
-        try:
-            writer.flush()
-        except OSError as e:
-            log.error("writing %s failed (will retry): %s", writer.path, e)
-            ok = False
-    return ok
+        writer.try_flush()
 
 # One reusable encoder: json.dumps with non-default options builds a new one per call.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -111,11 +105,17 @@ class JsonlWriter:
 
     def _on_timer(self) -> None:
         self._timer = None
+        if not self.try_flush():
+            self._arm_timer()
+
+    def try_flush(self) -> bool:
+        """`flush`, logging a failure instead of raising it (False then)."""
         try:
             self.flush()
+            return True
         except OSError as e:
             log.error("writing %s failed (will retry): %s", self.path, e)
-            self._arm_timer()
+            return False
 
     def flush(self) -> None:
         if not self._pending:
@@ -134,15 +134,11 @@ class JsonlWriter:
                 except OSError:
                     pass
                 raise
-        self._pending.clear()  # only once written: a failed flush is retried by the next one
         self._auto_at = BATCH_LINES
-        _unwritten.pop(id(self), None)
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self.discard()  # only once written: a failed flush is retried by the next one
 
     def discard(self) -> None:
-        """Drop what is buffered and never write again (the session file was deleted)."""
+        """Forget what is buffered (written, or its session file deleted)."""
         self._pending.clear()
         _unwritten.pop(id(self), None)
         if self._timer is not None:
