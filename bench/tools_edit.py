@@ -29,7 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent_lsp.cli.client import HeadlessClient  # noqa: E402
 from agent_lsp.cli.transcript import Transcript  # noqa: E402
 from agent_lsp.tools import build_tools  # noqa: E402
-from agent_lsp.tools.edit import apply_spans, locate_edits, unified_diff  # noqa: E402
+from agent_lsp.tools.edit import locate_edits, unified_diff  # noqa: E402
+from agent_lsp.tools.text import replace_spans  # noqa: E402
 from agent_lsp.workspace.disk_editor import DiskEditor  # noqa: E402
 from agent_lsp.workspace.edit_journal import EditJournal  # noqa: E402
 
@@ -67,7 +68,7 @@ async def main() -> None:
         started = time.perf_counter()
         spans = locate_edits(text, args.edits, "big.py")
         located = time.perf_counter()
-        new_text = apply_spans(text, spans)
+        new_text = replace_spans(text, spans)
         unified_diff(text, new_text, "big.py")
         diffed = time.perf_counter()
         print(f"file: {options.lines} lines, {len(text) / 1e6:.1f} MB; {len(edits)} hunks in one edit_file call")
