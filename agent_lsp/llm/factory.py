@@ -1,4 +1,4 @@
-"""Settings + environment -> the model provider to use.
+"""Settings + environment (as the config layer read it) -> the model provider to use.
 
 Explicit settings win over env vars; the generic `AGENT_LSP_*` vars win over
 the conventional per-provider ones (`ANTHROPIC_*`, `OPENAI_*`). With no
@@ -13,10 +13,8 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Mapping
-
 from . import anthropic, models, openai
-from .settings import ModelSettings
+from .settings import ModelEnvironment, ModelSettings
 from .transport import Timeouts
 from .types import ModelInfo, ModelProvider
 
@@ -24,7 +22,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1", "scripted": "scripted"}
 _KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-_URL_VARS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 _DEFAULT_URLS = {"anthropic": anthropic.DEFAULT_BASE_URL, "openai": openai.DEFAULT_BASE_URL}
 
 
@@ -38,40 +35,34 @@ class ResolvedModel:
     fallback: "ResolvedModel | None" = None
 
 
-def _env(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name)
-    return value.strip() if value and value.strip() else None
-
-
-def _choose_provider(settings: ModelSettings, env: Mapping[str, str]) -> tuple[str, str]:
+def _choose_provider(settings: ModelSettings, env: ModelEnvironment) -> tuple[str, str]:
     """(provider, why)."""
     if settings.provider != "auto":
         return settings.provider, "configured"
-    named = _env(env, "AGENT_LSP_PROVIDER")
-    if named:
-        named = named.lower()
+    if env.provider:
+        named = env.provider.lower()
         if named not in ("openai", "anthropic", "scripted"):
             raise ValueError(f"AGENT_LSP_PROVIDER must be openai, anthropic or scripted, not {named!r}")
         return named, "AGENT_LSP_PROVIDER"
-    if _env(env, "ANTHROPIC_API_KEY"):
+    if "anthropic" in env.provider_api_keys:
         return "anthropic", "auto: ANTHROPIC_API_KEY is set"
-    if _env(env, "OPENAI_API_KEY"):
+    if "openai" in env.provider_api_keys:
         return "openai", "auto: OPENAI_API_KEY is set"
-    if settings.base_url or _env(env, "AGENT_LSP_BASE_URL") or _env(env, "OPENAI_BASE_URL"):
+    if settings.base_url or env.base_url or "openai" in env.provider_base_urls:
         return "openai", "auto: an OpenAI-compatible base URL is set"
-    if _env(env, "ANTHROPIC_BASE_URL"):
+    if "anthropic" in env.provider_base_urls:
         return "anthropic", "auto: ANTHROPIC_BASE_URL is set"
     return "scripted", "auto: no API key set (ANTHROPIC_API_KEY or OPENAI_API_KEY); using the scripted demo model"
 
 
-def _api_key(provider: str, settings: ModelSettings, env: Mapping[str, str]) -> tuple[str | None, str]:
+def _api_key(provider: str, settings: ModelSettings, env: ModelEnvironment) -> tuple[str | None, str]:
     """(key, where it comes from: the name the user should fix)."""
     if settings.api_key is not None and settings.api_key.get_secret_value():
         return settings.api_key.get_secret_value(), "the model.apiKey setting"
-    if _env(env, "AGENT_LSP_API_KEY"):
-        return _env(env, "AGENT_LSP_API_KEY"), "AGENT_LSP_API_KEY"
-    var = _KEY_VARS[provider]
-    return _env(env, var), var
+    if env.api_key is not None:
+        return env.api_key.get_secret_value(), "AGENT_LSP_API_KEY"
+    key = env.provider_api_keys.get(provider)
+    return (key.get_secret_value() if key else None), _KEY_VARS[provider]
 
 
 def _auth_hint(provider: str, key_source: str, has_key: bool) -> str:
@@ -80,7 +71,7 @@ def _auth_hint(provider: str, key_source: str, has_key: bool) -> str:
     return f"no API key: set {_KEY_VARS[provider]} (or AGENT_LSP_API_KEY, or the model.apiKey setting)"
 
 
-def create_provider(settings: ModelSettings, env: Mapping[str, str]) -> ResolvedModel:
+def create_provider(settings: ModelSettings, env: ModelEnvironment) -> ResolvedModel:
     """Build the provider the settings and env vars ask for (see module doc).
     Raises ValueError on an unusable configuration (e.g. an unknown
     AGENT_LSP_PROVIDER)."""
@@ -108,8 +99,8 @@ def create_provider(settings: ModelSettings, env: Mapping[str, str]) -> Resolved
     return resolved
 
 
-def _build(settings: ModelSettings, env: Mapping[str, str], provider_name: str, why: str, *, name: str) -> ResolvedModel:
-    model = settings.model or _env(env, "AGENT_LSP_MODEL") or DEFAULT_MODELS[provider_name]
+def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, why: str, *, name: str) -> ResolvedModel:
+    model = settings.model or env.model or DEFAULT_MODELS[provider_name]
     if provider_name == "scripted":
         from agent_lsp.llm.scripted import ScriptedProvider
 
@@ -121,8 +112,8 @@ def _build(settings: ModelSettings, env: Mapping[str, str], provider_name: str, 
 
     base_url = (
         settings.base_url
-        or _env(env, "AGENT_LSP_BASE_URL")
-        or _env(env, _URL_VARS[provider_name])
+        or env.base_url
+        or env.provider_base_urls.get(provider_name)
         or _DEFAULT_URLS[provider_name]
     )
     key, key_source = _api_key(provider_name, settings, env)
