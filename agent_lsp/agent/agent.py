@@ -378,7 +378,7 @@ class Agent:
 
     def _runtime_context_message(self) -> dict[str, Any] | None:
         """The runtime-context snapshot, when it differs from the last one
-        still on the surface (R4.4)."""
+        still on the surface (R4.5)."""
         render = self.options.runtime_context
         if render is None:
             return None

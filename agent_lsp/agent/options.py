@@ -53,7 +53,7 @@ class AgentOptions:
     fallback_model: str | None = None
     # Dynamic context (open files, cursor, git state) rendered at each step
     # proposal; entered as a user message (source "runtime-context") only when
-    # it differs from the last snapshot still in model history (R4.4).
+    # it differs from the last snapshot still in model history (R4.5).
     # Keeps the system prompt stable, so provider prompt caches keep hitting.
     runtime_context: Callable[[], str | None] | None = None
 
