@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+
 from . import anthropic, models, openai
 from .settings import ModelEnvironment, ModelSettings
 from .transport import Timeouts
@@ -22,6 +23,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1", "scripted": "scripted"}
 _KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
+_URL_VARS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
 _DEFAULT_URLS = {"anthropic": anthropic.DEFAULT_BASE_URL, "openai": openai.DEFAULT_BASE_URL}
 
 
@@ -63,6 +65,28 @@ def _api_key(provider: str, settings: ModelSettings, env: ModelEnvironment) -> t
         return env.api_key.get_secret_value(), "AGENT_LSP_API_KEY"
     key = env.provider_api_keys.get(provider)
     return (key.get_secret_value() if key else None), _KEY_VARS[provider]
+
+
+def _base_url(provider: str, settings: ModelSettings, env: ModelEnvironment) -> tuple[str, str]:
+    """(base URL, where it comes from: the name the user should change)."""
+    if settings.base_url:  # AGENT_LSP_BASE_URL arrives as this setting
+        same = settings.base_url == env.base_url
+        return settings.base_url, "AGENT_LSP_BASE_URL" if same else "the model.baseUrl setting"
+    if env.base_url:
+        return env.base_url, "AGENT_LSP_BASE_URL"
+    if env.provider_base_urls.get(provider):
+        return env.provider_base_urls[provider], _URL_VARS[provider]
+    return _DEFAULT_URLS[provider], f"the default (set {_URL_VARS[provider]} or model.baseUrl for another)"
+
+
+def _model_source(settings: ModelSettings, env: ModelEnvironment, why: str) -> str:
+    if why == "fallback":
+        return "the model.fallback.model setting"
+    if env.model and settings.model in (None, env.model):
+        return "AGENT_LSP_MODEL"  # it arrives as the model.model setting
+    if settings.model:
+        return "the model.model setting"
+    return "the default (set AGENT_LSP_MODEL or model.model to one the server has)"
 
 
 def _auth_hint(provider: str, key_source: str, has_key: bool) -> str:
@@ -110,12 +134,7 @@ def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, w
             info = provider.model_info(model)
         return ResolvedModel(provider, name, model, info, f"scripted model ({why})")
 
-    base_url = (
-        settings.base_url
-        or env.base_url
-        or env.provider_base_urls.get(provider_name)
-        or _DEFAULT_URLS[provider_name]
-    )
+    base_url, url_source = _base_url(provider_name, settings, env)
     key, key_source = _api_key(provider_name, settings, env)
     t = settings.timeouts
     common = dict(
@@ -125,8 +144,13 @@ def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, w
         headers=dict(settings.headers),
         timeouts=Timeouts(connect=t.connect, first_byte=t.first_byte, idle=t.idle),
         auth_hint=_auth_hint(provider_name, key_source, key is not None),
+        endpoint_hint=f"the endpoint comes from {url_source}",
+        model_hint=f"comes from {_model_source(settings, env, why)}",
         context_window=settings.context_window,
         max_output_tokens=settings.max_output_tokens,
+        top_p=settings.top_p,
+        stop=settings.stop,
+        extra_body=settings.extra_body,
     )
     if provider_name == "anthropic":
         provider: ModelProvider = anthropic.AnthropicProvider(**common)  # type: ignore[arg-type]

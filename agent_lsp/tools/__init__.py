@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from agent_lsp.tools.command_env import CommandEnvPolicy  # light: stdlib and secrets only
+
 if TYPE_CHECKING:
     from agent_lsp.agent.ports import Editor, Tool
     from agent_lsp.tools.base import EditRecorder, PermissionGate
@@ -23,6 +25,7 @@ def build_tools(
     roots: list[Path],
     policy: PermissionGate | None = None,
     journal: EditRecorder | None = None,
+    command_env: CommandEnvPolicy = CommandEnvPolicy(),
 ) -> list[Tool]:
     # Imported here, not at the top: this package's text model and path helpers
     # (tools/text.py, tools/paths.py) serve every layer, the headless client
@@ -37,5 +40,5 @@ def build_tools(
 
     tool_classes = (ReadFile, ListDir, Glob, Grep, EditFile, WriteFile, CreateFileTool, DeleteFileTool,
                     RenameFileTool, RunCommand)
-    env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal)
+    env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal, command_env=command_env)
     return [cls(env) for cls in tool_classes]
