@@ -1,6 +1,6 @@
 """HTTP status, error body, headers and transport errors -> one LlmFailure.
 
-The loop routes on `code` only (spec §9), so every provider quirk is
+The loop routes on `code` only (R9 in docs/agent-loop.md), so every provider quirk is
 resolved here: OpenAI-shaped `{"error": {...}}` bodies (also vLLM's and
 llama.cpp's variants), Anthropic `{"type": "error", "error": {...}}`, the
 retry headers (`retry-after-ms`, `retry-after` in seconds or as an HTTP date,

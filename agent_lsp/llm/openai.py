@@ -67,7 +67,7 @@ def to_openai_messages(system: str, messages: tuple[dict[str, Any], ...] | list[
             ]
             text = _text_of(message)
             if not text and not calls:
-                continue  # content-less replies are not part of the history (spec R5.2)
+                continue  # content-less replies are not part of the history (R5.2 in docs/agent-loop.md)
             # "" rather than null: llama-cpp-python rejects a null content with HTTP 500.
             turn: dict[str, Any] = {"role": "assistant", "content": text}
             if calls:

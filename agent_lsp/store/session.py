@@ -1,4 +1,4 @@
-"""The session: an append-only log of typed events (spec §1, §11).
+"""The session: an append-only log of typed events (R1, R11 in docs/agent-loop.md).
 
 `Session.append` is synchronous and cheap: it assigns the next contiguous
 `seq`, keeps the surface (the seqs that make up model history) up to date,
@@ -170,10 +170,10 @@ class Session:
         self.meta = dict(meta or {})
         self.created = created if created is not None else now_ms()
         # True when the session was loaded from disk: the first request of
-        # the next agent logs `request/header reason=resume` (spec §11.4).
+        # the next agent logs `request/header reason=resume` (R11.4).
         self.resumed = resumed
         self.seed_length = 0
-        # A fork (spec §11.5): the parent's id and how many leading events were
+        # A fork (R11.5): the parent's id and how many leading events were
         # copied from it (the file header's seedLength). 0 for a fresh session.
         self.parent_session = parent_session
         self.inherited_length = inherited_length
@@ -260,7 +260,7 @@ class Session:
     # ------------------------------------------------------------- durability
 
     def flush(self) -> None:
-        """Write buffered events to disk (the checkpoint of spec §11.2)."""
+        """Write buffered events to disk (a checkpoint, R11.2)."""
         if self._writer is not None:
             self._writer.flush()
 
