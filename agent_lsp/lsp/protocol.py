@@ -322,6 +322,30 @@ class FollowupCommandArgs(WireModel):
     workspace_uri: str | None = None
 
 
+# ------------------------------------------------------------------ MCP servers
+
+
+class McpListParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: every open workspace")
+
+
+class McpServerStatus(WireModel):
+    workspace_uri: str
+    name: str
+    transport: Literal["stdio", "http"] | None = Field(default=None, description="absent for a bad configuration entry")
+    source: Literal["user", "project", "editor"] = Field(description="config.toml, .mcp.json, or the editor's settings")
+    state: Literal["stopped", "starting", "ready", "failed", "needs-authorization"]
+    tool_count: int = 0
+    tools: list[str] = Field(default_factory=list, description="the server's own tool names, when ready")
+    restarts: int = 0
+    reason: str | None = Field(default=None, description="why it failed, is restarting or waits")
+    protocol_version: str | None = None
+
+
+class McpListResult(WireModel):
+    servers: list[McpServerStatus]
+
+
 # ------------------------------------------------------------------ the method table
 
 CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
@@ -335,6 +359,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/delete": (SessionRef, SessionDeleteResult),
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
+    "agent/mcp/list": (McpListParams, McpListResult),
 }
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {

@@ -1,11 +1,11 @@
-"""`agent/mcp/list`: the MCP servers of the workspace folders and their state.
+"""`agent/mcp/list`: the MCP servers of some workspace folders and their state.
 
-Params `{"workspaceUri"?: string}` (one folder; all folders when absent).
-Result `{"servers": [{"workspaceUri", "name", "transport", "source", "state",
-"toolCount", "tools", "restarts", "reason"?, "protocolVersion"?}]}`; the
-states are `starting`, `ready`, `failed`, `stopped` and
-`needs-authorization` (a project server not trusted yet, or refused).
-The LSP layer registers `mcp_list` as the handler (see docs/protocol.md).
+Each entry: `{"workspaceUri", "name", "transport"?, "source", "state",
+"toolCount", "tools", "restarts", "reason"?, "protocolVersion"?}`; the
+states are `stopped`, `starting`, `ready`, `failed` and
+`needs-authorization` (a project server not trusted yet, or refused). The
+LSP layer's handler (agent_lsp/lsp/features/mcp_requests.py) picks the
+folders; docs/protocol.md has the wire shape.
 """
 
 from __future__ import annotations
@@ -19,11 +19,5 @@ class _Host(Protocol):
     def mcp_status(self) -> list[dict[str, Any]]: ...
 
 
-def mcp_list(hosts: Iterable[_Host], params: Any = None) -> dict[str, Any]:
-    wanted = params.get("workspaceUri") if isinstance(params, dict) else getattr(params, "workspace_uri", None)
-    servers: list[dict[str, Any]] = []
-    for host in hosts:
-        if wanted and host.uri.rstrip("/") != str(wanted).rstrip("/"):
-            continue
-        servers.extend({"workspaceUri": host.uri, **entry} for entry in host.mcp_status())
-    return {"servers": servers}
+def mcp_list(hosts: Iterable[_Host]) -> dict[str, Any]:
+    return {"servers": [{"workspaceUri": host.uri, **entry} for host in hosts for entry in host.mcp_status()]}

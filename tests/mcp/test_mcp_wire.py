@@ -74,6 +74,9 @@ async def test_a_configured_server_s_tool_asks_runs_and_its_result_reaches_the_m
         assert asked["tool"] == TOOL and "get_current_time" in asked["title"] and "Europe/Lisbon" in asked["detail"]
         offered = headers_offered(editor, sid)
         assert TOOL in offered[0]  # the first request already offered it; the log says so
+        (listed,) = (await editor.request("agent/mcp/list", {"workspaceUri": workspace.as_uri()}))["servers"]
+        assert listed["name"] == "time" and listed["state"] == "ready" and listed["toolCount"] == 2
+        assert listed["source"] == "editor" and listed["transport"] == "stdio" and listed["protocolVersion"]
         kinds = [e["type"] for e in editor.events[sid]]
         assert kinds.index("tool/result") < len(kinds) - 1 - kinds[::-1].index("assistant/message")  # a next step followed
 
@@ -98,6 +101,9 @@ async def test_project_servers_start_only_once_trusted_and_the_trust_is_remember
     (workspace / ".mcp.json").write_text(json.dumps({"mcpServers": {"time": TIME, "broken": {"type": "ftp"}}}))
     sessions = tmp_path / "sessions"
     async with tool_server(folders=[workspace], sessions_dir=sessions) as editor:
+        before = {s["name"]: s for s in (await editor.request("agent/mcp/list", {}))["servers"]}
+        assert before["time"]["state"] == "needs-authorization" and before["time"]["source"] == "project"
+        assert before["broken"]["state"] == "failed" and "ftp" in before["broken"]["reason"]
         editor.permission_answer = "deny"
         _, (result,) = await run_turn(editor, [call(TOOL, timezone="UTC"), {"text": "ok"}])
         assert error_code(result) == "UNKNOWN_TOOL"  # not trusted: not started, not offered
