@@ -297,6 +297,35 @@ class ServerConnection:
             client.call_tool(name, arguments, read_timeout_seconds=timeout_s, progress_callback=on_progress), timeout_s
         )
 
+    @property
+    def has_resources(self) -> bool:
+        client = self._client
+        return client is not None and self.state == "ready" and client.server_capabilities.resources is not None
+
+    async def list_resources(self, *, timeout_s: float) -> list[Any]:
+        """The server's resources (mcp_types.Resource), every page."""
+        await self.wait_settled(self.connect_timeout_s)
+        client = self._client
+        if client is None or self.state != "ready":
+            raise ServerUnavailable(self.unavailable_reason())
+        resources: list[Any] = []
+        cursor = None
+        for _ in range(50):
+            page = await asyncio.wait_for(client.list_resources(cursor=cursor), timeout_s)
+            resources.extend(page.resources)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return resources
+
+    async def read_resource(self, uri: str, *, timeout_s: float) -> Any:
+        """The server's `ReadResourceResult` for `uri`."""
+        await self.wait_settled(self.connect_timeout_s)
+        client = self._client
+        if client is None or self.state != "ready":
+            raise ServerUnavailable(self.unavailable_reason())
+        return await asyncio.wait_for(client.read_resource(uri), timeout_s)
+
     def unavailable_reason(self) -> str:
         if self.state == "starting":
             return f"MCP server '{self.name}' is still starting"

@@ -24,6 +24,7 @@ from typing import Any, Iterable
 from agent_lsp.agent.ports import Editor, PermissionRequest
 from agent_lsp.mcp.config import PROJECT_FILE, ServerConfig, ServerProblem
 from agent_lsp.mcp.connection import ServerConnection
+from agent_lsp.mcp.resources import LIST_TOOL, READ_TOOL, ListResourcesTool, ReadResourceTool
 from agent_lsp.mcp.tool import McpTool, server_prefix
 from agent_lsp.tools.base import PermissionGate
 
@@ -89,6 +90,7 @@ class McpManager:
         if self.registry is not None:
             for connection in self.connections.values():
                 self._sync_tools(connection, [])
+            self._sync_resource_tools()
 
     def set_registry(self, registry: Any) -> None:
         self.registry = registry
@@ -139,6 +141,7 @@ class McpManager:
             return
         definitions = connection.tools if connection.state == "ready" else []
         self._sync_tools(connection, definitions)
+        self._sync_resource_tools()
 
     def _sync_tools(self, connection: ServerConnection, definitions: list[Any]) -> None:
         timeout = connection.config.tool_timeout_s or self.tool_timeout_s
@@ -157,6 +160,18 @@ class McpManager:
                 self.registry.remove(name)
         for tool in wanted.values():
             self.registry.add(tool)
+
+    def _sync_resource_tools(self) -> None:
+        """mcp_list_resources and mcp_read_resource, while some ready server has resources."""
+        if not any(c.has_resources for c in self.connections.values()):
+            self.registry.remove(LIST_TOOL)
+            self.registry.remove(READ_TOOL)
+            return
+        if LIST_TOOL in self.registry:
+            return
+        for tool_class in (ListResourcesTool, ReadResourceTool):
+            self.registry.add(tool_class(lambda: self.connections, editor=self.editor, policy=self.policy,
+                                         timeout_s=self.tool_timeout_s, max_output_chars=self.max_output_chars))
 
     # ---------------------------------------------------------------- status
 

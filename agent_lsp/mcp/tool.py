@@ -218,10 +218,10 @@ def convert_content(result: Any, limit: int) -> tuple[list[dict[str, Any]], bool
         blocks.append({"type": "text", "text": json.dumps(result.structured_content, ensure_ascii=False)})
     if not blocks:
         blocks.append({"type": "text", "text": "(the tool returned no content)"})
-    return _cap(blocks, limit)
+    return cap_blocks(blocks, limit)
 
 
-def _cap(blocks: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], bool]:
+def cap_blocks(blocks: list[dict[str, Any]], limit: int) -> tuple[list[dict[str, Any]], bool]:
     total = sum(len(b.get("text", "")) + len(b.get("data", "")) for b in blocks)
     if total <= limit:
         return blocks, False

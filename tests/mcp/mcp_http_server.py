@@ -2,7 +2,8 @@
 
 Tools: `echo` (text back), `count` (reports progress n times), `hang` (waits until
 cancelled; records the cancel), `picture` (an image and a resource link), `big`
-(a long text), `grow` (adds the tool `late` and announces the list change).
+(a long text), `grow` (adds the tool `late` and announces the list change);
+one resource, `docs://readme`.
 Every request must carry `Authorization: Bearer <token>` (401 otherwise);
 `legacy=True` makes it answer `server/discover` like a server of the
 2025-11-25 revision (method not found), so clients fall back to `initialize`.
@@ -74,6 +75,10 @@ def build(seen: Seen) -> MCPServer:
         server.add_tool(lambda: "late and here", name="late", description="Added while running")
         await ctx.notify_tools_changed()
         return "grown"
+
+    @server.resource("docs://readme", name="readme", description="How to use the test server", mime_type="text/markdown")
+    def readme() -> str:
+        return "# Test server\nCall echo."
 
     return server
 

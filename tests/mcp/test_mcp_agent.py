@@ -235,6 +235,24 @@ async def _after(wait, payload, next_, registry):
     return await next_({**payload, "tools": registry.specs()})
 
 
+async def test_the_model_lists_and_reads_a_server_s_resources(tmp_path):
+    async with HttpMcpServer() as http:
+        manager, registry = await start(tmp_path, {"web": {"url": http.url, "headers": {"Authorization": "Bearer secret-token"}}})
+        try:
+            assert "mcp_read_resource" in registry
+            agent, _ = await run(tmp_path, registry, [
+                call("mcp_list_resources"), call("mcp_read_resource", server="web", uri="docs://readme"),
+                call("mcp_read_resource", server="nope", uri="docs://readme"), {"text": "ok"},
+            ])
+            listed, read, unknown = results(agent)
+            assert "web  docs://readme  readme (text/markdown): How to use the test server" in text(listed)
+            assert text(read) == "# Test server\nCall echo."
+            assert unknown["message"]["isError"] and "no MCP server named 'nope'" in text(unknown)
+        finally:
+            await manager.stop()
+        assert "mcp_read_resource" not in registry
+
+
 async def test_the_server_list_reports_each_server_s_state(tmp_path):
     from agent_lsp.config import Settings
     from agent_lsp.mcp import mcp_list
