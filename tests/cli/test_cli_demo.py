@@ -97,6 +97,9 @@ class _FakeChatCompletions(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if not self.path.endswith("/chat/completions"):  # e.g. Ollama's /api/show: not this server
+            self.send_error(404)
+            return
         self.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
         turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
         if turn == 0:
