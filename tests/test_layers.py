@@ -23,6 +23,7 @@ RANK = {
     "cli": 7,
     "lsp": 6,
     "workspace": 5,
+    "mcp": 4.5,  # MCP servers as tools: uses tools/base.py and config, used by the workspace host
     "config": 4,
     "tools": 4,
     "agent": 3,

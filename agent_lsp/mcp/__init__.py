@@ -8,8 +8,9 @@ resources.py   mcp_list_resources / mcp_read_resource over the servers' resource
 manager.py     the servers of one workspace and their tools in the registry
 listing.py     `agent/mcp/list`
 
-Layer: beside agent_lsp.tools (it implements the agent's Tool port); it does
-not import the LSP layer, and the agent layer does not import it.
+Layer: above agent_lsp.tools and config, below the workspace (it implements
+the agent's Tool port); it does not import the LSP layer, and the agent layer
+does not import it.
 """
 
 from agent_lsp.mcp.config import ServerConfig, ServerProblem, workspace_servers
