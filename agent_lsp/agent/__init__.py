@@ -4,17 +4,16 @@ cancellation, recovery, compaction (spec: shared/spec/agent-loop.md).
 Public API::
 
     agent = Agent(session, providers={"name": provider}, tools=ToolRegistry([...]), options=AgentOptions(...),
-                  listeners={"agent/created": fn, ...}, start_source=None)
+                  subscribers=[fn, ...], start_source=None)
     agent.followup(content) / steer(content) / inject(content) -> message dict (has "id")
     agent.remove(message_id) -> bool
     agent.cancel("user" | "parent" | "hook" | "disposed" | {...}, keep_inbox=False)
     await agent.when_idle(); await agent.dispose(); await agent.compact_now()
     agent.run_maintenance(task) -> asyncio.Task     (raises AgentBusyError at once unless idle)
     agent.consumed_work(start=0) -> WorkAccount     (R2.13; also account_work(events))
-    agent.on(name, fn) -> unsubscribe      live events (agent/created, agent/session-start, agent/status,
-                                           agent/inbox/*, agent/error, tools/progress, tools/result,
-                                           agent/disposed)
-    agent.session.subscribe(fn)            durable events, after commit, in seq order
+    agent.subscribe(fn) -> unsubscribe     every event in one stream: durable ones (Event, after commit, in
+                                           seq order) and live ones (LiveEvent: agent/status, agent/inbox/*,
+                                           agent/error, agent/tool/progress, ...); models in agent/events.py
     agent.hooks.register(name, fn)         the extension points of spec §8 (see hooks.py)
 
 docs/agent-loop.md maps the modules to the spec, lists every durable and live

@@ -14,6 +14,7 @@ from collections import deque
 from typing import Any, Awaitable, Callable
 
 from agent_lsp.agent.accounting import WorkAccount, account_work
+from agent_lsp.agent.events import AgentEvent, LiveEvent, complete_failure
 from agent_lsp.agent.hooks import HookBus
 from agent_lsp.agent.history import Assembler, derive_messages
 from agent_lsp.agent.inbox import NEXT_STEP, NEXT_TURN, Inbox, make_message
@@ -56,10 +57,10 @@ class Agent:
         providers: dict[str, ModelProvider],
         tools: ToolRegistry | None = None,
         options: AgentOptions,
-        listeners: dict[str, Callable[[dict[str, Any]], Any] | list[Callable[[dict[str, Any]], Any]]] | None = None,
+        subscribers: list[Callable[[AgentEvent], Any]] | tuple[Callable[[AgentEvent], Any], ...] = (),
         start_source: str | None = None,
     ):
-        """`listeners` are live-event listeners registered before anything is
+        """`subscribers` are subscribed (see `subscribe`) before anything is
         emitted, so they see `agent/created` and `agent/session-start`.
         `start_source` overrides the session-start source ("startup" for a
         new session, "resume" for a loaded or forked one; e.g. "clear")."""
@@ -70,8 +71,8 @@ class Agent:
         self.tools = tools if tools is not None else ToolRegistry()
         self.options = options
         self.hooks = HookBus()
-        self._listeners: dict[str, list[Callable[[dict[str, Any]], Any]]] = {}
-        self._emit_queue: deque[tuple[str, dict[str, Any]]] = deque()
+        self._subscribers: list[Callable[[AgentEvent], Any]] = []
+        self._emit_queue: deque[LiveEvent] = deque()
         self._emitting = False
         self.inbox = Inbox(session, self._emit)
         # R2.12: only splices after the header's seedLength (a fork's inherited
@@ -100,9 +101,8 @@ class Agent:
                 break
         self._snapshot_cache: tuple[int, int, str | None] | None = None
         self.idle_listeners: list[Callable[[], Any]] = []
-        for name, fns in (listeners or {}).items():
-            for fn in fns if isinstance(fns, (list, tuple)) else [fns]:
-                self.on(name, fn)
+        for fn in subscribers:
+            self.subscribe(fn)
         self._install_plugins()
         self._emit("agent/created", {"agentId": self.id, "sessionId": self.session_id})
         source = start_source or ("resume" if session.resumed else "startup")
@@ -121,36 +121,53 @@ class Agent:
         else:
             self.compaction = None
 
-    # ------------------------------------------------------------ live events
+    # ------------------------------------------------------------ the stream
 
-    def on(self, name: str, fn: Callable[[dict[str, Any]], Any]) -> Callable[[], None]:
-        listeners = self._listeners.setdefault(name, [])
-        listeners.append(fn)
+    def subscribe(self, fn: Callable[[AgentEvent], Any]) -> Callable[[], None]:
+        """Every event of this agent, in one stream: durable ones (`Event`)
+        right after commit in seq order, live ones (`LiveEvent`) as they
+        happen (agent/events.py lists both). A live event is delivered after
+        every durable event committed before it. Returns the unsubscribe."""
+        off_durable = self.session.subscribe(fn)
+        self._subscribers.append(fn)
 
         def off() -> None:
-            if fn in listeners:
-                listeners.remove(fn)
+            off_durable()
+            if fn in self._subscribers:
+                self._subscribers.remove(fn)
 
         return off
 
-    def _emit(self, name: str, payload: dict[str, Any]) -> None:
-        """Deliver a live event to its listeners. An event emitted from inside
-        a listener is queued behind the one being delivered, so every
-        listener sees the same order (a status never appears to repeat)."""
-        if not self._listeners.get(name):
+    def on(self, name: str, fn: Callable[[dict[str, Any]], Any]) -> Callable[[], None]:
+        """Deprecated: the live events of one type, as their data (a filter
+        over `subscribe`); kept until the LSP layer subscribes to the stream."""
+        name = {"tools/progress": "agent/tool/progress", "tools/result": "agent/tool/result"}.get(name, name)
+
+        def only(event: AgentEvent) -> None:
+            if event.__class__ is LiveEvent and event.type == name:
+                fn(event.data)
+
+        self._subscribers.append(only)
+        return lambda: self._subscribers.remove(only) if only in self._subscribers else None
+
+    def _emit(self, type: str, data: dict[str, Any]) -> None:
+        """Deliver a live event. One emitted from inside a subscriber is
+        queued behind the one being delivered, so every subscriber sees the
+        same order (a status never appears to repeat)."""
+        if not self._subscribers:
             return
-        self._emit_queue.append((name, payload))
+        self._emit_queue.append(LiveEvent(type, data))
         if self._emitting:
             return
         self._emitting = True
         try:
             while self._emit_queue:
-                name, payload = self._emit_queue.popleft()
-                for fn in tuple(self._listeners.get(name, ())):
+                event = self._emit_queue.popleft()
+                for fn in tuple(self._subscribers):
                     try:
-                        fn(payload)
-                    except Exception:  # emit: listener errors are contained
-                        log.exception("listener for %s failed", name)
+                        fn(event)
+                    except Exception:  # subscriber errors are contained
+                        log.exception("subscriber failed on %s", event.type)
         finally:
             self._emitting = False
 
@@ -350,8 +367,9 @@ class Agent:
             if token.aborted:
                 reason = {"kind": "aborted", "reason": token.reason}
             else:
-                reason = {"kind": "error", "error": dict(e.failure)}
-                self._emit("agent/error", {"turn": turn, "step": step_now, "error": dict(e.failure)})
+                failure = complete_failure(e.failure)  # type: ignore[arg-type]
+                reason = {"kind": "error", "error": failure}
+                self._emit("agent/error", {"turn": turn, "step": step_now, "error": dict(failure)})
         except asyncio.CancelledError:
             self.session.append("turn/end", {"turn": turn, "reason": {"kind": "aborted", "reason": {"kind": "disposed"}}})
             raise
@@ -477,9 +495,7 @@ class Agent:
                     self._write_interrupted(turn, step, asm, seqs, provider_name, model)
                 raise Aborted(token.reason)
             if failed:
-                failure = dict(asm.failure or {"code": "UNKNOWN", "message": "the stream failed"})
-                failure.setdefault("code", "UNKNOWN")
-                failure.setdefault("message", failure["code"])
+                failure = complete_failure(asm.failure or {"code": "UNKNOWN", "message": "the stream failed"})
                 attempt += 1
                 try:
                     action = await self._hook(

@@ -89,7 +89,7 @@ class ToolCallContext:
         self._slot.concluded = True
 
     def progress(self, data: dict[str, Any]) -> None:
-        self._agent._emit("tools/progress", {"callId": self.call_id, "data": data})
+        self._agent._emit("agent/tool/progress", {"callId": self.call_id, "data": data})
 
 
 class ToolCallScheduler:
@@ -308,7 +308,7 @@ class ToolCallScheduler:
         data["surfaceOp"] = "append"
         data["sourceEventSeqs"] = [slot.call_seq] if slot.call_seq is not None else []
         agent.session.append("tool/result", data)
-        agent._emit("tools/result", {"callId": slot.call_id, "name": slot.name, "output": output, "data": data})
+        agent._emit("agent/tool/result", {"callId": slot.call_id, "name": slot.name, "output": output, "data": data})
         if (output.concludes_turn or slot.concluded) and not output.is_error:
             self._concluded = True
         for text in output.additional_contexts:

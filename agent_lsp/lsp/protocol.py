@@ -18,12 +18,15 @@ Methods are grouped by direction:
 from __future__ import annotations
 
 import json
+import re
 import sys
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, TypeAdapter, ValidationError, create_model
 from pydantic.alias_generators import to_camel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import JsonSchemaValue, models_json_schema
+
+from agent_lsp.agent import events
 
 from agent_lsp.config import Settings
 
@@ -91,14 +94,36 @@ class ContextItem(WireModel):
     message: str | None = Field(default=None, description="the diagnostic's message")
 
 
+def _event_envelope(type_name: str, data: type[BaseModel]) -> type[BaseModel]:
+    """`turn/start` -> TurnStartEvent {seq, time, type: "turn/start", data: TurnStart, lastSeq?}."""
+    name = "".join(part[:1].upper() + part[1:] for part in re.split(r"[/-]", type_name)) + "Event"
+    return create_model(
+        name,
+        __base__=WireModel,
+        __doc__=f"A durable `{type_name}` event.",
+        seq=(int, ...),
+        time=(int, Field(description="epoch milliseconds")),
+        type=(Literal[type_name], ...),  # type: ignore[valid-type]
+        data=(data, ...),
+        last_seq=(int | None, Field(default=None, description="a coalesced assistant/chunk: it covers seq..lastSeq")),
+    )
+
+
+TypedEvent = Annotated[
+    Union[tuple(_event_envelope(t, m) for t, m in events.DURABLE_EVENTS.items())],  # type: ignore[misc]
+    Field(discriminator="type"),
+]
+
+
 class Event(WireModel):
-    """One durable session event (spec agent-loop.md vocabulary: turn/start, step/start,
-    user/message, assistant/chunk, assistant/message, tool/call, tool/result, step/end,
-    turn/end, agent/inbox/spliced, request/header, request/context, llm/retry, ...).
+    """One durable session event; its `type` names its `data` model (agent_lsp/agent/events.py).
 
     `lastSeq` is present only on a coalesced `assistant/chunk`: consecutive text (or
     reasoning) deltas of one step merged into one event under load; it covers the
-    events `seq..lastSeq` and its `data.chunk.text` is their concatenation."""
+    events `seq..lastSeq` and its `data.chunk.text` is their concatenation. The
+    server does not validate the events it sends (they come from the log): the
+    schema is the typed union of every known event type; clients ignore a type
+    they do not know (plugins may add some)."""
 
     seq: int
     time: int = Field(description="epoch milliseconds")
@@ -106,15 +131,12 @@ class Event(WireModel):
     data: dict[str, Any]
     last_seq: int | None = None
 
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return handler(TypeAdapter(TypedEvent).core_schema)
 
-class Message(WireModel):
-    """An inbox message (a user-role message with an id), as the agent holds it."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
-    id: str
-    role: str = "user"
-    source: str = "user"
-    content: list[dict[str, Any]] = Field(default_factory=list)
+Message = events.Message  # an inbox message (a user-role message with an id), as the agent holds it
 
 
 class Empty(WireModel):
@@ -220,9 +242,7 @@ class TurnRevertParams(WireModel):
     turn: int = Field(ge=1)
 
 
-class SkippedPath(WireModel):
-    path: str
-    reason: str
+SkippedPath = events.SkippedPath
 
 
 class TurnRevertResult(WireModel):
@@ -240,45 +260,28 @@ class SessionEventParams(WireModel):
     events: list[Event]
 
 
-class StatusParams(WireModel):
+class StatusParams(events.Status):
     session_id: str
-    status: Literal["idle", "running"]
 
 
-class InboxInsertedParams(WireModel):
+class InboxInsertedParams(events.InboxInserted):
     session_id: str
-    target: Literal["next-turn", "next-step"]
-    message: Message
 
 
-class InboxDiscardedParams(WireModel):
+class InboxDiscardedParams(events.InboxDiscarded):
     session_id: str
-    message: Message
 
 
-class InboxClaimedParams(WireModel):
+class InboxClaimedParams(events.InboxClaimed):
     session_id: str
-    message: Message
-    turn: int
 
 
-class ErrorInfo(WireModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
-    code: str
-    message: str
-
-
-class AgentErrorParams(WireModel):
+class AgentErrorParams(events.AgentError):
     session_id: str
-    turn: int | None = None
-    step: int | None = None
-    error: ErrorInfo
 
 
-class ToolProgressParams(WireModel):
+class ToolProgressParams(events.ToolProgress):
     session_id: str
-    call_id: str
-    data: dict[str, Any]
 
 
 # ------------------------------------------------------- server -> client requests
