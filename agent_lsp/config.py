@@ -14,6 +14,8 @@ Each layer is a JSON-like dict in the wire shape (camelCase keys, e.g.
 `{"model": {"provider": "openai", "model": "gpt-4o"}, "sessionsDir": "..."}`).
 A layer whose value fails validation is reported (the caller shows the message
 to the user) and only its bad keys are dropped: the previous value stays.
+Every layer's secrets (keys, tokens, headers) are registered with
+`agent_lsp.secrets` as it arrives, so no log, event or notification shows them.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 
+from agent_lsp import secrets
 from agent_lsp.llm.settings import ModelSettings
 
 APP_DIR_NAME = "agent-lsp"
@@ -69,6 +72,16 @@ class PermissionSettings(_Camel):
     )
 
 
+class ShellSettings(_Camel):
+    """The environment of the agent's commands (see agent_lsp/tools/command_env.py)."""
+
+    inherit: Literal["all", "core", "none"] = Field(
+        default="all", description='"all": the server\'s environment without secrets; "core": PATH, HOME, LANG and '
+        'the like only; "none": nothing'
+    )
+    pass_env: list[str] = Field(default_factory=list, description="variables (names or globs) passed through even so")
+
+
 class Settings(BaseModel):
     """The `agentLsp` settings object (same shape in every layer)."""
 
@@ -82,6 +95,7 @@ class Settings(BaseModel):
         default=None, description="agent_lsp's log level; default: the command line's --log-level"
     )
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    shell: ShellSettings = Field(default_factory=ShellSettings)
     max_parallel_tool_calls: int = Field(default=10, ge=1, le=64)
     cancel_grace_s: float = Field(default=2.0, ge=0, le=60, alias="cancelGraceSeconds")
 
@@ -186,6 +200,7 @@ class SettingsLayers:
         self._layers: dict[str, dict[str, Any]] = {name: {} for name in LAYER_ORDER}
         self.current = Settings()
         self.problems: list[str] = []
+        secrets.register_env(env)
         data, problems = read_config_file(config_file or user_config_path(env))
         self.problems += problems
         self.problems += self.set_layer("file", data, source=str(config_file or user_config_path(env)))
@@ -198,6 +213,7 @@ class SettingsLayers:
         if name not in self._layers:
             raise KeyError(name)
         source = source or name
+        secrets.register_settings(data)  # before validation: a rejected value is still a secret
         if data is None:
             data = {}
         if not isinstance(data, Mapping):

@@ -3,10 +3,10 @@
     .venv/bin/python bench/server_bench.py [--chunks 20000] [--starts 5] [--latency-runs 20]
 
 Measures, with the scripted model streaming as fast as it can:
-- cold start: spawn -> initialize result (the first start, which answers from
-  the template shipped with the package, then the median of the later ones,
-  which answer from the handshake cache), and spawn -> the answer to the first
-  request after initialize (the server fully loaded)
+- cold start: spawn -> initialize result (the first start, which has no
+  handshake cache yet, then the median of the later ones, which answer from
+  it), and spawn -> the answer to the first request after initialize (the
+  server fully loaded); bench/server_start.py measures start-up alone
 - the first followup of a fresh, idle server (the model providers load then)
 - time from `agent/followup` sent to the first `assistant/chunk` received
   (median), next to the round trip of a trivial request on the same server
@@ -32,7 +32,7 @@ import psutil
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-from agent_lsp.lsp.language_server import raw_params_converter
+from agent_lsp.lsp.rpc import raw_params_converter
 
 
 async def _drain(stream) -> None:

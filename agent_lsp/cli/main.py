@@ -136,6 +136,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def configure_logging(level: str | None, log_file: Path | None) -> None:
     """Logs go to the log file or stderr; never stdout (stdout may be JSON-RPC)."""
+    from agent_lsp.secrets import install_log_masking
+
     handler: logging.Handler
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -145,6 +147,7 @@ def configure_logging(level: str | None, log_file: Path | None) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
+    install_log_masking(root.handlers)  # no key in any record, pygls' message dumps included
     root.setLevel(getattr(logging, (level or "warning").upper()))
     if (level or "warning") != "debug":
         # pygls logs every message body at INFO: far too much unless debugging.
@@ -154,19 +157,22 @@ def configure_logging(level: str | None, log_file: Path | None) -> None:
 def serve(args: argparse.Namespace) -> int:
     import importlib.util
 
+    from agent_lsp.cli import process
     from agent_lsp.lsp import server
 
+    process.install_sigterm_handler()
     if getattr(args, "tcp", None):
         host, port = args.tcp
-        server.serve_tcp(host, port)
+        server.serve_tcp(host, port, after_warm_up=process.release_free_memory)
     elif getattr(args, "ws", None):
         if importlib.util.find_spec("websockets") is None:
             print("agent-lsp: --ws needs the websockets package: pip install 'agent-lsp[ws]'", file=sys.stderr)
             return 1
         host, port = args.ws
-        server.serve_ws(host, port)
+        server.serve_ws(host, port, after_warm_up=process.release_free_memory)
     else:
-        server.serve_stdio()
+        process.end_process(server.serve_stdio(after_warm_up=process.release_free_memory))
+    process.kill_running_commands()  # no shell command outlives the server
     return 0
 
 

@@ -13,7 +13,9 @@ import json
 from typing import Any, AsyncIterator, Mapping
 
 from . import models
-from .failures import classify_stream_error
+from agent_lsp import secrets
+
+from .failures import classify_stream_error, redact
 from .sse import parse_json
 from .transport import StreamContext, Timeouts, join_url, make_client, normalise, stream_sse
 from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelInfo, ModelRequest, Usage
@@ -161,7 +163,8 @@ class AnthropicStream:
         self.done = False  # saw message_stop
 
     def _fail(self, code: str, message: str) -> LlmError:
-        failure: dict[str, Any] = {"code": code, "message": message, "provider": self._ctx.provider, "model": self._ctx.model}
+        failure: dict[str, Any] = {"code": code, "message": redact(message, self._ctx.secrets),
+                                   "provider": self._ctx.provider, "model": self._ctx.model}
         if self._ctx.request_id:
             failure["requestId"] = self._ctx.request_id
         return LlmError(failure)  # type: ignore[arg-type]
@@ -327,6 +330,8 @@ class AnthropicProvider:
         if api_key:
             self._headers["x-api-key"] = api_key
         self._secrets = tuple(s for s in (api_key, *(headers or {}).values()) if s)
+        secrets.register(api_key)
+        secrets.register_headers(headers or {})
         self._client = make_client(timeouts)
 
     def __repr__(self) -> str:

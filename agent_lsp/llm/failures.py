@@ -20,6 +20,8 @@ from typing import Any, Iterable, Mapping
 
 import httpx
 
+from agent_lsp.secrets import mask_fields
+
 from .types import (
     AUTH,
     BAD_REQUEST,
@@ -68,19 +70,19 @@ _TYPE_CODES: dict[str, str] = {
     "request_too_large": BAD_REQUEST,
 }
 
-# Masks secrets a provider may echo back ("Incorrect API key provided: sk-abc…").
-_KEY_LIKE = re.compile(r"\b(sk-(?:ant-)?[A-Za-z0-9_\-*]{3})[A-Za-z0-9_\-*]{6,}")
 
 _GO_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)")
 _GO_UNIT_MS = {"h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0, "us": 0.001, "µs": 0.001, "ns": 1e-6}
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """`text` without any of `secrets` and without key-looking tokens."""
+    """`text` without any of `secrets` and without anything `agent_lsp.secrets`
+    masks (registered secrets, key-looking tokens, secret-named fields): a
+    provider may echo a key back ("Incorrect API key provided: sk-abc…")."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
-    return _KEY_LIKE.sub(r"\1***", text)
+    return mask_fields(text)
 
 
 # --- retry headers -----------------------------------------------------------------------

@@ -15,7 +15,9 @@ from typing import Any, AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
 from . import models
-from .failures import classify_stream_error
+from agent_lsp import secrets
+
+from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
 from .transport import StreamContext, Timeouts, join_url, make_client, normalise, stream_sse
 from .types import (
@@ -162,7 +164,8 @@ class OpenAIStream:
         self._open = kind
 
     def _fail(self, code: str, message: str) -> LlmError:
-        failure: dict[str, Any] = {"code": code, "message": message, "provider": self._ctx.provider, "model": self._ctx.model}
+        failure: dict[str, Any] = {"code": code, "message": redact(message, self._ctx.secrets),
+                                   "provider": self._ctx.provider, "model": self._ctx.model}
         if self._ctx.request_id:
             failure["requestId"] = self._ctx.request_id
         return LlmError(failure)  # type: ignore[arg-type]
@@ -333,6 +336,8 @@ class OpenAIProvider:
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
         self._secrets = tuple(s for s in (api_key, *(headers or {}).values()) if s)
+        secrets.register(api_key)
+        secrets.register_headers(headers or {})
         self._client = make_client(timeouts)
 
     def __repr__(self) -> str:

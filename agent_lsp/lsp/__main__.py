@@ -1,5 +1,8 @@
-"""`python -m agent_lsp.lsp`: serve LSP on stdio (what `agent-lsp` does with no arguments)."""
+"""`python -m agent_lsp.lsp`: serve LSP on stdio, as `agent-lsp` does with no
+arguments (it is the CLI's `serve`, so the process cleans up the same way)."""
 
-from agent_lsp.lsp.server import serve_stdio
+import sys
 
-serve_stdio()
+from agent_lsp.cli.main import main
+
+sys.exit(main(["serve", *sys.argv[1:]]))

@@ -29,6 +29,9 @@ import logging
 import time
 from typing import Any, Callable
 
+from agent_lsp.secrets import mask_value
+from agent_lsp.store.session import write_pending
+
 log = logging.getLogger(__name__)
 
 MERGEABLE_CHUNKS = ("text-delta", "reasoning-delta")
@@ -180,6 +183,7 @@ class Relay:
             self.flush_session(session_id)
 
     def flush_session(self, session_id: str) -> None:
+        write_pending()  # what a client is shown is on disk first: a crash cannot lose it or reuse its seqs
         queue = self._pending.pop(session_id, None)
         if queue:
             events = [item.to_json() if isinstance(item, _MergedChunk) else _as_json(item) for item in queue]
@@ -189,7 +193,7 @@ class Relay:
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         try:
-            self._send(method, params)
+            self._send(method, mask_value(params))  # e.g. a key split over two merged deltas
             self.notifications_sent += 1
         except Exception:  # a broken transport must not break the agent's loop
             log.exception("could not send %s", method)

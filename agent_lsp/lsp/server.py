@@ -4,42 +4,29 @@
     serve_tcp(host, port)    one client over TCP
     serve_ws(host, port)     one client over WebSocket (needs `websockets`: pygls[ws])
 
-The server itself (handlers, settings, hosts) is `agent_lsp.lsp.language_server`;
-`create_server()` and `raw_params_converter` are re-exported here. This module
-imports no pygls at load time, so `serve_stdio()` can answer `initialize` from
-the handshake cache (`agent_lsp.lsp.handshake`) while pygls loads.
+Each returns when the client is done; what the process does around them
+(signals, memory, ending shell commands) is the CLI's (`agent_lsp.cli.process`).
+The server itself is built by `agent_lsp.lsp.handlers.create_server`. This
+module imports no pygls at load time, so `serve_stdio()` can answer
+`initialize` from the handshake cache (`agent_lsp.lsp.handshake`) while pygls loads.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import os
 import sys
 import threading
-from typing import Any
+from typing import Any, Callable
 
-from agent_lsp.lsp.handshake import (
-    DISABLE_ENV,
-    InitializeFilter,
-    ReplayReader,
-    cache_path,
-    frame,
-    read_cached,
-    read_message,
-    template_result,
-)
+from agent_lsp.lsp.handshake import DISABLE_ENV, EarlyInitialize, InitializeFilter, read_message
 from agent_lsp.lsp.transport import ThreadedWriter, protect_stdout
 
 log = logging.getLogger(__name__)
 
-IMPLEMENTATION = "agent_lsp.lsp.language_server"
-
-
-def __getattr__(name: str) -> Any:
-    if name in ("create_server", "raw_params_converter", "AgentLanguageServer"):
-        return getattr(importlib.import_module(IMPLEMENTATION), name)
-    raise AttributeError(name)
+IMPLEMENTATION = "agent_lsp.lsp.handlers"
 
 
 class _Loader(threading.Thread):
@@ -56,8 +43,8 @@ class _Loader(threading.Thread):
             self.module = None
 
 
-def serve_stdio() -> None:
-    """Serve LSP on stdin/stdout until `exit` or end of input, then end the process.
+def serve_stdio(*, after_warm_up: Callable[[], None] = lambda: None) -> int:
+    """Serve LSP on stdin/stdout until `exit` or end of input; the exit code.
 
     fd 1 is moved aside first: print(), C extensions and child processes write
     to stderr, never into the JSON-RPC stream."""
@@ -67,51 +54,47 @@ def serve_stdio() -> None:
     loader = _Loader()
     loader.start()
 
-    replay = b""
-    initialize: tuple[Any, Any, bool, Any, bool] | None = None
+    first: bytes | None = None  # the first message, read while pygls loads
+    early: EarlyInitialize | None = None
     if not os.environ.get(DISABLE_ENV):
-        first = read_message(stdin)
-        if first is None:  # the client went away before saying anything
+        item = read_message(stdin)
+        if item is None:  # the client went away before saying anything
             writer.close()
-            os._exit(0)
-        replay, message = first
-        if message.get("method") == "initialize" and "id" in message:
-            params = message.get("params") or {}
-            path = cache_path(params)
-            cached = read_cached(path)
-            cache_is_current = cached is not None
-            if cached is None:  # the first start: the template shipped with the package
-                cached = template_result(params)
-            if cached is not None:
-                writer.write(frame({"jsonrpc": "2.0", "id": message["id"], "result": cached}))
-            initialize = (message["id"], path, cached is not None, cached, cache_is_current)
+            return 0
+        first, message = item
+        early = EarlyInitialize.answer(message, writer)
 
     loader.join()
     module = loader.module or importlib.import_module(IMPLEMENTATION)
-    server = module.create_server()
+    server = module.create_server(after_warm_up=after_warm_up)
     server.backlog = lambda: writer.backlog
-    out: Any = writer if initialize is None else InitializeFilter(writer, *initialize)
-    server.protocol.set_writer(out)
-    code = _run(server, ReplayReader(replay, stdin))
+    server.protocol.set_writer(writer if early is None else InitializeFilter(writer, server.protocol, early))
+    code = _run(server, stdin, first)
     writer.close()
-    # The stdin reader thread may still block on a read the client never ends:
-    # leave without joining it.
-    logging.shutdown()
-    sys.stderr.flush()
-    os._exit(code)
+    return code
 
 
-def _run(server: Any, stdin: Any) -> int:
+def _run(server: Any, stdin: Any, first: bytes | None) -> int:
     import asyncio
 
     from pygls.io_ import StdinAsyncReader, run_async
 
     server._stop_event = stop_event = threading.Event()
-    reader = StdinAsyncReader(stdin, server.thread_pool)
+    protocol = server.protocol
+
+    async def serve() -> None:
+        if first is not None:  # handled as pygls' loop would have, had it read it
+            try:
+                protocol.handle_message(json.loads(first, object_hook=protocol.structure_message))
+            except Exception as error:
+                log.exception("Unable to handle message")
+                server.report_server_error(error, None)
+        reader = StdinAsyncReader(stdin, server.thread_pool)
+        await run_async(stop_event=stop_event, reader=reader, protocol=protocol, logger=log,
+                        error_handler=server.report_server_error)
+
     try:
-        asyncio.run(
-            run_async(stop_event=stop_event, reader=reader, protocol=server.protocol, logger=log, error_handler=server.report_server_error)
-        )
+        asyncio.run(serve())
     except SystemExit as exit_:
         return exit_.code if isinstance(exit_.code, int) else 0
     except (BrokenPipeError, KeyboardInterrupt):
@@ -119,9 +102,9 @@ def _run(server: Any, stdin: Any) -> int:
     return 0
 
 
-def serve_tcp(host: str, port: int) -> None:
+def serve_tcp(host: str, port: int, *, after_warm_up: Callable[[], None] = lambda: None) -> None:
     """Serve one LSP client over TCP (pygls: one connection per process)."""
-    server = importlib.import_module(IMPLEMENTATION).create_server()
+    server = importlib.import_module(IMPLEMENTATION).create_server(after_warm_up=after_warm_up)
 
     def backlog() -> int:
         transport = getattr(server.protocol.writer, "transport", None)
@@ -131,6 +114,6 @@ def serve_tcp(host: str, port: int) -> None:
     server.start_tcp(host, port)
 
 
-def serve_ws(host: str, port: int) -> None:
+def serve_ws(host: str, port: int, *, after_warm_up: Callable[[], None] = lambda: None) -> None:
     """Serve one LSP client over WebSocket (needs the `websockets` package: pygls[ws])."""
-    importlib.import_module(IMPLEMENTATION).create_server().start_ws(host, port)
+    importlib.import_module(IMPLEMENTATION).create_server(after_warm_up=after_warm_up).start_ws(host, port)

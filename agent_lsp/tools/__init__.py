@@ -14,6 +14,7 @@ from pathlib import Path
 
 from agent_lsp.agent.ports import Editor, Tool
 from agent_lsp.tools.base import EditRecorder, FileChange, PermissionGate, ToolEnv, Verdict
+from agent_lsp.tools.command_env import CommandEnvPolicy
 from agent_lsp.tools.edit import EditFile
 from agent_lsp.tools.files import CreateFileTool, DeleteFileTool, RenameFileTool, WriteFile
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
@@ -30,13 +31,15 @@ def build_tools(
     roots: list[Path],
     policy: PermissionGate | None = None,
     journal: EditRecorder | None = None,
+    command_env: CommandEnvPolicy = CommandEnvPolicy(),
 ) -> list[Tool]:
-    env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal)
+    env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal, command_env=command_env)
     return [cls(env) for cls in TOOL_CLASSES]
 
 
 __all__ = [
     "build_tools",
+    "CommandEnvPolicy",
     "EditRecorder",
     "FileChange",
     "OutsideWorkspaceError",

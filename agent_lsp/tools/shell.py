@@ -8,7 +8,8 @@ shell exits, whatever it left running in the background is killed too.
 Output streams to the client as it arrives (`ctx.progress({"stream":
 "stdout" | "stderr", "text"})`); what goes back to the model keeps the head
 and the tail of a long output. A non-zero exit code is a normal result (the
-model reads it); a timeout or a cancel is an error result.
+model reads it); a timeout or a cancel is an error result. The command's
+environment is the server's without its secrets (`agent_lsp.tools.command_env`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from pydantic import Field
 
 from agent_lsp.agent.ports import PermissionRequest, ToolContext, ToolOutput
 from agent_lsp.tools.base import BuiltinTool, ToolError, ToolInput, error_output
+from agent_lsp.tools.command_env import CommandEnvPolicy, command_env
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 1800.0
@@ -182,11 +184,12 @@ class RunCommand(BuiltinTool):
                 detail=args.command,
             ),
         )
-        return await run_shell(args.command, cwd, args.timeout_seconds, ctx)
+        return await run_shell(args.command, cwd, args.timeout_seconds, ctx, self.env.command_env)
 
 
-async def run_shell(command: str, cwd: Path, timeout_s: float, ctx: ToolContext) -> ToolOutput:
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+async def run_shell(command: str, cwd: Path, timeout_s: float, ctx: ToolContext,
+                    env_policy: CommandEnvPolicy = CommandEnvPolicy()) -> ToolOutput:
+    env = command_env(env_policy)
     proc = await asyncio.create_subprocess_shell(
         command,
         cwd=str(cwd),

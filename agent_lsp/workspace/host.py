@@ -27,7 +27,7 @@ from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.ports import Editor
 from agent_lsp.config import Settings, data_dir
 from agent_lsp.store import Event, Session, SessionStore
-from agent_lsp.tools import build_tools
+from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
@@ -324,7 +324,10 @@ class WorkspaceHost:
 
     def tool_registry(self) -> ToolRegistry:
         if self._registry is None:
-            self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal))
+            shell = self.settings.shell
+            command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
+            self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
+                                                      command_env=command_env))
         return self._registry
 
     def _system_prompt(self) -> str:

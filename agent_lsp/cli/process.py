@@ -1,0 +1,60 @@
+"""What the server's process does around the language server: signals, memory,
+and no shell command left running when it ends.
+
+The running shell commands are in their own process groups (so a cancel kills
+all they started); that also means they would outlive the server unless it
+kills them on the way out: after `exit`, at end of input, and on SIGTERM.
+"""
+
+from __future__ import annotations
+
+import gc
+import logging
+import os
+import signal
+import sys
+import threading
+from typing import Any
+
+
+def release_free_memory() -> None:
+    """Collect import-time garbage and hand freed heap pages back to the OS (glibc),
+    so an idle server stays small."""
+    gc.collect()
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):
+            pass
+
+
+def kill_running_commands() -> None:
+    """Kill the agent's running shell commands (their process groups)."""
+    from agent_lsp.tools.shell import kill_running_commands as kill
+
+    kill(sweep_children=True)
+
+
+def install_sigterm_handler() -> None:
+    """On SIGTERM, kill the running shell commands, then die of SIGTERM as before."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    previous = signal.getsignal(signal.SIGTERM)
+
+    def on_sigterm(signum: int, frame: Any) -> None:
+        kill_running_commands()
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+
+
+def end_process(code: int) -> None:
+    """Leave now, without joining threads: the stdin reader may still block on a
+    read the client never ends."""
+    kill_running_commands()
+    logging.shutdown()
+    sys.stderr.flush()
+    os._exit(code)

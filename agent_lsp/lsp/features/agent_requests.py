@@ -1,0 +1,67 @@
+"""Requests to a session's agent: agent/followup, agent/steer, agent/cancel,
+agent/inbox/remove. Each answers at once; the turn runs on and streams
+(`agent_lsp.lsp.agent_events`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.rpc import parse
+
+
+def register(server: AgentLanguageServer) -> None:
+    @server.feature("agent/followup")
+    async def followup(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.FollowupParams, params)
+        await ls.ready()
+        return wire.wire_dump(start_followup(ls, p.session_id, p.workspace_uri, p.content, p.context))
+
+    @server.feature("agent/steer")
+    async def steer(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SteerParams, params)
+        await ls.ready()
+        _, agent = ls.agent_for(p.session_id)
+        message = agent.steer(content_value(p.content), context=context_dicts(p.context))
+        return wire.wire_dump(wire.MessageRef(session_id=agent.session_id, message_id=message["id"]))
+
+    @server.feature("agent/cancel")
+    async def cancel(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.CancelParams, params)
+        _, agent = ls.agent_for(p.session_id)
+        agent.cancel("user", keep_inbox=p.keep_inbox)
+        return {}
+
+    @server.feature("agent/inbox/remove")
+    async def inbox_remove(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.InboxRemoveParams, params)
+        _, agent = ls.agent_for(p.session_id)
+        return wire.wire_dump(wire.InboxRemoveResult(removed=agent.remove(p.message_id)))
+
+
+def start_followup(
+    ls: AgentLanguageServer,
+    session_id: str | None,
+    workspace_uri: str | None,
+    content: wire.Content,
+    context: list[wire.ContextItem] | None,
+    *,
+    use_current: bool = False,
+) -> wire.MessageRef:
+    """Queue a followup; no session: the workspace's current one (commands) or a new one."""
+    if session_id:
+        _, agent = ls.agent_for(session_id)
+    else:
+        host = ls.host_for_uri(workspace_uri)
+        agent = host.current() if use_current else host.new_session()
+    message = agent.followup(content_value(content), context=context_dicts(context))
+    return wire.MessageRef(session_id=agent.session_id, message_id=message["id"])
+
+
+def context_dicts(items: list[wire.ContextItem] | None) -> list[dict[str, Any]] | None:
+    return [wire.wire_dump(item) for item in items] if items else None
+
+
+def content_value(content: wire.Content) -> str | list[dict[str, Any]]:
+    return content if isinstance(content, str) else [wire.wire_dump(block) for block in content]

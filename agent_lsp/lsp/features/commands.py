@@ -1,0 +1,72 @@
+"""`workspace/executeCommand` for editors without a plugin: agentLsp.followup |
+steer | cancel | newSession. The answer of a turn a command started is shown
+with `window/showMessage` (`agent_lsp.lsp.agent_events`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.features.agent_requests import content_value, context_dicts, start_followup
+from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.rpc import parse
+
+
+def register(server: AgentLanguageServer) -> None:
+    @server.command("agentLsp.followup")
+    async def cmd_followup(ls: AgentLanguageServer, *args: Any) -> dict:
+        p = _command_args(args)
+        await ls.ready()
+        ref = start_followup(ls, p.session_id, p.workspace_uri, p.content, p.context, use_current=True)
+        ls.command_sessions.add(ref.session_id)
+        return wire.wire_dump(ref)
+
+    @server.command("agentLsp.steer")
+    async def cmd_steer(ls: AgentLanguageServer, *args: Any) -> dict:
+        p = _command_args(args)
+        await ls.ready()
+        if p.session_id:
+            _, agent = ls.agent_for(p.session_id)
+        else:
+            agent = ls.host_for_uri(p.workspace_uri).current()
+        message = agent.steer(content_value(p.content), context=context_dicts(p.context))
+        ls.command_sessions.add(agent.session_id)
+        return wire.wire_dump(wire.MessageRef(session_id=agent.session_id, message_id=message["id"]))
+
+    @server.command("agentLsp.cancel")
+    async def cmd_cancel(ls: AgentLanguageServer, *args: Any) -> dict:
+        session_id, keep_inbox, workspace_uri = None, False, None
+        if args and isinstance(args[0], str):
+            session_id = args[0]
+        elif args and isinstance(args[0], dict):
+            session_id = args[0].get("sessionId")
+            keep_inbox = bool(args[0].get("keepInbox", False))
+            workspace_uri = args[0].get("workspaceUri")
+        if session_id:
+            _, agent = ls.agent_for(session_id)
+        else:
+            host = ls.host_for_uri(workspace_uri)
+            if host.current_session_id is None:
+                return {}
+            agent = host.current()
+        agent.cancel("user", keep_inbox=keep_inbox)
+        return {}
+
+    @server.command("agentLsp.newSession")
+    async def cmd_new_session(ls: AgentLanguageServer, *args: Any) -> dict:
+        options = args[0] if args and isinstance(args[0], dict) else {}
+        p = parse(wire.SessionNewParams, options)
+        await ls.ready()
+        agent = ls.host_for_uri(p.workspace_uri).new_session(title=p.title)
+        return wire.wire_dump(wire.SessionRef(session_id=agent.session_id))
+
+
+def _command_args(args: tuple[Any, ...]) -> wire.FollowupCommandArgs:
+    if len(args) != 1:
+        raise JsonRpcInvalidParams("arguments: expected one argument, the message text or {content, sessionId?, context?}")
+    value = args[0]
+    if isinstance(value, str):
+        value = {"content": value}
+    return parse(wire.FollowupCommandArgs, value)

@@ -1,0 +1,142 @@
+"""Requests about sessions: agent/session/new | list | load | delete | compact
+and agent/turn/revert."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.rpc import SessionInUse, parse
+from agent_lsp.store.lock import SessionLockedError
+
+if TYPE_CHECKING:
+    from agent_lsp.workspace.host import WorkspaceHost
+
+log = logging.getLogger(__name__)
+
+
+def register(server: AgentLanguageServer) -> None:
+    @server.feature("agent/session/new")
+    async def session_new(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SessionNewParams, params)
+        await ls.ready()
+        agent = ls.host_for_uri(p.workspace_uri).new_session(title=p.title)
+        return wire.wire_dump(wire.SessionRef(session_id=agent.session_id))
+
+    @server.feature("agent/session/list")
+    async def session_list(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SessionListParams, params)
+        await ls.ready()
+        hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
+        return wire.wire_dump(wire.SessionListResult(sessions=list_sessions(hosts)))
+
+    @server.feature("agent/session/load")
+    async def session_load(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SessionRef, params)
+        await ls.ready()
+        return wire.wire_dump(load_session(ls, p.session_id))
+
+    @server.feature("agent/session/delete")
+    async def session_delete(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SessionRef, params)
+        try:
+            host = ls.host_for_session(p.session_id)
+        except JsonRpcInvalidParams:
+            return wire.wire_dump(wire.SessionDeleteResult(deleted=False))
+        try:
+            deleted = await host.delete_session(p.session_id)
+        except SessionLockedError as error:
+            raise SessionInUse(error) from None
+        return wire.wire_dump(wire.SessionDeleteResult(deleted=deleted))
+
+    @server.feature("agent/session/compact")
+    async def session_compact(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SessionRef, params)
+        return wire.wire_dump(wire.SessionCompactResult(compacted=await compact_session(ls, p.session_id)))
+
+    @server.feature("agent/turn/revert")
+    async def turn_revert(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.TurnRevertParams, params)
+        host = ls.host_for_session(p.session_id)
+        try:
+            report = await host.revert_turn(p.session_id, p.turn)
+        except SessionLockedError as error:
+            raise SessionInUse(error) from None
+        return wire.wire_dump(
+            wire.TurnRevertResult(
+                reverted=[str(path) for path in report.reverted],
+                skipped=[wire.SkippedPath(path=str(s.path), reason=s.reason) for s in report.skipped],
+            )
+        )
+
+
+def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
+    """The sessions of these hosts, the most recently updated first."""
+    sessions = [
+        wire.SessionInfo(
+            session_id=s.session_id,
+            workspace_uri=host.uri,
+            title=s.title,
+            created_at=s.created_at,
+            updated_at=s.updated_at,
+            turns=s.turns,
+            status=s.status,
+        )
+        for host in hosts
+        for s in host.list_sessions()
+    ]
+    sessions.sort(key=lambda s: s.updated_at, reverse=True)
+    return sessions
+
+
+def load_session(ls: AgentLanguageServer, session_id: str) -> wire.SessionLoadResult:
+    try:
+        host, agent = ls.agent_for(session_id)
+    except SessionInUse:  # open in another window's server: a read-only snapshot
+        return _snapshot_result(ls.host_for_session(session_id), session_id)
+    ls.relay.flush_session(agent.session_id)  # the client sees nothing twice out of order
+    return wire.SessionLoadResult(
+        session_id=agent.session_id,
+        workspace_uri=host.uri,
+        status=agent.status,
+        events=[e.to_json() for e in agent.session.events],
+        inbox=wire.Inbox(next_turn=list(agent.inbox.next_turn), next_step=list(agent.inbox.next_step)),
+    )
+
+
+def _snapshot_result(host: WorkspaceHost, session_id: str) -> wire.SessionLoadResult:
+    try:
+        snapshot = host.snapshot(session_id)
+    except KeyError:
+        raise JsonRpcInvalidParams(f"unknown session {session_id}") from None
+    return wire.SessionLoadResult(
+        session_id=session_id,
+        workspace_uri=host.uri,
+        status="running" if snapshot.running else "idle",
+        events=[e.to_json() for e in snapshot.events],
+        inbox=wire.Inbox(next_turn=snapshot.next_turn, next_step=snapshot.next_step),
+        held_by_pid=snapshot.held_by or 0,
+    )
+
+
+async def compact_session(ls: AgentLanguageServer, session_id: str) -> bool:
+    """Compact an idle session now; False if it is running or there was nothing to compact."""
+    _, agent = ls.agent_for(session_id)
+    from agent_lsp.agent.compaction import CompactionError
+
+    if agent.status != "idle":
+        return False
+    try:
+        outcome = await agent.compact_now()
+    except CompactionError as error:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():  # $/cancelRequest stopped it: say so
+            raise asyncio.CancelledError() from None
+        log.info("compaction of %s did not happen: %s", session_id, error)
+        return False
+    return outcome is not None
