@@ -138,18 +138,6 @@ class Agent:
 
         return off
 
-    def on(self, name: str, fn: Callable[[dict[str, Any]], Any]) -> Callable[[], None]:
-        """Deprecated: the live events of one type, as their data (a filter
-        over `subscribe`); kept until the LSP layer subscribes to the stream."""
-        name = {"tools/progress": "agent/tool/progress", "tools/result": "agent/tool/result"}.get(name, name)
-
-        def only(event: AgentEvent) -> None:
-            if event.__class__ is LiveEvent and event.type == name:
-                fn(event.data)
-
-        self._subscribers.append(only)
-        return lambda: self._subscribers.remove(only) if only in self._subscribers else None
-
     def _emit(self, type: str, data: dict[str, Any]) -> None:
         """Deliver a live event. One emitted from inside a subscriber is
         queued behind the one being delivered, so every subscriber sees the
