@@ -136,7 +136,7 @@ end
 
 --- The JSON-RPC error of a request refused because another agent-lsp process
 --- (another editor window on the same folder) has the session open.
-M.SESSION_IN_USE = -32010
+M.SESSION_IN_USE = require("agent_lsp.protocol").SESSION_IN_USE_CODE
 
 --- The holder named by an error, {pid = n|nil}, or nil for any other error.
 function M.held_by_error(err)
