@@ -340,6 +340,17 @@ function applyAssistantMessage(state: Transcript, event: EventView): void {
   // Chunks normally built the items already; a message with no chunks
   // behind it (e.g. after compaction) is rendered from its content.
   const fromChunks = Array.isArray(data.sourceEventSeqs) ? data.sourceEventSeqs.length > 0 : true;
+  if (fromChunks && data.interrupted) {
+    // A cancel cut the answer after its last block closed: mark that block.
+    for (let i = state.items.length - 1; i >= 0; i--) {
+      const item = state.items[i];
+      if ((item.kind === 'text' || item.kind === 'reasoning') && item.turn === turn && item.step === step) {
+        item.interrupted = true;
+        touch(state, item);
+        break;
+      }
+    }
+  }
   if (!fromChunks) {
     blocks.forEach((block, i) => {
       if (block.type === 'text' || block.type === 'reasoning') {
