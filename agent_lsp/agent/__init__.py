@@ -16,6 +16,10 @@ Public API::
                                            agent/error, agent/tool/progress, ...); models in agent/events.py
     agent.hooks.register(name, fn)         the extension points of spec §8 (see hooks.py)
 
+Plugins (tool scheduling, retry and fallback, compaction) see the agent as an
+`AgentHost` (host.py): its public face, with `emit(type, data)`,
+`run_hook(...)` and `last_header` for them; they never import agent.py.
+
 docs/agent-loop.md maps the modules to the spec, lists every durable and live
 event with its data fields and every hook with its payload, and explains
 each deliberate difference from the spec (among them: dispose keeps the

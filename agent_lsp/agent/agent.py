@@ -14,12 +14,14 @@ from collections import deque
 from typing import Any, Awaitable, Callable
 
 from agent_lsp.agent.accounting import WorkAccount, account_work
+from agent_lsp.agent.compaction import Compaction, CompactionError, install_compaction
 from agent_lsp.agent.events import AgentEvent, LiveEvent, complete_failure
 from agent_lsp.agent.hooks import HookBus
 from agent_lsp.agent.history import Assembler, derive_messages
 from agent_lsp.agent.inbox import NEXT_STEP, NEXT_TURN, Inbox, make_message
 from agent_lsp.agent.options import AgentOptions
 from agent_lsp.agent.registry import ToolRegistry
+from agent_lsp.agent.retry import install_fallback, install_retry
 from agent_lsp.agent.scheduler import ToolCallScheduler
 from agent_lsp.agent.signal import Aborted, CancelToken, normalize_cause
 from agent_lsp.llm.types import LlmError, ModelProvider, ModelRequest
@@ -74,7 +76,7 @@ class Agent:
         self._subscribers: list[Callable[[AgentEvent], Any]] = []
         self._emit_queue: deque[LiveEvent] = deque()
         self._emitting = False
-        self.inbox = Inbox(session, self._emit)
+        self.inbox = Inbox(session, self.emit)
         # R2.12: only splices after the header's seedLength (a fork's inherited
         # prefix) rebuild the inbox: a parent's pending work is not the child's.
         self.inbox.rebuild(session.events[session.inherited_length:])
@@ -104,14 +106,11 @@ class Agent:
         for fn in subscribers:
             self.subscribe(fn)
         self._install_plugins()
-        self._emit("agent/created", {"agentId": self.id, "sessionId": self.session_id})
+        self.emit("agent/created", {"agentId": self.id, "sessionId": self.session_id})
         source = start_source or ("resume" if session.resumed else "startup")
-        self._emit("agent/session-start", {"source": source, "sessionId": self.session_id})
+        self.emit("agent/session-start", {"source": source, "sessionId": self.session_id})
 
     def _install_plugins(self) -> None:
-        from agent_lsp.agent.compaction import install_compaction
-        from agent_lsp.agent.retry import install_fallback, install_retry
-
         if self.options.retry.enabled:
             install_retry(self)
         if self.options.fallback_provider or self.options.fallback_model:
@@ -138,8 +137,9 @@ class Agent:
 
         return off
 
-    def _emit(self, type: str, data: dict[str, Any]) -> None:
-        """Deliver a live event. One emitted from inside a subscriber is
+    def emit(self, type: str, data: dict[str, Any]) -> None:
+        """Deliver a live event (plugins and tools emit theirs here; agent/events.py
+        lists them). One emitted from inside a subscriber is
         queued behind the one being delivered, so every subscriber sees the
         same order (a status never appears to repeat)."""
         if not self._subscribers:
@@ -160,6 +160,11 @@ class Agent:
             self._emitting = False
 
     @property
+    def last_header(self) -> dict[str, Any] | None:
+        """The request header of the latest `request/header` (this agent's or the log's)."""
+        return self._last_header
+
+    @property
     def status(self) -> str:
         return self._status
 
@@ -167,7 +172,7 @@ class Agent:
         if status == self._status:
             return  # never repeats (R3.2)
         self._status = status
-        self._emit("agent/status", {"status": status})
+        self.emit("agent/status", {"status": status})
 
     def derive_messages(self) -> list[dict[str, Any]]:
         return derive_messages(self.session)
@@ -278,7 +283,7 @@ class Agent:
             self.session.flush()
         except OSError as e:
             log.error("flushing session %s failed: %s", self.id, e)
-            self._emit("agent/error", {"turn": turn, "step": None,
+            self.emit("agent/error", {"turn": turn, "step": None,
                                        "error": {"code": "PERSISTENCE", "message": str(e)}})
 
     async def when_idle(self) -> None:
@@ -314,7 +319,7 @@ class Agent:
                 token.raise_if_aborted()
                 self.session.flush()  # checkpoint at each pre-step (R11.2)
                 runtime = self._runtime_context_message()
-                decision = await self._hook(
+                decision = await self.run_hook(
                     token,
                     "agent/pre-step",
                     {"messages": list(batch), "turn": turn, "step": k, "signal": token},
@@ -343,7 +348,7 @@ class Agent:
                 else:
                     ending = outcome  # None: the model is owed another request
                 if ending is not None and not self.inbox.has_next_step():
-                    await self._hook(token, "agent/turn-stopping", {"turn": turn, "signal": token}, None)
+                    await self.run_hook(token, "agent/turn-stopping", {"turn": turn, "signal": token}, None)
                     token.raise_if_aborted()
                 if ending is not None and not self.inbox.has_next_step():
                     break
@@ -357,7 +362,7 @@ class Agent:
             else:
                 failure = complete_failure(e.failure)  # type: ignore[arg-type]
                 reason = {"kind": "error", "error": failure}
-                self._emit("agent/error", {"turn": turn, "step": step_now, "error": dict(failure)})
+                self.emit("agent/error", {"turn": turn, "step": step_now, "error": dict(failure)})
         except asyncio.CancelledError:
             self.session.append("turn/end", {"turn": turn, "reason": {"kind": "aborted", "reason": {"kind": "disposed"}}})
             raise
@@ -368,7 +373,7 @@ class Agent:
                 log.debug("turn %s failed", turn, exc_info=True)
                 failure = {"message": _error_chain(e), "code": "UNKNOWN"}
                 reason = {"kind": "error", "error": failure}
-                self._emit("agent/error", {"turn": turn, "step": step_now, "error": failure})
+                self.emit("agent/error", {"turn": turn, "step": step_now, "error": failure})
         self.session.append("turn/end", {"turn": turn, "reason": reason})
         return reason["kind"] in ("completed", "max-tokens") and steps > 0
 
@@ -418,7 +423,7 @@ class Agent:
         sp = self.options.system_prompt
         base = sp() if callable(sp) else sp
         payload = {"turn": turn, "signal": token, "system": base or "", "tools": self.tools.specs()}
-        result = await self._hook(
+        result = await self.run_hook(
             token,
             "system-prompt/assemble", payload, lambda p: {"system": p["system"], "tools": p["tools"]}
         )
@@ -486,7 +491,7 @@ class Agent:
                 failure = complete_failure(asm.failure or {"code": "UNKNOWN", "message": "the stream failed"})
                 attempt += 1
                 try:
-                    action = await self._hook(
+                    action = await self.run_hook(
                         token,
                         "agent/request-error",
                         {"turn": turn, "step": step, "provider": provider_name, "model": model,
@@ -548,7 +553,7 @@ class Agent:
             "maxTokens": self.options.max_tokens,
             "temperature": self.options.temperature,
         }
-        result = await self._hook(
+        result = await self.run_hook(
             token,
             "agent/request", {"config": dict(seed), "turn": turn, "step": step, "signal": token},
             lambda p: p["config"],
@@ -644,7 +649,7 @@ class Agent:
         await self._run_cancellable(token, consume())
         return asm, seqs
 
-    async def _hook(self, token: CancelToken, name: str, payload: dict[str, Any],
+    async def run_hook(self, token: CancelToken, name: str, payload: dict[str, Any],
                     terminal: Callable[[Any], Any] | None) -> Any:
         """Run a waterfall (or, with no terminal, a serial point). Listeners
         get `cancel_grace_s` after a cancel to settle on their own; one that
@@ -736,7 +741,7 @@ class Agent:
         await self.when_idle()
         self.session.close()  # flushes; a later load() of this id reads the file afresh
         self._disposed = True
-        self._emit("agent/disposed", {"agentId": self.id, "sessionId": self.session_id})
+        self.emit("agent/disposed", {"agentId": self.id, "sessionId": self.session_id})
 
     # ------------------------------------------------------------ maintenance
 
@@ -778,8 +783,6 @@ class Agent:
         compact. Raises CompactionError(kind), kind busy (synchronously, when
         the agent is not idle), cancelled, changed, summary, commit or
         persistence."""
-        from agent_lsp.agent.compaction import Compaction, CompactionError
-
         compaction = self.compaction or Compaction(self)
         try:
             return self.run_maintenance(compaction.compact_manual)
