@@ -160,6 +160,8 @@ class Compaction:
         session = self.agent.session
         events = session.events
         surface = session.surface
+        if len(surface) < 2:
+            return None  # one message (a prompt too big by itself): a summary of it is not the prompt
         keep_from = len(surface)
         total = 0
         while keep_from > 0 and total < retain:

@@ -48,7 +48,7 @@ def install_retry(agent: "AgentHost") -> None:
 
     async def on_request_error(p: dict[str, Any], next_: Any) -> Any:
         failure = p["failure"]
-        if failure.get("code") not in RETRYABLE:
+        if failure.get("code") not in RETRYABLE or failure.get("retryable") is False:
             return await next_()
         key = (p["turn"], p["step"], p.get("provider"), p.get("model"))
         n = counts.get(key, 0)

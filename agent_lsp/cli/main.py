@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -58,7 +59,7 @@ def _add_transport_options(parser: argparse.ArgumentParser, *, top_level: bool) 
     group.add_argument("--tcp", type=parse_address, default=default, metavar="HOST:PORT",
                        help="listen for one LSP client on a TCP port (host defaults to 127.0.0.1)")
     group.add_argument("--ws", type=parse_address, default=default, metavar="HOST:PORT",
-                       help="listen for one LSP client over WebSocket (needs agent-lsp[ws])")
+                       help="listen for one LSP client over WebSocket (needs agent-language-server[ws])")
 
 
 def _add_client_options(parser: argparse.ArgumentParser) -> None:
@@ -154,6 +155,21 @@ def configure_logging(level: str | None, log_file: Path | None) -> None:
         logging.getLogger("pygls").setLevel(logging.WARNING)
 
 
+def _log_level_from_env() -> str | None:
+    """AGENT_LSP_LOG_LEVEL stands for --log-level (which wins when both are given)."""
+    value = os.environ.get("AGENT_LSP_LOG_LEVEL", "").strip().lower()
+    if value and value not in LOG_LEVELS:
+        print(f"agent-lsp: AGENT_LSP_LOG_LEVEL={value!r} is not one of {', '.join(LOG_LEVELS)}; ignored",
+              file=sys.stderr)
+        return None
+    return value or None
+
+
+def _not_a_normal_exit(record: logging.LogRecord) -> bool:
+    error = record.exc_info[1] if record.exc_info else None
+    return not (isinstance(error, SystemExit) and error.code in (0, None))
+
+
 def serve(args: argparse.Namespace) -> int:
     import importlib.util
 
@@ -163,10 +179,13 @@ def serve(args: argparse.Namespace) -> int:
     process.install_sigterm_handler()
     if getattr(args, "tcp", None):
         host, port = args.tcp
+        # pygls ends a TCP server from inside its connection callback with
+        # sys.exit(0) on `exit`; asyncio would log that as an unhandled error.
+        logging.getLogger("asyncio").addFilter(_not_a_normal_exit)
         server.serve_tcp(host, port, after_warm_up=process.release_free_memory)
     elif getattr(args, "ws", None):
         if importlib.util.find_spec("websockets") is None:
-            print("agent-lsp: --ws needs the websockets package: pip install 'agent-lsp[ws]'", file=sys.stderr)
+            print("agent-lsp: --ws needs the websockets package: pip install 'agent-language-server[ws]'", file=sys.stderr)
             return 1
         host, port = args.ws
         server.serve_ws(host, port, after_warm_up=process.release_free_memory)
@@ -177,8 +196,18 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C before a command handles it (imports, start-up): no traceback
+        print(file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     command = args.command or "serve"
+    if args.log_level is None:
+        args.log_level = _log_level_from_env()
     configure_logging(args.log_level, args.log_file)
     if command == "serve":
         if args.command is None and not (args.tcp or args.ws) and sys.stdin.isatty():

@@ -74,6 +74,28 @@ def _api_key(provider: str, settings: ModelSettings, env: Mapping[str, str]) -> 
     return _env(env, var), var
 
 
+def _base_url(provider: str, settings: ModelSettings, env: Mapping[str, str]) -> tuple[str, str]:
+    """(base URL, where it comes from: the name the user should change)."""
+    if settings.base_url:  # AGENT_LSP_BASE_URL arrives as this setting
+        same = settings.base_url == _env(env, "AGENT_LSP_BASE_URL")
+        return settings.base_url, "AGENT_LSP_BASE_URL" if same else "the model.baseUrl setting"
+    if _env(env, "AGENT_LSP_BASE_URL"):
+        return _env(env, "AGENT_LSP_BASE_URL"), "AGENT_LSP_BASE_URL"  # type: ignore[return-value]
+    if _env(env, _URL_VARS[provider]):
+        return _env(env, _URL_VARS[provider]), _URL_VARS[provider]  # type: ignore[return-value]
+    return _DEFAULT_URLS[provider], f"the default (set {_URL_VARS[provider]} or model.baseUrl for another)"
+
+
+def _model_source(settings: ModelSettings, env: Mapping[str, str], why: str) -> str:
+    if why == "fallback":
+        return "the model.fallback.model setting"
+    if _env(env, "AGENT_LSP_MODEL") and settings.model in (None, _env(env, "AGENT_LSP_MODEL")):
+        return "AGENT_LSP_MODEL"  # it arrives as the model.model setting
+    if settings.model:
+        return "the model.model setting"
+    return "the default (set AGENT_LSP_MODEL or model.model to one the server has)"
+
+
 def _auth_hint(provider: str, key_source: str, has_key: bool) -> str:
     if has_key:
         return f"check the API key in {key_source}"
@@ -119,12 +141,7 @@ def _build(settings: ModelSettings, env: Mapping[str, str], provider_name: str, 
             info = provider.model_info(model)
         return ResolvedModel(provider, name, model, info, f"scripted model ({why})")
 
-    base_url = (
-        settings.base_url
-        or _env(env, "AGENT_LSP_BASE_URL")
-        or _env(env, _URL_VARS[provider_name])
-        or _DEFAULT_URLS[provider_name]
-    )
+    base_url, url_source = _base_url(provider_name, settings, env)
     key, key_source = _api_key(provider_name, settings, env)
     t = settings.timeouts
     common = dict(
@@ -134,8 +151,13 @@ def _build(settings: ModelSettings, env: Mapping[str, str], provider_name: str, 
         headers=dict(settings.headers),
         timeouts=Timeouts(connect=t.connect, first_byte=t.first_byte, idle=t.idle),
         auth_hint=_auth_hint(provider_name, key_source, key is not None),
+        endpoint_hint=f"the endpoint comes from {url_source}",
+        model_hint=f"comes from {_model_source(settings, env, why)}",
         context_window=settings.context_window,
         max_output_tokens=settings.max_output_tokens,
+        top_p=settings.top_p,
+        stop=settings.stop,
+        extra_body=settings.extra_body,
     )
     if provider_name == "anthropic":
         provider: ModelProvider = anthropic.AnthropicProvider(**common)  # type: ignore[arg-type]

@@ -11,12 +11,14 @@ that have no code of their own.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Iterable, Mapping
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -257,10 +259,12 @@ def classify_http_error(
     provider: str,
     model: str,
     auth_hint: str = "",
+    model_hint: str = "",
     secrets: Iterable[str] = (),
 ) -> LlmFailure:
     """A non-2xx response -> a failure. `auth_hint` (e.g. "set ANTHROPIC_API_KEY")
-    is appended to AUTH messages so the user knows what to fix."""
+    is appended to AUTH messages and `model_hint` (where the model name comes
+    from) to MODEL_UNAVAILABLE ones, so the user knows what to fix."""
     parsed = _parse_body(body)
     error = _error_object(parsed)
     code = _code_from(error, status)
@@ -275,6 +279,8 @@ def classify_http_error(
     failure: LlmFailure = {"code": code, "status": status, "provider": provider, "model": model}
     if code == AUTH and auth_hint:
         message = f"{message} ({auth_hint})"
+    elif code == MODEL_UNAVAILABLE and model_hint:
+        message = f"{message} (the model name {model!r} {model_hint})"
     failure["message"] = redact(message, secrets)[:2000]
     wait = retry_after_ms(headers)
     if wait is not None and code in (RATE_LIMIT, OVERLOADED, SERVICE_UNAVAILABLE, SERVER, TIMEOUT):
@@ -313,22 +319,45 @@ def classify_stream_error(
     return failure
 
 
-def classify_transport_error(exc: BaseException, *, provider: str, model: str) -> LlmFailure:
-    """httpx transport exceptions -> NETWORK or TIMEOUT (a bad URL scheme: BAD_REQUEST)."""
+def _is_loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def classify_transport_error(exc: BaseException, *, provider: str, model: str, url: str = "",
+                             hint: str = "") -> LlmFailure:
+    """httpx transport exceptions -> NETWORK or TIMEOUT (a bad URL scheme: BAD_REQUEST).
+    The message names the URL and `hint` (where the base URL comes from). A
+    connection refused on this machine is not worth retrying: nothing listens
+    there, and a local model server binds its port before it loads a model."""
+    where = f" {url}" if url else ""
+    retryable = True
     if isinstance(exc, httpx.UnsupportedProtocol):
-        code, what = BAD_REQUEST, "check the base URL"
+        code, what = BAD_REQUEST, f"unsupported URL{where} (check the base URL)"
     elif isinstance(exc, httpx.ConnectTimeout):
-        code, what = TIMEOUT, "connect timed out"
+        code, what = TIMEOUT, f"connecting to{where} timed out"
     elif isinstance(exc, httpx.TimeoutException):
-        code, what = TIMEOUT, "timed out"
+        code, what = TIMEOUT, f"{url or 'the request'} timed out"
     elif isinstance(exc, httpx.ConnectError):
-        code, what = NETWORK, "cannot connect"
+        code, what = NETWORK, f"cannot connect to{where}"
+        if url and _is_loopback(url):
+            retryable = False
+            what += " (nothing listens there: is the model server running?)"
     elif isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
-        code, what = NETWORK, "connection lost"
+        code, what = NETWORK, f"connection to{where} lost"
     else:
-        code, what = NETWORK, "transport error"
+        code, what = NETWORK, f"transport error with{where}"
     detail = str(exc) or type(exc).__name__
-    return {"code": code, "message": f"{what}: {detail}", "provider": provider, "model": model}
+    message = f"{what}: {detail}" + (f"; {hint}" if hint else "")
+    failure: LlmFailure = {"code": code, "message": message, "provider": provider, "model": model}
+    if not retryable:
+        failure["retryable"] = False
+    return failure
 
 
 __all__ = [

@@ -47,6 +47,13 @@ class ModelSettings(_CamelModel):
     context_window: int | None = Field(default=None, gt=0)
     max_output_tokens: int | None = Field(default=None, gt=0)
     temperature: float | None = Field(default=None, ge=0)
+    # Sampling and request fields, mostly for local servers, whose defaults let a
+    # small model run a reply to the length limit.
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    stop: list[str] = Field(default_factory=list, description="stop sequences")
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="fields added to every request body as they are (null removes one)"
+    )
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
     fallback: FallbackSettings | None = None
     script: list[Any] | None = None  # replies of the scripted provider only

@@ -84,6 +84,7 @@ class LlmFailure(TypedDict, total=False):
     requestId: str
     provider: str
     model: str
+    retryable: bool  # False: the same request again cannot help (nothing listens at a local endpoint)
 
 
 class LlmError(Exception):
