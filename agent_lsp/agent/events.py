@@ -108,6 +108,7 @@ class LlmFailure(EventModel):
     request_id: str | None = None
     provider: str | None = None
     model: str | None = None
+    retryable: bool | None = Field(default=None, description="false: the same request again cannot help")
 
 
 class Cause(EventModel):

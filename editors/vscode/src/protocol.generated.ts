@@ -72,6 +72,10 @@ export interface LlmFailure {
   provider?: string | null;
   providerRetryAfterMs?: number | null;
   requestId?: string | null;
+  /**
+   * false: the same request again cannot help
+   */
+  retryable?: boolean | null;
   status?: number | null;
   [k: string]: unknown;
 }
@@ -896,6 +900,12 @@ export interface ModelSettings {
   apiKey?: string | null;
   baseUrl?: string | null;
   contextWindow?: number | null;
+  /**
+   * fields added to every request body as they are (null removes one)
+   */
+  extraBody?: {
+    [k: string]: unknown;
+  };
   fallback?: FallbackSettings | null;
   headers?: {
     [k: string]: string;
@@ -904,8 +914,13 @@ export interface ModelSettings {
   model?: string | null;
   provider?: 'auto' | 'openai' | 'anthropic' | 'scripted';
   script?: unknown[] | null;
+  /**
+   * stop sequences
+   */
+  stop?: string[];
   temperature?: number | null;
   timeouts?: TimeoutSettings;
+  topP?: number | null;
 }
 /**
  * Seconds. `first_byte` runs from sending the request to the first body
