@@ -28,12 +28,12 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal, Mapping, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic.alias_generators import to_camel
 
 
 from agent_lsp import secrets
-from agent_lsp.llm.settings import ModelSettings
+from agent_lsp.llm.settings import ModelEnvironment, ModelSettings
 
 APP_DIR_NAME = "agent-lsp"
 
@@ -258,6 +258,28 @@ def env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         if value:
             _set_path(layer, path, value.lower() if name == "AGENT_LSP_LOG_LEVEL" else value)
     return layer
+
+
+def model_environment(env: Mapping[str, str]) -> ModelEnvironment:
+    """The variables that choose and reach the model, for `llm.factory.create_provider`."""
+
+    def get(name: str) -> str | None:
+        value = env.get(name)
+        return value.strip() if value and value.strip() else None
+
+    def secret(name: str) -> SecretStr | None:
+        value = get(name)
+        return SecretStr(value) if value else None
+
+    providers = ("anthropic", "openai")
+    return ModelEnvironment(
+        provider=get("AGENT_LSP_PROVIDER"),
+        model=get("AGENT_LSP_MODEL"),
+        base_url=get("AGENT_LSP_BASE_URL"),
+        api_key=secret("AGENT_LSP_API_KEY"),
+        provider_api_keys={p: key for p in providers if (key := secret(f"{p.upper()}_API_KEY"))},
+        provider_base_urls={p: url for p in providers if (url := get(f"{p.upper()}_BASE_URL"))},
+    )
 
 
 def deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:

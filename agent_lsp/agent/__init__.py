@@ -1,5 +1,5 @@
 """The agent loop: inbox, driver, turns and steps, hooks, tool scheduling,
-cancellation, recovery, compaction (spec: shared/spec/agent-loop.md).
+cancellation, recovery, compaction (its rules: docs/agent-loop.md).
 
 Public API::
 
@@ -14,15 +14,15 @@ Public API::
     agent.subscribe(fn) -> unsubscribe     every event in one stream: durable ones (Event, after commit, in
                                            seq order) and live ones (LiveEvent: agent/status, agent/inbox/*,
                                            agent/error, agent/tool/progress, ...); models in agent/events.py
-    agent.hooks.register(name, fn)         the extension points of spec §8 (see hooks.py)
+    agent.hooks.register(name, fn)         the extension points (R8; see hooks.py)
 
 Plugins (tool scheduling, retry and fallback, compaction) see the agent as an
 `AgentHost` (host.py): its public face, with `emit(type, data)`,
 `run_hook(...)` and `last_header` for them; they never import agent.py.
 
-docs/agent-loop.md maps the modules to the spec, lists every durable and live
+docs/agent-loop.md states the rules comments cite (R2.11, ...), lists every durable and live
 event with its data fields and every hook with its payload, and explains
-each deliberate difference from the spec (among them: dispose keeps the
+each design decision and its reason (among them: dispose keeps the
 inbox; disposing closes the session object; a cancelled tool, model stream
 or hook listener that ignores the cancel is abandoned after
 `cancel_grace_s`; the log is also flushed at idle; unknown event types load).

@@ -1,4 +1,4 @@
-"""One turn and its steps (spec §4, §5): the loop that `Agent`'s driver runs.
+"""One turn and its steps (R4, R5): the loop that `Agent`'s driver runs.
 
 A turn claims its batch, assembles the system prompt, runs `agent/pre-step`,
 then steps: `step/start` and the entered user messages, the request config
@@ -158,7 +158,7 @@ class TurnLoop:
 
     def _runtime_context_message(self) -> dict[str, Any] | None:
         """The runtime-context snapshot, when it differs from the last one
-        still on the surface (R4.2.3.3)."""
+        still on the surface (R4.5)."""
         render = self.options.runtime_context
         if render is None:
             return None
@@ -380,7 +380,7 @@ class TurnLoop:
             if self.hooks.has("llm/stream"):
                 # Middleware may wrap or short-circuit the stream. A failure it
                 # throws at dispatch stays thrown: a turn error, never offered
-                # to request recovery (spec §8).
+                # to request recovery (R8).
                 agen = await self.hooks.run_waterfall(
                     "llm/stream",
                     {"request": request, "provider": request.provider, "turn": turn, "step": step, "signal": token},

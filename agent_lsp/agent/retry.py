@@ -1,4 +1,4 @@
-"""Recovery plugins on `agent/request-error` (spec §9.4, seed 004):
+"""Recovery plugins on `agent/request-error` (R9.4):
 
 - transient retry: RATE_LIMIT, OVERLOADED, SERVICE_UNAVAILABLE, SERVER,
   NETWORK, TIMEOUT, EMPTY_RESPONSE are retried in the same step, up to

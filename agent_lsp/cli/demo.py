@@ -90,12 +90,12 @@ def demo_command(args: argparse.Namespace) -> int:
 async def configured_model(env: Mapping[str, str]) -> str | None:
     """What the server would use as its model, or None when that is the
     scripted fallback (no provider, key or endpoint configured)."""
-    from agent_lsp.config import SettingsLayers
+    from agent_lsp.config import SettingsLayers, model_environment
     from agent_lsp.llm.factory import create_provider
 
     settings = SettingsLayers(env).current.model
     try:
-        resolved = create_provider(settings, env)
+        resolved = create_provider(settings, model_environment(env))
     except ValueError:
         return None  # a broken configuration: the server reports it; the demo stays scripted
     try:

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any, AsyncIterator, Mapping
 
-from . import models
 from agent_lsp import secrets
 
+from . import models
 from .failures import classify_stream_error, redact
 from .sse import parse_json
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse

@@ -1,6 +1,6 @@
 """HTTP status, error body, headers and transport errors -> one LlmFailure.
 
-The loop routes on `code` only (spec §9), so every provider quirk is
+The loop routes on `code` only (R9 in docs/agent-loop.md), so every provider quirk is
 resolved here: OpenAI-shaped `{"error": {...}}` bodies (also vLLM's and
 llama.cpp's variants), Anthropic `{"type": "error", "error": {...}}`, the
 retry headers (`retry-after-ms`, `retry-after` in seconds or as an HTTP date,
@@ -71,7 +71,6 @@ _TYPE_CODES: dict[str, str] = {
     "invalid_request_error": BAD_REQUEST,
     "request_too_large": BAD_REQUEST,
 }
-
 
 _GO_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)")
 _GO_UNIT_MS = {"h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0, "us": 0.001, "µs": 0.001, "ns": 1e-6}

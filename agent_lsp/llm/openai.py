@@ -14,9 +14,9 @@ import uuid
 from typing import Any, AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
-from . import models
 from agent_lsp import secrets
 
+from . import models
 from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
 from .discovery import discover_context_window
@@ -67,7 +67,7 @@ def to_openai_messages(system: str, messages: tuple[dict[str, Any], ...] | list[
             ]
             text = _text_of(message)
             if not text and not calls:
-                continue  # content-less replies are not part of the history (spec R5.2)
+                continue  # content-less replies are not part of the history (R5.2 in docs/agent-loop.md)
             # "" rather than null: llama-cpp-python rejects a null content with HTTP 500.
             turn: dict[str, Any] = {"role": "assistant", "content": text}
             if calls:

@@ -29,7 +29,7 @@ import logging
 import time
 from typing import Any, Callable
 
-from agent_lsp.secrets import mask_value
+from agent_lsp.secrets import mask, mask_value
 from agent_lsp.store.session import write_pending
 
 log = logging.getLogger(__name__)
@@ -57,7 +57,8 @@ class _MergedChunk:
         if len(self.parts) == 1:
             return first
         data = dict(first["data"])
-        data["chunk"] = dict(data["chunk"], text="".join(self.parts))
+        # each delta was masked when appended; a secret split over two is masked here
+        data["chunk"] = dict(data["chunk"], text=mask("".join(self.parts)))
         return dict(first, data=data, lastSeq=self.last_seq)
 
 
@@ -193,7 +194,8 @@ class Relay:
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         try:
-            self._send(method, mask_value(params))  # e.g. a key split over two merged deltas
+            # Session events were masked when appended (agent_lsp.store.session); the rest is masked here.
+            self._send(method, params if method == "session/event" else mask_value(params))
             self.notifications_sent += 1
         except Exception:  # a broken transport must not break the agent's loop
             log.exception("could not send %s", method)

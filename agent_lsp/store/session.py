@@ -1,4 +1,4 @@
-"""The session: an append-only log of typed events (spec §1, §11).
+"""The session: an append-only log of typed events (R1, R11 in docs/agent-loop.md).
 
 `Session.append` is synchronous and cheap: it assigns the next contiguous
 `seq`, keeps the surface (the seqs that make up model history) up to date,
@@ -37,19 +37,13 @@ MAX_DELAY_S = 0.25
 _unwritten: dict[int, "JsonlWriter"] = {}
 
 
-def write_pending() -> bool:
+def write_pending() -> None:
     """Write every session's buffered events to the OS (a write, not an fsync:
     they survive a crash of this process). Called before events are shown to a
     client, so that no seq a client saw can name another event after a crash.
-    False if a write failed (logged; those events stay buffered and retried)."""
-    ok = True
+    A failed write is logged; those events stay buffered and are retried."""
     for writer in list(_unwritten.values()):
-        try:
-            writer.flush()
-        except OSError as e:
-            log.error("writing %s failed (will retry): %s", writer.path, e)
-            ok = False
-    return ok
+        writer.try_flush()
 
 # One reusable encoder: json.dumps with non-default options builds a new one per call.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -111,11 +105,17 @@ class JsonlWriter:
 
     def _on_timer(self) -> None:
         self._timer = None
+        if not self.try_flush():
+            self._arm_timer()
+
+    def try_flush(self) -> bool:
+        """`flush`, logging a failure instead of raising it (False then)."""
         try:
             self.flush()
+            return True
         except OSError as e:
             log.error("writing %s failed (will retry): %s", self.path, e)
-            self._arm_timer()
+            return False
 
     def flush(self) -> None:
         if not self._pending:
@@ -134,15 +134,11 @@ class JsonlWriter:
                 except OSError:
                     pass
                 raise
-        self._pending.clear()  # only once written: a failed flush is retried by the next one
         self._auto_at = BATCH_LINES
-        _unwritten.pop(id(self), None)
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        self.discard()  # only once written: a failed flush is retried by the next one
 
     def discard(self) -> None:
-        """Drop what is buffered and never write again (the session file was deleted)."""
+        """Forget what is buffered (written, or its session file deleted)."""
         self._pending.clear()
         _unwritten.pop(id(self), None)
         if self._timer is not None:
@@ -174,10 +170,10 @@ class Session:
         self.meta = dict(meta or {})
         self.created = created if created is not None else now_ms()
         # True when the session was loaded from disk: the first request of
-        # the next agent logs `request/header reason=resume` (spec §11.4).
+        # the next agent logs `request/header reason=resume` (R11.4).
         self.resumed = resumed
         self.seed_length = 0
-        # A fork (spec §11.5): the parent's id and how many leading events were
+        # A fork (R11.5): the parent's id and how many leading events were
         # copied from it (the file header's seedLength). 0 for a fresh session.
         self.parent_session = parent_session
         self.inherited_length = inherited_length
@@ -264,7 +260,7 @@ class Session:
     # ------------------------------------------------------------- durability
 
     def flush(self) -> None:
-        """Write buffered events to disk (the checkpoint of spec §11.2)."""
+        """Write buffered events to disk (a checkpoint, R11.2)."""
         if self._writer is not None:
             self._writer.flush()
 

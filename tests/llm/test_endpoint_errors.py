@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from agent_lsp.config import model_environment
 from agent_lsp.llm.factory import create_provider
 from agent_lsp.llm.settings import ModelSettings
 from agent_lsp.llm.types import LlmError, ModelRequest
@@ -44,7 +45,7 @@ async def _failure(resolved) -> LlmError:
 async def test_a_refused_local_endpoint_names_the_url_and_setting_and_is_not_retryable(env, source):
     port = _closed_port()
     env = {k: v.format(port=port) for k, v in env.items()}
-    resolved = create_provider(ModelSettings(), env)
+    resolved = create_provider(ModelSettings(), model_environment(env))
     error = await _failure(resolved)
     assert error.code == "NETWORK"
     assert error.failure.get("retryable") is False
@@ -55,7 +56,7 @@ async def test_a_refused_local_endpoint_names_the_url_and_setting_and_is_not_ret
 
 async def test_unknown_model_names_the_setting_that_holds_it(server):
     server.queue(Reply.json(404, {"error": "model \"qwen-x\" not found, try pulling it first"}))
-    resolved = create_provider(ModelSettings(), {"OPENAI_BASE_URL": server.url + "/v1", "AGENT_LSP_MODEL": "qwen-x"})
+    resolved = create_provider(ModelSettings(), model_environment({"OPENAI_BASE_URL": server.url + "/v1", "AGENT_LSP_MODEL": "qwen-x"}))
     error = await _failure(resolved)
     assert error.code == "MODEL_UNAVAILABLE"
     assert error.failure["message"] == (
@@ -63,7 +64,7 @@ async def test_unknown_model_names_the_setting_that_holds_it(server):
 
     server.queue(Reply.json(404, {"error": {"message": "The model `gpt-5.9` does not exist", "code": "model_not_found"}}))
     settings = ModelSettings.model_validate({"provider": "openai", "model": "gpt-5.9", "baseUrl": server.url + "/v1"})
-    error = await _failure(create_provider(settings, {}))
+    error = await _failure(create_provider(settings, model_environment({})))
     assert "the model name 'gpt-5.9' comes from the model.model setting" in error.failure["message"]
 
 

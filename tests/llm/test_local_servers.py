@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from agent_lsp.config import model_environment
 from agent_lsp.llm.factory import create_provider
 from agent_lsp.llm.settings import ModelSettings
 from agent_lsp.llm.types import ModelRequest
@@ -34,7 +35,7 @@ async def local(server):
 
     def make(**settings):
         resolved = create_provider(ModelSettings.model_validate(settings),
-                                   {"OPENAI_BASE_URL": server.url + "/v1", "AGENT_LSP_MODEL": "local-coder:7b"})
+                                   model_environment({"OPENAI_BASE_URL": server.url + "/v1", "AGENT_LSP_MODEL": "local-coder:7b"}))
         made.append(resolved)
         return resolved
 
@@ -55,7 +56,7 @@ async def test_request_field_settings_reach_the_server(server, local):
 async def test_anthropic_gets_the_same_settings_in_its_own_words(server):
     settings = ModelSettings.model_validate({"provider": "anthropic", "baseUrl": server.url, "top_p": 0.9,
                                              "stop": ["END"], "extraBody": {"metadata": {"user_id": "u1"}}})
-    resolved = create_provider(settings, {"ANTHROPIC_API_KEY": "sk-ant-test-000000000000"})
+    resolved = create_provider(settings, model_environment({"ANTHROPIC_API_KEY": "sk-ant-test-000000000000"}))
     try:
         body = await _ask(resolved, server)
     finally:
@@ -103,8 +104,8 @@ async def test_the_context_window_is_asked_of_the_server(server, local, kind):
 async def test_the_server_s_window_wins_over_the_model_s_own(server):
     """qwen2.5-coder can take 32k tokens, but Ollama runs it with what num_ctx says."""
     server.routes["POST /api/show"] = Reply.json(200, {"parameters": "num_ctx 4096"})
-    resolved = create_provider(ModelSettings(), {"OPENAI_BASE_URL": server.url + "/v1",
-                                                 "AGENT_LSP_MODEL": "qwen2.5-coder:14b"})
+    resolved = create_provider(ModelSettings(), model_environment({"OPENAI_BASE_URL": server.url + "/v1",
+                                                                   "AGENT_LSP_MODEL": "qwen2.5-coder:14b"}))
     try:
         assert resolved.provider.model_info(resolved.model).context_window == 32768
         body = await _ask(resolved, server)

@@ -50,7 +50,22 @@ def test_a_session_keeps_and_stores_the_masked_event(tmp_path):
     store = SessionStore(tmp_path)
     session = store.create()
     event = session.append("llm/retry", {"error": {"message": 'bad chunk {"k": "EventCanary-5f3c0de7\\"'}})
+    output = session.append("tool/result", {"text": "OPENAI_API_KEY\nsk-proj-Zx9k2mQ7vL4pR8tY\n"})  # after an escape
     session.flush()
-    assert "EventCanary" not in json.dumps(event.to_json())
+    assert "EventCanary" not in json.dumps(event.to_json()) and output.data == {"text": "OPENAI_API_KEY\nsk-proj-***\n"}
     assert "EventCanary" not in store.path_of(session.id).read_text()
+    assert "Zx9k2mQ7" not in store.path_of(session.id).read_text()
     assert store.load(session.id).events[0].data == event.data
+
+
+def test_settings_register_keys_tokens_and_header_and_env_values_at_any_depth():
+    layer = {
+        "model": {"apiKey": "SettingKey-0001", "headers": {"X-Gw": "SettingHdr-0002", "HTTP-Referer": "https://example.org"}},
+        "mcpServers": {"docs": {"headers": {"Authorization": "SettingMcp-0003"}, "env": {"ANY_NAME": "SettingEnv-0004"}}},
+        "someToken": "SettingTok-0005",
+        "sessionsDir": "/home/me/sessions-dir",
+    }
+    secrets.register_settings(layer)
+    text = " ".join(["SettingKey-0001", "SettingHdr-0002", "SettingMcp-0003", "SettingEnv-0004", "SettingTok-0005"])
+    assert secrets.mask(text) == " ".join(["***"] * 5)
+    assert secrets.mask("https://example.org /home/me/sessions-dir") == "https://example.org /home/me/sessions-dir"
