@@ -28,7 +28,9 @@ RANK = {
     "agent": 3,
     "llm": 2,
     "store": 1,
-    "secrets": 0,  # agent_lsp/secrets.py: masking, used by every layer, imports nothing of ours
+    # Leaves every layer may use; they import nothing of ours.
+    "secrets": 0,  # agent_lsp/secrets.py: masking secrets in whatever leaves the process
+    "process": 0,  # agent_lsp/process.py: child processes that die with the server
     "__init__": 0,  # the package root: only the version, imports nothing of ours
 }
 
