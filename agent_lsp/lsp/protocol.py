@@ -17,6 +17,7 @@ Methods are grouped by direction:
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import sys
@@ -120,10 +121,13 @@ def _event_envelope(type_name: str, data: type[BaseModel]) -> type[BaseModel]:
     )
 
 
-TypedEvent = Annotated[
-    Union[tuple(_event_envelope(t, m) for t, m in events.DURABLE_EVENTS.items())],  # type: ignore[misc]
-    Field(discriminator="type"),
-]
+@functools.cache
+def typed_event() -> Any:
+    """Every durable event type with its own typed `data`, discriminated on
+    `type`: what the schema says `Event` is (built on first use, not at import:
+    the server never validates the events it sends)."""
+    envelopes = tuple(_event_envelope(t, m) for t, m in events.DURABLE_EVENTS.items())
+    return Annotated[Union[envelopes], Field(discriminator="type")]  # type: ignore[valid-type]
 
 
 class Event(WireModel):
@@ -144,7 +148,7 @@ class Event(WireModel):
 
     @classmethod
     def __get_pydantic_json_schema__(cls, core_schema: Any, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
-        return handler(TypeAdapter(TypedEvent).core_schema)
+        return handler(TypeAdapter(typed_event()).core_schema)
 
 
 Message = events.Message  # an inbox message (a user-role message with an id), as the agent holds it
