@@ -75,9 +75,8 @@ class Part:
 
 
 def _pytest_parts(junit: Path) -> list[Part]:
-    """Counts per part from pytest's JUnit XML: tests/neovim is Neovim, the eglot
-    test is Emacs, the rest is Python. A part whose tests were all skipped for
-    one reason shows that reason."""
+    """Counts per part from pytest's JUnit XML: tests/neovim is Neovim,
+    tests/editors (eglot) is Emacs, the rest is Python; with the skip reasons."""
     parts = {name: Part(name) for name in ("Python", "Neovim", "Emacs")}
     reasons: dict[str, set[str]] = {name: set() for name in parts}
     for case in ET.parse(junit).iter("testcase"):

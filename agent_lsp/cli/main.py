@@ -156,13 +156,10 @@ def configure_logging(level: str | None, log_file: Path | None) -> None:
 
 
 def _log_level_from_env() -> str | None:
-    """AGENT_LSP_LOG_LEVEL stands for --log-level (which wins when both are given)."""
+    """AGENT_LSP_LOG_LEVEL stands for --log-level (which wins when both are
+    given). An invalid value is left to the settings, which report it."""
     value = os.environ.get("AGENT_LSP_LOG_LEVEL", "").strip().lower()
-    if value and value not in LOG_LEVELS:
-        print(f"agent-lsp: AGENT_LSP_LOG_LEVEL={value!r} is not one of {', '.join(LOG_LEVELS)}; ignored",
-              file=sys.stderr)
-        return None
-    return value or None
+    return value if value in LOG_LEVELS else None
 
 
 def _not_a_normal_exit(record: logging.LogRecord) -> bool:

@@ -95,12 +95,9 @@ class _FakeChatCompletions(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # keep the test output clean
         pass
 
-    def do_GET(self) -> None:  # context-window discovery (/v1/models, /props): nothing to say
-        self.send_error(404)
-
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        if not self.path.endswith("/chat/completions"):  # context-window discovery: not this server
+        if not self.path.endswith("/chat/completions"):  # e.g. Ollama's /api/show: not this server
             self.send_error(404)
             return
         self.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})

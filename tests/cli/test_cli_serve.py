@@ -102,7 +102,7 @@ async def test_serve_ws_answers_initialize_or_says_what_is_missing(tmp_path: Pat
     try:
         if importlib.util.find_spec("websockets") is None:
             assert await asyncio.to_thread(process.wait, 30) == 1
-            assert "agent-lsp[ws]" in process.stderr.read()
+            assert "agent-language-server[ws]" in process.stderr.read()
             return
         client = LanguageClient("test", "1")
         deadline = time.monotonic() + 20
