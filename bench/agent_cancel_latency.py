@@ -13,6 +13,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from agent_lsp.agent.events import only
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.ports import ToolOutput
 from agent_lsp.llm.scripted import ScriptedProvider
@@ -53,7 +54,7 @@ async def measure(label: str, script: list[dict], directory: Path) -> None:
                   tools=ToolRegistry([Waiter("coop", True), Waiter("stubborn", False)]),
                   options=AgentOptions(provider="scripted", model="m", cancel_grace_s=0.2))
     idle = asyncio.Event()
-    agent.on("agent/status", lambda p: idle.set() if p["status"] == "idle" else None)
+    agent.subscribe(only("agent/status", lambda p: idle.set() if p["status"] == "idle" else None))
     agent.followup("go")
     await asyncio.sleep(0.05)
     t0 = time.perf_counter()

@@ -4,18 +4,21 @@ cancellation, recovery, compaction (its rules: docs/agent-loop.md).
 Public API::
 
     agent = Agent(session, providers={"name": provider}, tools=ToolRegistry([...]), options=AgentOptions(...),
-                  listeners={"agent/created": fn, ...}, start_source=None)
+                  subscribers=[fn, ...], start_source=None)
     agent.followup(content) / steer(content) / inject(content) -> message dict (has "id")
     agent.remove(message_id) -> bool
     agent.cancel("user" | "parent" | "hook" | "disposed" | {...}, keep_inbox=False)
     await agent.when_idle(); await agent.dispose(); await agent.compact_now()
     agent.run_maintenance(task) -> asyncio.Task     (raises AgentBusyError at once unless idle)
     agent.consumed_work(start=0) -> WorkAccount     (R2.13; also account_work(events))
-    agent.on(name, fn) -> unsubscribe      live events (agent/created, agent/session-start, agent/status,
-                                           agent/inbox/*, agent/error, tools/progress, tools/result,
-                                           agent/disposed)
-    agent.session.subscribe(fn)            durable events, after commit, in seq order
+    agent.subscribe(fn) -> unsubscribe     every event in one stream: durable ones (Event, after commit, in
+                                           seq order) and live ones (LiveEvent: agent/status, agent/inbox/*,
+                                           agent/error, agent/tool/progress, ...); models in agent/events.py
     agent.hooks.register(name, fn)         the extension points (R8; see hooks.py)
+
+Plugins (tool scheduling, retry and fallback, compaction) see the agent as an
+`AgentHost` (host.py): its public face, with `emit(type, data)`,
+`run_hook(...)` and `last_header` for them; they never import agent.py.
 
 docs/agent-loop.md states the rules comments cite (R2.11, ...), lists every durable and live
 event with its data fields and every hook with its payload, and explains

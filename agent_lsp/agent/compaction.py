@@ -28,7 +28,7 @@ from agent_lsp.agent.signal import Aborted
 from agent_lsp.llm.types import CONTEXT_WINDOW_EXCEEDED, ModelRequest
 
 if TYPE_CHECKING:
-    from agent_lsp.agent.agent import Agent
+    from agent_lsp.agent.host import AgentHost
     from agent_lsp.agent.signal import CancelToken
 
 log = logging.getLogger(__name__)
@@ -65,7 +65,7 @@ def _prune_text(text: str, threshold: int, head: int, tail: int) -> str:
 
 
 class Compaction:
-    def __init__(self, agent: "Agent"):
+    def __init__(self, agent: "AgentHost"):
         self.agent = agent
         self.options = agent.options.compaction
         self.overflow_retries = 0
@@ -92,13 +92,13 @@ class Compaction:
     # ---------------------------------------------------------------- measure
 
     def routed_target(self) -> tuple[str, str] | None:
-        h = self.agent._last_header
+        h = self.agent.last_header
         if not h:
             return None
         return str(h.get("provider")), str(h.get("model"))
 
     def _last_header(self) -> dict[str, Any]:
-        return self.agent._last_header or {}
+        return self.agent.last_header or {}
 
     def measure(self) -> int:
         """Tokens of the next request: envelope + surface. Reuses the latest
@@ -230,7 +230,7 @@ class Compaction:
             session.append("compaction/end", {"compactionId": compaction_id, "turn": turn})
             # The history now starts from a checkpoint: plugins that re-inject
             # context at a session start hear it (R8, source "compact").
-            self.agent._emit("agent/session-start", {"source": "compact", "sessionId": self.agent.session_id,
+            self.agent.emit("agent/session-start", {"source": "compact", "sessionId": self.agent.session_id,
                                                      "compactionId": compaction_id})
             return {"compactionId": compaction_id, "shadowedSeqs": list(rng), "shadowedTokenCount": shadowed_tokens}
         except BaseException as e:
@@ -368,7 +368,7 @@ class Compaction:
         return result
 
 
-def install_compaction(agent: "Agent") -> Compaction:
+def install_compaction(agent: "AgentHost") -> Compaction:
     c = Compaction(agent)
     c.install()
     return c

@@ -109,7 +109,7 @@ class Inbox:
         if self.contains(message["id"]):
             raise ValueError(f"message id {message['id']!r} is already pending")
         self._splice(target, len(self._lists[target]), 0, [message])
-        self._emit("agent/inbox/inserted", {"message": message})
+        self._emit("agent/inbox/inserted", {"target": target, "message": message})
 
     def remove(self, message_id: str) -> bool:
         for target in TARGETS:
@@ -117,7 +117,7 @@ class Inbox:
                 if m.get("id") == message_id:
                     removed = self._splice(target, i, 1, [], "canceled")
                     for r in removed:
-                        self._emit("agent/inbox/discarded", {"message": r})
+                        self._emit("agent/inbox/discarded", {"target": target, "message": r})
                     return True
         return False
 
@@ -126,7 +126,7 @@ class Inbox:
             n = len(self._lists[target])
             if n:
                 for r in self._splice(target, 0, n, [], "canceled"):
-                    self._emit("agent/inbox/discarded", {"message": r})
+                    self._emit("agent/inbox/discarded", {"target": target, "message": r})
 
     def claim(self, *, first_step: bool, turn: int) -> list[dict[str, Any]]:
         """Remove the batch for the next step (R2.6): all of next-step, plus

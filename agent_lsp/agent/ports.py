@@ -47,7 +47,7 @@ class ToolContext(Protocol):
     def conclude_turn(self) -> None: ...
 
     def progress(self, data: dict[str, Any]) -> None:
-        """Live, tool-owned event (`tools/progress {callId, data}`), e.g. shell output."""
+        """Live, tool-owned event (`agent/tool/progress {callId, data}`), e.g. shell output."""
 
 
 class Tool(Protocol):

@@ -29,7 +29,7 @@ from agent_lsp.agent.ports import Tool, ToolOutput
 from agent_lsp.agent.signal import Aborted, CancelToken
 
 if TYPE_CHECKING:
-    from agent_lsp.agent.agent import Agent
+    from agent_lsp.agent.host import AgentHost
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class _Slot:
 class ToolCallContext:
     """What a running tool may use of the agent (ports.ToolContext)."""
 
-    def __init__(self, agent: "Agent", slot: _Slot, turn: int, step: int, signal: CancelToken):
+    def __init__(self, agent: "AgentHost", slot: _Slot, turn: int, step: int, signal: CancelToken):
         self._agent = agent
         self._slot = slot
         self.call_id = slot.call_id
@@ -89,11 +89,11 @@ class ToolCallContext:
         self._slot.concluded = True
 
     def progress(self, data: dict[str, Any]) -> None:
-        self._agent._emit("tools/progress", {"callId": self.call_id, "data": data})
+        self._agent.emit("agent/tool/progress", {"callId": self.call_id, "data": data})
 
 
 class ToolCallScheduler:
-    def __init__(self, agent: "Agent", token: CancelToken, turn: int, step: int, calls: list[dict[str, Any]]):
+    def __init__(self, agent: "AgentHost", token: CancelToken, turn: int, step: int, calls: list[dict[str, Any]]):
         self.agent = agent
         self.token = token
         self.turn = turn
@@ -223,7 +223,7 @@ class ToolCallScheduler:
             "signal": self.token,
         }
         try:
-            decision = await agent._hook(self.token, "tools/pre-execute", payload, lambda p: {"kind": "allow"})
+            decision = await agent.run_hook(self.token, "tools/pre-execute", payload, lambda p: {"kind": "allow"})
         except Aborted:
             slot.output = error_output("TOOL_ABORTED_BEFORE_DISPATCH", ABORTED_BEFORE_DISPATCH_TEXT, "AbortError")
             slot.needs_post = False
@@ -290,7 +290,7 @@ class ToolCallScheduler:
                 "signal": self.token,
             }
             try:
-                decision = await agent._hook(self.token, "tools/post-execute", payload, lambda p: p["output"])
+                decision = await agent.run_hook(self.token, "tools/post-execute", payload, lambda p: p["output"])
                 output = self._apply_post(output, decision)
             except Exception as e:
                 output = error_output("POST_EXECUTE_FAILED", str(e) or type(e).__name__, type(e).__name__)
@@ -308,7 +308,7 @@ class ToolCallScheduler:
         data["surfaceOp"] = "append"
         data["sourceEventSeqs"] = [slot.call_seq] if slot.call_seq is not None else []
         agent.session.append("tool/result", data)
-        agent._emit("tools/result", {"callId": slot.call_id, "name": slot.name, "output": output, "data": data})
+        agent.emit("agent/tool/result", {"callId": slot.call_id, "name": slot.name, "output": output, "data": data})
         if (output.concludes_turn or slot.concluded) and not output.is_error:
             self._concluded = True
         for text in output.additional_contexts:

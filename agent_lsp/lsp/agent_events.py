@@ -1,8 +1,9 @@
 """Agent -> client: each agent's events become notifications.
 
-Durable session events go through the relay (`session/event`), live events
-(`agent/status`, `agent/inbox/*`, `agent/error`, tool progress) as their own
-notifications; a running session shows `$/progress`, and the end of a turn
+One subscription to the agent's stream: durable session events go through
+the relay (`session/event`), live events (`agent/status`, `agent/inbox/*`,
+`agent/error`, `agent/tool/progress`) as the notification of the same name
+with `{sessionId, **data}`; a running session shows `$/progress`, and the end of a turn
 started by `workspace/executeCommand` is shown with `window/showMessage`.
 """
 
@@ -12,7 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from agent_lsp.agent.events import CLIENT_LIVE_EVENTS, AgentEvent
 from agent_lsp.llm.types import message_text
+from agent_lsp.store.session import Event
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
@@ -27,9 +30,11 @@ class AgentEvents:
         self._relayed: dict[str, int] = {}  # session id -> the next seq the client has not been sent
 
     def attach(self, agent: Agent) -> None:
-        """Stream a new agent's events to the client."""
+        """Stream a new agent's events to the client: one subscription, each
+        event sent as it comes (payloads are complete at the source)."""
         sid = agent.session_id
-        relay = self.ls.relay
+        ls = self.ls
+        relay = ls.relay
         relayed = self._relayed
         # An agent rebuilt for a session this client already follows (new settings)
         # starts from a fresh load, which may have appended events (session/end-seed):
@@ -38,42 +43,25 @@ class AgentEvents:
             for event in agent.session.events[relayed[sid]:]:
                 relay.durable(sid, event)
 
-        def durable(event: Any) -> None:
-            relayed[sid] = event.seq + 1
-            relay.durable(sid, event)
+        def send(event: AgentEvent) -> None:
+            kind = event.type
+            if event.__class__ is Event:  # the hot path: every chunk
+                relayed[sid] = event.seq + 1  # type: ignore[union-attr]
+                relay.durable(sid, event)
+                if kind == "tool/call":
+                    ls.progress.report(sid, event.data.get("name", "tool"))
+            elif kind == "agent/tool/progress":
+                relay.tool_progress(sid, event.data["callId"], event.data["data"])
+            elif kind == "agent/status":
+                self._on_status(agent, event.data["status"])
+            elif kind in CLIENT_LIVE_EVENTS:
+                relay.live(sid, kind, event.data)
 
-        agent.session.subscribe(durable)
-        agent.session.subscribe(lambda event: self._progress_of(sid, event))
-        agent.on("agent/status", lambda p: self._on_status(agent, p))
-        agent.on("agent/inbox/inserted", lambda p: relay.live(sid, "agent/inbox/inserted", self._inserted(agent, p)))
-        agent.on("agent/inbox/discarded", lambda p: relay.live(sid, "agent/inbox/discarded", {"message": p["message"]}))
-        agent.on("agent/inbox/claimed", lambda p: relay.live(sid, "agent/inbox/claimed", {"message": p["message"], "turn": p["turn"]}))
-        agent.on("agent/error", lambda p: relay.live(sid, "agent/error", self._error(p)))
-        agent.on("tools/progress", lambda p: relay.tool_progress(sid, p.get("callId", ""), p.get("data") or {}))
+        agent.subscribe(send)
 
-    def _progress_of(self, session_id: str, event: Any) -> None:
-        if event.type == "tool/call":
-            self.ls.progress.report(session_id, f"{event.data.get('name', 'tool')}")
-
-    @staticmethod
-    def _inserted(agent: Agent, payload: dict[str, Any]) -> dict[str, Any]:
-        message = payload["message"]
-        target = payload.get("target")
-        if target not in ("next-turn", "next-step"):
-            in_step = any(m.get("id") == message.get("id") for m in agent.inbox.next_step)
-            target = "next-step" if in_step else "next-turn"
-        return {"target": target, "message": message}
-
-    @staticmethod
-    def _error(payload: dict[str, Any]) -> dict[str, Any]:
-        error = dict(payload.get("error") or {})
-        error.setdefault("code", "UNKNOWN")
-        error.setdefault("message", error["code"])
-        return {"turn": payload.get("turn"), "step": payload.get("step"), "error": error}
-
-    def _on_status(self, agent: Agent, payload: dict[str, Any]) -> None:
+    def _on_status(self, agent: Agent, status: str) -> None:
         ls = self.ls
-        sid, status = agent.session_id, payload["status"]
+        sid = agent.session_id
         ls.relay.live(sid, "agent/status", {"status": status})
         if status == "running":
             ls.progress.running(sid, "agent-lsp: working", lambda: agent.cancel("user"))

@@ -17,13 +17,17 @@ Methods are grouped by direction:
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import sys
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, TypeAdapter, ValidationError, create_model
 from pydantic.alias_generators import to_camel
-from pydantic.json_schema import models_json_schema
+from pydantic.json_schema import JsonSchemaValue, models_json_schema
+
+from agent_lsp.agent import events
 
 from agent_lsp.config import Settings
 
@@ -32,6 +36,17 @@ PROTOCOL_VERSION = 1
 # JSON-RPC error code: the session is open in another agent-lsp process (another
 # editor window on the same folder); error data: {sessionId, pid}.
 SESSION_IN_USE_CODE = -32010
+
+# The protocol's constants, in the schema too: the clients' constants are
+# generated from it (editors/vscode/src/protocol.generated.ts,
+# editors/neovim/lua/agent_lsp/protocol.lua).
+CONSTANTS: dict[str, tuple[int, str]] = {
+    "PROTOCOL_VERSION": (PROTOCOL_VERSION, "the version of this protocol"),
+    "SESSION_IN_USE_CODE": (
+        SESSION_IN_USE_CODE,
+        "JSON-RPC error: the session is open in another agent-lsp process; data {sessionId, pid}",
+    ),
+}
 
 
 class WireModel(BaseModel):
@@ -91,14 +106,39 @@ class ContextItem(WireModel):
     message: str | None = Field(default=None, description="the diagnostic's message")
 
 
+def _event_envelope(type_name: str, data: type[BaseModel]) -> type[BaseModel]:
+    """`turn/start` -> TurnStartEvent {seq, time, type: "turn/start", data: TurnStart, lastSeq?}."""
+    name = "".join(part[:1].upper() + part[1:] for part in re.split(r"[/-]", type_name)) + "Event"
+    return create_model(
+        name,
+        __base__=WireModel,
+        __doc__=f"A durable `{type_name}` event.",
+        seq=(int, ...),
+        time=(int, Field(description="epoch milliseconds")),
+        type=(Literal[type_name], ...),  # type: ignore[valid-type]
+        data=(data, ...),
+        last_seq=(int | None, Field(default=None, description="a coalesced assistant/chunk: it covers seq..lastSeq")),
+    )
+
+
+@functools.cache
+def typed_event() -> Any:
+    """Every durable event type with its own typed `data`, discriminated on
+    `type`: what the schema says `Event` is (built on first use, not at import:
+    the server never validates the events it sends)."""
+    envelopes = tuple(_event_envelope(t, m) for t, m in events.DURABLE_EVENTS.items())
+    return Annotated[Union[envelopes], Field(discriminator="type")]  # type: ignore[valid-type]
+
+
 class Event(WireModel):
-    """One durable session event (spec agent-loop.md vocabulary: turn/start, step/start,
-    user/message, assistant/chunk, assistant/message, tool/call, tool/result, step/end,
-    turn/end, agent/inbox/spliced, request/header, request/context, llm/retry, ...).
+    """One durable session event; its `type` names its `data` model (agent_lsp/agent/events.py).
 
     `lastSeq` is present only on a coalesced `assistant/chunk`: consecutive text (or
     reasoning) deltas of one step merged into one event under load; it covers the
-    events `seq..lastSeq` and its `data.chunk.text` is their concatenation."""
+    events `seq..lastSeq` and its `data.chunk.text` is their concatenation. The
+    server does not validate the events it sends (they come from the log): the
+    schema is the typed union of every known event type; clients ignore a type
+    they do not know (plugins may add some)."""
 
     seq: int
     time: int = Field(description="epoch milliseconds")
@@ -106,15 +146,12 @@ class Event(WireModel):
     data: dict[str, Any]
     last_seq: int | None = None
 
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: Any, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        return handler(TypeAdapter(typed_event()).core_schema)
 
-class Message(WireModel):
-    """An inbox message (a user-role message with an id), as the agent holds it."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
-    id: str
-    role: str = "user"
-    source: str = "user"
-    content: list[dict[str, Any]] = Field(default_factory=list)
+Message = events.Message  # an inbox message (a user-role message with an id), as the agent holds it
 
 
 class Empty(WireModel):
@@ -220,9 +257,7 @@ class TurnRevertParams(WireModel):
     turn: int = Field(ge=1)
 
 
-class SkippedPath(WireModel):
-    path: str
-    reason: str
+SkippedPath = events.SkippedPath
 
 
 class TurnRevertResult(WireModel):
@@ -240,45 +275,28 @@ class SessionEventParams(WireModel):
     events: list[Event]
 
 
-class StatusParams(WireModel):
+class StatusParams(events.Status):
     session_id: str
-    status: Literal["idle", "running"]
 
 
-class InboxInsertedParams(WireModel):
+class InboxInsertedParams(events.InboxInserted):
     session_id: str
-    target: Literal["next-turn", "next-step"]
-    message: Message
 
 
-class InboxDiscardedParams(WireModel):
+class InboxDiscardedParams(events.InboxDiscarded):
     session_id: str
-    message: Message
 
 
-class InboxClaimedParams(WireModel):
+class InboxClaimedParams(events.InboxClaimed):
     session_id: str
-    message: Message
-    turn: int
 
 
-class ErrorInfo(WireModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
-    code: str
-    message: str
-
-
-class AgentErrorParams(WireModel):
+class AgentErrorParams(events.AgentError):
     session_id: str
-    turn: int | None = None
-    step: int | None = None
-    error: ErrorInfo
 
 
-class ToolProgressParams(WireModel):
+class ToolProgressParams(events.ToolProgress):
     session_id: str
-    call_id: str
-    data: dict[str, Any]
 
 
 # ------------------------------------------------------- server -> client requests
@@ -416,6 +434,7 @@ def json_schema() -> dict[str, Any]:
         "version": PROTOCOL_VERSION,
         "methods": methods,
         "commands": COMMANDS,
+        "constants": {name: {"value": value, "description": text} for name, (value, text) in CONSTANTS.items()},
         "settings": {"$ref": "#/$defs/Settings", "description": "initializationOptions and workspace/configuration section agentLsp"},
         "$defs": schema["$defs"],
     }
@@ -425,9 +444,28 @@ def schema_text() -> str:
     return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
 
 
+def lua_text() -> str:
+    """editors/neovim/lua/agent_lsp/protocol.lua: the constants and method names for the Neovim plugin."""
+    schema = json_schema()
+    lines = [
+        "-- GENERATED by `python -m agent_lsp.lsp.protocol --lua`: do not edit.",
+        "-- The wire protocol's constants and method names (docs/protocol.schema.json).",
+        "local M = {}",
+        "",
+    ]
+    for name, constant in schema["constants"].items():
+        lines += [f"--- {constant['description']}", f"M.{name} = {constant['value']}"]
+    lines += ["", "--- Every method of the protocol, by its wire name.", "M.METHODS = {"]
+    lines += [f'  ["{method}"] = "{method}",' for method in schema["methods"]]
+    lines += ["}", "", "return M", ""]
+    return "\n".join(lines)
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["--schema"]:
         sys.stdout.write(schema_text())
+    elif sys.argv[1:] == ["--lua"]:
+        sys.stdout.write(lua_text())
     else:
-        sys.stderr.write("usage: python -m agent_lsp.lsp.protocol --schema\n")
+        sys.stderr.write("usage: python -m agent_lsp.lsp.protocol --schema | --lua\n")
         sys.exit(2)

@@ -8,6 +8,7 @@ from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel
 
+from agent_lsp.agent.events import only
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.ports import ToolOutput
 from agent_lsp.llm.scripted import ScriptedProvider
@@ -87,7 +88,7 @@ def events_of(agent: Agent, type_: str) -> list[Any]:
 
 def statuses(agent: Agent) -> list[str]:
     out: list[str] = []
-    agent.on("agent/status", lambda p: out.append(p["status"]))
+    agent.subscribe(only("agent/status", lambda p: out.append(p["status"])))
     return out
 
 

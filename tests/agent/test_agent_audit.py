@@ -1,6 +1,7 @@
 """Gaps found in the spec audit (rules R2.13, R8 lifecycle events, R11.5 fork,
 issue 2 item 7 fallback); each test is named after the rule it pins."""
 
+from agent_lsp.agent.events import only
 from agent_lsp.agent import Agent, AgentOptions, RetryOptions, account_work
 from agent_lsp.llm.scripted import ScriptedProvider
 from agent_lsp.store import SessionStore
@@ -11,8 +12,9 @@ FAST = RetryOptions(base_delay_s=0.001, max_delay_s=0.01)
 
 
 def recorder(*names):
+    """A subscriber recording (type, data) of the live events named."""
     seen = []
-    return seen, {name: (lambda p, name=name: seen.append((name, p))) for name in names}
+    return seen, [lambda e: seen.append((e.type, e.data)) if e.type in names else None]
 
 
 LIFECYCLE = ("agent/created", "agent/session-start", "agent/disposed", "agent/status")
@@ -26,7 +28,7 @@ async def test_r8_created_and_session_start_startup_then_disposed(tmp_path):
     session = store.create()
     seen, listeners = recorder(*LIFECYCLE)
     agent = Agent(session, providers={"scripted": ScriptedProvider([{"text": "ok"}])},
-                  options=AgentOptions(provider="scripted", model="m"), listeners=listeners)
+                  options=AgentOptions(provider="scripted", model="m"), subscribers=listeners)
     assert seen == [("agent/created", {"agentId": session.id, "sessionId": session.id}),
                     ("agent/session-start", {"source": "startup", "sessionId": session.id})]
     agent.followup("hi")
@@ -45,16 +47,16 @@ async def test_r11_4_session_start_resume_after_load(tmp_path):
     session = SessionStore(tmp_path / "sessions").load(agent.session_id)
     seen, listeners = recorder(*LIFECYCLE)
     Agent(session, providers={"scripted": ScriptedProvider()}, options=AgentOptions(provider="scripted", model="m"),
-          listeners=listeners)
+          subscribers=listeners)
     assert seen[1] == ("agent/session-start", {"source": "resume", "sessionId": session.id})
     assert [n for n, _ in seen] == ["agent/created", "agent/session-start"]  # resume starts idle (R11.4.7)
 
 
-async def test_r8_session_start_source_override_and_listener_lists(tmp_path):
+async def test_r8_session_start_source_override_and_subscriber_lists(tmp_path):
     session = SessionStore(tmp_path).create()
     a, b = [], []
     Agent(session, providers={}, options=AgentOptions(provider="x", model="y"), start_source="clear",
-          listeners={"agent/session-start": [a.append, b.append]})
+          subscribers=[only("agent/session-start", a.append), only("agent/session-start", b.append)])
     assert a == b == [{"source": "clear", "sessionId": session.id}]
 
 
@@ -63,7 +65,7 @@ async def test_r8_session_start_compact_after_manual_compaction(tmp_path):
     agent.followup("question " * 60)
     await settle(agent)
     seen = []
-    agent.on("agent/session-start", seen.append)
+    agent.subscribe(only("agent/session-start", seen.append))
     result = await agent.compact_now()
     assert result is not None
     assert seen == [{"source": "compact", "sessionId": agent.session_id, "compactionId": result["compactionId"]}]
@@ -201,7 +203,7 @@ async def test_r2_5_claim_is_a_pure_deletion_without_discarded(tmp_path):
     agent = make_agent(tmp_path, [{"text": "ok"}])
     live = []
     for name in ("agent/inbox/inserted", "agent/inbox/discarded", "agent/inbox/claimed"):
-        agent.on(name, lambda p, name=name: live.append(name))
+        agent.subscribe(only(name, lambda p, name=name: live.append(name)))
     agent.followup("go")
     await settle(agent)
     claim = events_of(agent, "agent/inbox/spliced")[1].data
@@ -226,7 +228,7 @@ async def test_r3_6_maintenance_fails_synchronously_unless_idle_and_cancel_abort
 
     started = asyncio.Event()
     seen = []
-    agent.on("agent/status", lambda p: seen.append(p["status"]))
+    agent.subscribe(only("agent/status", lambda p: seen.append(p["status"])))
 
     async def task(signal):
         started.set()
@@ -246,7 +248,7 @@ async def test_r4_7_agent_error_comes_before_the_durable_turn_end(tmp_path):
     agent = make_agent(tmp_path, [{"fail": "AUTH"}])
     order = []
     agent.session.subscribe(lambda e: order.append(e.type) if e.type == "turn/end" else None)
-    agent.on("agent/error", lambda p: order.append(("agent/error", p["turn"], p["step"], p["error"]["code"])))
+    agent.subscribe(only("agent/error", lambda p: order.append(("agent/error", p["turn"], p["step"], p["error"]["code"]))))
     agent.followup("go")
     await settle(agent)
     assert order == [("agent/error", 1, 1, "AUTH"), "turn/end"]
@@ -308,8 +310,8 @@ async def test_r3_2_a_send_from_an_idle_listener_never_shows_a_repeat_to_other_l
         if p["status"] == "idle" and len(first) == 2:
             agent.followup("again")
 
-    agent.on("agent/status", resend)
-    agent.on("agent/status", lambda p: second.append(p["status"]))
+    agent.subscribe(only("agent/status", resend))
+    agent.subscribe(only("agent/status", lambda p: second.append(p["status"])))
     agent.followup("go")
     await settle(agent)
     assert first == second == ["running", "idle", "running", "idle"]

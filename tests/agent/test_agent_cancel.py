@@ -4,6 +4,7 @@ import asyncio
 
 import pytest
 
+from agent_lsp.agent.events import only
 from agent_lsp.agent.ports import ToolOutput
 
 from agent_helpers import FnTool, events_of, make_agent, request_texts, settle, statuses, turn_ends, types_of
@@ -97,7 +98,7 @@ async def test_c10_disposal_from_running_listener_drops_queued_work(tmp_path):
         if p["status"] == "running" and not tasks:
             tasks.append(asyncio.ensure_future(agent.dispose()))
 
-    agent.on("agent/status", on_status)
+    agent.subscribe(only("agent/status", on_status))
     agent.followup("A")
     await asyncio.wait_for(tasks[0], 2)
     assert events_of(agent, "turn/start") == []
@@ -130,7 +131,7 @@ async def test_c12_c13_idle_listener_cancel_and_replacement(tmp_path):
             agent.cancel()  # nothing active: a no-op for later work
             agent.followup("replacement")
 
-    agent.on("agent/status", on_status)
+    agent.subscribe(only("agent/status", on_status))
     agent.followup("A")
     await settle(agent)
     assert user_texts(agent) == ["A", "replacement"]
@@ -143,7 +144,7 @@ async def test_c14_cancel_mid_step_drops_queued_tail(tmp_path):
     agent.followup("tail")
     await until(lambda: len(events_of(agent, "assistant/chunk")) >= 2)
     discarded = []
-    agent.on("agent/inbox/discarded", lambda p: discarded.append(p["message"]["content"][0]["text"]))
+    agent.subscribe(only("agent/inbox/discarded", lambda p: discarded.append(p["message"]["content"][0]["text"])))
     agent.cancel()
     await settle(agent)
     assert discarded == ["tail"]
@@ -215,7 +216,7 @@ async def test_c27_running_listener_cancel_plus_replacement_runs_alone(tmp_path)
             agent.cancel()
             agent.followup("replacement")
 
-    agent.on("agent/status", on_status)
+    agent.subscribe(only("agent/status", on_status))
     agent.followup("original")
     await settle(agent)
     assert user_texts(agent) == ["replacement"]
@@ -299,7 +300,7 @@ async def test_cooperative_listeners_settle_aborted_user(tmp_path, point):
     elif point == "stopping":
         agent.hooks.serial("agent/turn-stopping", serial)
     else:
-        agent.on("tools/progress", lambda p: None)
+        agent.subscribe(only("agent/tool/progress", lambda p: None))
         agent.session.subscribe(lambda e: reached.set() if e.type == "tool/call" else None)
     agent.followup("go")
     await asyncio.wait_for(reached.wait(), 2)
@@ -378,7 +379,7 @@ async def test_tool_progress_and_meta(tmp_path):
 
     agent = make_agent(tmp_path, [{"tools": [{"name": "b", "arguments": {}}]}, {"text": "ok"}], tools=[FnTool("b", body)])
     progress = []
-    agent.on("tools/progress", progress.append)
+    agent.subscribe(only("agent/tool/progress", progress.append))
     agent.followup("go")
     await settle(agent)
     assert progress == [{"callId": events_of(agent, "tool/call")[0].data["callId"], "data": {"line": "building"}}]

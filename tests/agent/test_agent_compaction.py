@@ -4,6 +4,7 @@ import asyncio
 
 import pytest
 
+from agent_lsp.agent.events import only
 from agent_lsp.agent.compaction import PRUNE_MARKER, CompactionError
 from agent_lsp.agent.options import CompactionOptions
 from agent_lsp.llm.scripted import ScriptedProvider
@@ -203,7 +204,7 @@ async def test_manual_compact_now(tmp_path):
     router = Router([{"text": "answer one " * 30}, {"text": "answer two " * 30}])
     agent = await seeded_agent(tmp_path, router)
     seen = []
-    agent.on("agent/status", lambda p: seen.append(p["status"]))
+    agent.subscribe(only("agent/status", lambda p: seen.append(p["status"])))
     result = await agent.compact_now()
     assert result is not None
     assert seen == []  # maintenance reports idle

@@ -7,6 +7,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from agent_lsp.agent.events import only
 from agent_lsp.agent import Agent, AgentOptions, RetryOptions, ToolRegistry
 from agent_lsp.agent.invariants import log_violations
 from agent_lsp.agent.ports import ToolOutput
@@ -77,7 +78,7 @@ async def run_scenario(directory: Path, scenario):
                   options=AgentOptions(provider="scripted", model="m", max_parallel_tool_calls=scenario["cap"],
                                        retry=RetryOptions(base_delay_s=0, max_delay_s=0, jitter=0)))
     statuses = []
-    agent.on("agent/status", lambda p: statuses.append(p["status"]))
+    agent.subscribe(only("agent/status", lambda p: statuses.append(p["status"])))
     if scenario["cancel_after"] is not None:
         limit = scenario["cancel_after"]
         session.subscribe(lambda e: agent.cancel() if e.seq == limit else None)

@@ -2,6 +2,7 @@
 
 import asyncio
 
+from agent_lsp.agent.events import only
 from agent_helpers import FnTool, events_of, make_agent, request_texts, settle, statuses, turn_ends, types_of
 
 
@@ -30,7 +31,7 @@ async def test_s01_live_event_order(tmp_path):
     agent = make_agent(tmp_path, [{"text": "ok"}])
     live = []
     for name in ("agent/inbox/inserted", "agent/status", "agent/inbox/claimed"):
-        agent.on(name, lambda p, name=name: live.append(name if name != "agent/status" else p["status"]))
+        agent.subscribe(only(name, lambda p, name=name: live.append(name if name != "agent/status" else p["status"])))
     agent.followup("hi")
     await settle(agent)
     assert live == ["agent/inbox/inserted", "running", "agent/inbox/claimed", "idle"]
@@ -39,7 +40,7 @@ async def test_s01_live_event_order(tmp_path):
 async def test_s02_synchronous_open(tmp_path):
     agent = make_agent(tmp_path, [{"text": "ok"}])
     claimed = []
-    agent.on("agent/inbox/claimed", lambda p: claimed.append((p["message"]["id"], p["turn"])))
+    agent.subscribe(only("agent/inbox/claimed", lambda p: claimed.append((p["message"]["id"], p["turn"]))))
     m = agent.followup("hi")
     # no await yet
     assert agent.status == "running"
@@ -237,7 +238,7 @@ async def test_s12_pre_step_throws(tmp_path):
     agent = make_agent(tmp_path, [{"text": "ok"}])
     seen = statuses(agent)
     errors = []
-    agent.on("agent/error", errors.append)
+    agent.subscribe(only("agent/error", errors.append))
     boom = {"on": True}
 
     def pre_step(p, next_):

@@ -2,6 +2,7 @@
 
 import asyncio
 
+from agent_lsp.agent.events import only
 from agent_lsp.agent.ports import ToolOutput
 
 from agent_helpers import FnTool, Gate, events_of, make_agent, request_texts, settle, turn_ends
@@ -178,7 +179,7 @@ async def test_s20_result_observer_makes_next_call_exclusive(tmp_path):
         if p["callId"] == "c1":
             flags["exclusive"] = True
 
-    agent.on("tools/result", on_result)
+    agent.subscribe(only("agent/tool/result", on_result))
     agent.followup("go")
     await until(lambda: len(gate.log) == 3)
     gate.release("c1")

@@ -2,6 +2,7 @@
 
 import asyncio
 
+from agent_lsp.agent.events import only
 from agent_helpers import FnTool, events_of, make_agent, request_texts, settle, statuses, turn_ends, types_of
 
 
@@ -99,7 +100,7 @@ async def test_s25_cancel_in_running_listener_no_turn_start(tmp_path):
         if p["status"] == "running":
             agent.cancel()
 
-    off = agent.on("agent/status", on_status)
+    off = agent.subscribe(only("agent/status", on_status))
     agent.followup("go")
     await settle(agent)
     assert events_of(agent, "turn/start") == []
@@ -277,7 +278,7 @@ async def test_s29_request_error_terminal_without_listener(tmp_path):
 
     agent = make_agent(tmp_path, [{"fail": "RATE_LIMIT", "message": "slow down"}], retry=RetryOptions(enabled=False))
     errors = []
-    agent.on("agent/error", errors.append)
+    agent.subscribe(only("agent/error", errors.append))
     agent.followup("go")
     await settle(agent)
     end = events_of(agent, "turn/end")[0].data["reason"]

@@ -3,6 +3,7 @@
 import asyncio
 import json
 
+from agent_lsp.agent.events import only
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.llm.scripted import ScriptedProvider
 from agent_lsp.store import SessionStore
@@ -124,7 +125,7 @@ async def test_s36_reconstructability(tmp_path):
     def on_result(p):
         switched["on"] = True
 
-    agent.on("tools/result", on_result)
+    agent.subscribe(only("agent/tool/result", on_result))
     agent.followup("go")
     await settle(agent)
     assert len(dispatched) == 2

@@ -42,3 +42,23 @@ def test_validation_error_names_the_field():
     with pytest.raises(ValidationError) as info:
         wire.ContextItem.model_validate({"kind": "folder", "uri": "file:///x"})
     assert "kind" in wire.describe_validation_error(info.value)
+
+
+LUA = Path(__file__).resolve().parents[2] / "editors" / "neovim" / "lua" / "agent_lsp" / "protocol.lua"
+
+
+def test_the_neovim_plugins_constants_are_generated_from_the_schema():
+    assert LUA.read_text(encoding="utf-8") == wire.lua_text(), (
+        "editors/neovim/lua/agent_lsp/protocol.lua is stale: run "
+        "`python -m agent_lsp.lsp.protocol --lua > editors/neovim/lua/agent_lsp/protocol.lua`"
+    )
+    assert f"M.SESSION_IN_USE_CODE = {wire.SESSION_IN_USE_CODE}" in wire.lua_text()
+
+
+def test_every_durable_event_type_has_typed_data_in_the_schema():
+    schema = wire.json_schema()
+    union = schema["$defs"]["Event"]
+    mapping = union["discriminator"]["mapping"]
+    assert {"turn/start", "assistant/chunk", "tool/result", "turn/revert", "llm/retry"} <= set(mapping)
+    chunk_event = schema["$defs"][mapping["assistant/chunk"].rsplit("/", 1)[-1]]
+    assert chunk_event["properties"]["data"] == {"$ref": "#/$defs/AssistantChunk"}

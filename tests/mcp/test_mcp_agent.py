@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
+from agent_lsp.agent.events import only
 from agent_lsp.llm.scripted import ScriptedProvider
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.store import SessionStore
@@ -142,7 +143,7 @@ async def test_progress_reaches_the_live_events(tmp_path):
             agent = Agent(SessionStore(tmp_path / "s").create(), providers={"scripted": provider}, tools=registry,
                           options=AgentOptions(provider="scripted", model="scripted"))
             seen: list[dict] = []
-            agent.on("tools/progress", lambda payload: seen.append(payload))
+            agent.subscribe(only("agent/tool/progress", seen.append))
             agent.followup("go")
             await asyncio.wait_for(agent.when_idle(), 20)
             await agent.dispose()

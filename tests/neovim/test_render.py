@@ -209,3 +209,15 @@ def test_a_running_command_shows_its_latest_output_line_in_the_folded_header(cha
                                                       "content": [{"type": "text", "text": "done"}]},
                   meta={"exitCode": 0})])
     assert chat.chat_lines()[start:] == ["▸ ✓ run_command make · exit 0", "  ```", "  done", "  ```"]
+
+
+def test_a_merged_chunk_covers_its_seq_range_so_a_replayed_delta_is_not_drawn_twice(chat: Editor) -> None:
+    f = Feed()
+    start = [f("turn/start", turn=1), f.user("q"), f("assistant/chunk", chunk={"type": "text-start"})]
+    deltas = [f("assistant/chunk", chunk={"type": "text-delta", "text": t}) for t in ("ab", "cd", "ef")]
+    merged = dict(deltas[0], lastSeq=deltas[-1]["seq"], data={"chunk": {"type": "text-delta", "text": "abcdef"}})
+    send(chat, [*start, merged])
+    # The same deltas again, unmerged (a load answer racing the live stream), then the rest.
+    send(chat, [*deltas[1:], f("assistant/chunk", chunk={"type": "text-delta", "text": "!"})])
+    assert chat.chat_lines()[-1] == "abcdef!"
+    assert chat.lua("return require('agent_lsp.state').sessions.s.last_seq") == f.seq - 1

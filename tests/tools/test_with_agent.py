@@ -5,6 +5,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from agent_lsp.agent.events import only
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.llm.scripted import ScriptedProvider
 from agent_lsp.store import SessionStore
@@ -37,7 +38,7 @@ async def test_a_turn_reads_edits_runs_and_reverts(tmp_path: Path):
         options=AgentOptions(provider="scripted", model="scripted"),
     )
     progress = []
-    agent.on("tools/progress", progress.append)
+    agent.subscribe(only("agent/tool/progress", progress.append))
     agent.followup("fix add")
     await agent.when_idle()
     results = {e.data["name"]: e.data["message"] for e in session.events if e.type == "tool/result"}

@@ -1,26 +1,17 @@
 // The agent_lsp wire protocol v1 as this client speaks it (docs/protocol.md is
-// the contract; this file only names what the extension uses). No vscode
-// import here: the webview and the unit tests share it.
+// the contract). The wire types and constants are generated from the server's
+// schema (protocol.generated.ts); this file adds the helpers the extension
+// shares. No vscode import here: the webview and the unit tests share it.
+
+import * as wire from './protocol.generated';
+
+export * from './protocol.generated';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-export interface Position {
-  line: number;
-  character: number;
-}
-
-export interface Range {
-  start: Position;
-  end: Position;
-}
-
-export interface ContextItem {
-  kind: 'file' | 'selection' | 'diagnostic';
-  uri: string;
-  range?: Range;
-  text?: string;
-  message?: string;
-}
+export type Position = wire.Position;
+export type Range = wire.Range;
+export type ContextItem = wire.ContextItem;
 
 export interface Block {
   type: string;
@@ -37,12 +28,17 @@ export interface UserMessage {
   [key: string]: unknown;
 }
 
-/** One durable session event. Under load the server merges consecutive
- * text/reasoning deltas into one assistant/chunk event spanning seq..lastSeq. */
-export interface SessionEvent {
+/** One durable session event (its `type` names its `data`). Under load the server
+ * merges consecutive text/reasoning deltas into one assistant/chunk event spanning seq..lastSeq. */
+export type SessionEvent = wire.Event;
+
+/** How the transcript reads an event: every SessionEvent is one, and so is an
+ * event of a type this client does not know (plugins add some; the reducer
+ * skips them). */
+export interface EventView {
   seq: number;
-  lastSeq?: number;
-  time: number;
+  lastSeq?: number | null;
+  time?: number;
   type: string;
   data: Record<string, any>;
 }
@@ -56,7 +52,7 @@ export function lineLabel(range: Range): string {
 }
 
 /** The last seq an event covers (a merged chunk covers several). */
-export function endSeq(event: SessionEvent): number {
+export function endSeq(event: EventView): number {
   return typeof event.lastSeq === 'number' ? event.lastSeq : event.seq;
 }
 
@@ -87,15 +83,7 @@ export interface LoadResult {
   heldByPid?: number | null;
 }
 
-export interface PermissionParams {
-  sessionId?: string;
-  tool: string;
-  kind: string;
-  title: string;
-  detail?: string;
-  command?: string;
-  path?: string;
-}
+export type PermissionParams = wire.PermissionParams;
 
 /** agent/turn/revert's answer as the panel shows it (error: the request failed). */
 export interface RevertOutcome {
@@ -106,27 +94,30 @@ export interface RevertOutcome {
 
 export type PermissionAnswer = 'once' | 'session' | 'always' | 'deny';
 
+const M = wire.METHODS;
+
+/** The methods by the names the extension uses (values from the generated table). */
 export const Methods = {
-  followup: 'agent/followup',
-  steer: 'agent/steer',
-  cancel: 'agent/cancel',
-  inboxRemove: 'agent/inbox/remove',
-  sessionNew: 'agent/session/new',
-  sessionList: 'agent/session/list',
-  sessionLoad: 'agent/session/load',
-  sessionDelete: 'agent/session/delete',
-  sessionCompact: 'agent/session/compact',
-  turnRevert: 'agent/turn/revert',
+  followup: M['agent/followup'],
+  steer: M['agent/steer'],
+  cancel: M['agent/cancel'],
+  inboxRemove: M['agent/inbox/remove'],
+  sessionNew: M['agent/session/new'],
+  sessionList: M['agent/session/list'],
+  sessionLoad: M['agent/session/load'],
+  sessionDelete: M['agent/session/delete'],
+  sessionCompact: M['agent/session/compact'],
+  turnRevert: M['agent/turn/revert'],
   // server -> client
-  sessionEvent: 'session/event',
-  status: 'agent/status',
-  inboxInserted: 'agent/inbox/inserted',
-  inboxDiscarded: 'agent/inbox/discarded',
-  inboxClaimed: 'agent/inbox/claimed',
-  error: 'agent/error',
-  toolProgress: 'agent/tool/progress',
-  permission: 'agent/permission',
-  saveDocuments: 'agent/saveDocuments',
+  sessionEvent: M['session/event'],
+  status: M['agent/status'],
+  inboxInserted: M['agent/inbox/inserted'],
+  inboxDiscarded: M['agent/inbox/discarded'],
+  inboxClaimed: M['agent/inbox/claimed'],
+  error: M['agent/error'],
+  toolProgress: M['agent/tool/progress'],
+  permission: M['agent/permission'],
+  saveDocuments: M['agent/saveDocuments'],
 } as const;
 
 /** The server hands a message's context items to the model as extra text

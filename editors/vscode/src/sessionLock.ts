@@ -3,7 +3,9 @@
 // fails every request that would change it with JSON-RPC -32010. Pure, so it
 // is tested without VS Code.
 
-export const SESSION_IN_USE = -32010;
+import { SESSION_IN_USE_CODE } from './protocol.generated';
+
+export const SESSION_IN_USE = SESSION_IN_USE_CODE;
 
 /** Who holds a session: the other process's pid (null when unknown). */
 export interface HeldBy {

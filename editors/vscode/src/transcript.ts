@@ -6,7 +6,7 @@
 // 200 chunks/s); every item that changes gets a fresh `rev`, which is how the
 // renderer knows what to redraw without rebuilding the DOM.
 
-import { AgentStatus, Block, ContextItem, RevertOutcome, SessionEvent, UserMessage, contentText, endSeq, userText } from './protocol';
+import { AgentStatus, Block, ContextItem, RevertOutcome, EventView, UserMessage, contentText, endSeq, userText } from './protocol';
 
 export interface Usage {
   inputTokens?: number;
@@ -143,7 +143,7 @@ export interface ApplyResult {
 
 /** Fold events into the transcript. Already-seen seqs are skipped, so a
  * replay overlapping the live stream is harmless. */
-export function applyEvents(state: Transcript, events: SessionEvent[]): ApplyResult {
+export function applyEvents(state: Transcript, events: EventView[]): ApplyResult {
   let applied = 0;
   let gap = false;
   for (const event of events) {
@@ -257,7 +257,7 @@ function argsText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function applyChunk(state: Transcript, event: SessionEvent): void {
+function applyChunk(state: Transcript, event: EventView): void {
   const data = event.data ?? {};
   const chunk = data.chunk ?? {};
   const turn = num(data.turn);
@@ -326,7 +326,7 @@ function applyChunk(state: Transcript, event: SessionEvent): void {
   }
 }
 
-function applyAssistantMessage(state: Transcript, event: SessionEvent): void {
+function applyAssistantMessage(state: Transcript, event: EventView): void {
   const data = event.data ?? {};
   const turn = num(data.turn);
   const step = num(data.step);
@@ -340,6 +340,17 @@ function applyAssistantMessage(state: Transcript, event: SessionEvent): void {
   // Chunks normally built the items already; a message with no chunks
   // behind it (e.g. after compaction) is rendered from its content.
   const fromChunks = Array.isArray(data.sourceEventSeqs) ? data.sourceEventSeqs.length > 0 : true;
+  if (fromChunks && data.interrupted) {
+    // A cancel cut the answer after its last block closed: mark that block.
+    for (let i = state.items.length - 1; i >= 0; i--) {
+      const item = state.items[i];
+      if ((item.kind === 'text' || item.kind === 'reasoning') && item.turn === turn && item.step === step) {
+        item.interrupted = true;
+        touch(state, item);
+        break;
+      }
+    }
+  }
   if (!fromChunks) {
     blocks.forEach((block, i) => {
       if (block.type === 'text' || block.type === 'reasoning') {
@@ -457,7 +468,7 @@ function contextOf(message: any): ContextItem[] {
   return Array.isArray(context) ? context.filter((c: any) => c && typeof c.uri === 'string') : [];
 }
 
-export function applyEvent(state: Transcript, event: SessionEvent): void {
+export function applyEvent(state: Transcript, event: EventView): void {
   const data = event.data ?? {};
   switch (event.type) {
     case 'assistant/chunk':
@@ -615,7 +626,7 @@ export function applyToolProgress(state: Transcript, callId: string, data: Recor
 }
 
 /** Replace the state with a loaded session (agent/session/load). */
-export function loadTranscript(sessionId: string, events: SessionEvent[], status: AgentStatus, inbox?: { nextTurn: UserMessage[]; nextStep: UserMessage[] }): Transcript {
+export function loadTranscript(sessionId: string, events: EventView[], status: AgentStatus, inbox?: { nextTurn: UserMessage[]; nextStep: UserMessage[] }): Transcript {
   const state = createTranscript(sessionId);
   applyEvents(state, events);
   state.status = status;

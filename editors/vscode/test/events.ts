@@ -1,19 +1,19 @@
 // Builders for session events shaped as the server sends them (wire.md,
 // agent-loop.md R4.9 order).
 
-import { SessionEvent } from '../src/protocol';
+import { EventView } from '../src/protocol';
 
 export class Log {
-  events: SessionEvent[] = [];
+  events: EventView[] = [];
   private time = 1_700_000_000_000;
 
-  add(type: string, data: Record<string, any>): SessionEvent {
+  add(type: string, data: Record<string, any>): EventView {
     const event = { seq: this.events.length, time: this.time++, type, data };
     this.events.push(event);
     return event;
   }
 
-  chunk(turn: number, step: number, chunk: Record<string, any>): SessionEvent {
+  chunk(turn: number, step: number, chunk: Record<string, any>): EventView {
     return this.add('assistant/chunk', { turn, step, chunk });
   }
 

@@ -106,6 +106,12 @@ local function fold(s, ev)
   end
 end
 
+--- The last seq an event covers: under load the server merges consecutive
+--- text/reasoning deltas into one assistant/chunk spanning seq..lastSeq.
+function M.end_seq(ev)
+  return type(ev.lastSeq) == "number" and ev.lastSeq or ev.seq or -1
+end
+
 --- Record durable events (any order, duplicates ignored). Returns the new ones.
 ---@return table[]
 function M.add_events(s, events)
@@ -116,7 +122,7 @@ function M.add_events(s, events)
   end)
   for _, ev in ipairs(sorted) do
     if type(ev.seq) == "number" and ev.seq > s.last_seq then
-      s.last_seq = ev.seq
+      s.last_seq = M.end_seq(ev)
       s.events[#s.events + 1] = ev
       fold(s, ev)
       fresh[#fresh + 1] = ev
@@ -130,7 +136,7 @@ end
 
 --- The JSON-RPC error of a request refused because another agent-lsp process
 --- (another editor window on the same folder) has the session open.
-M.SESSION_IN_USE = -32010
+M.SESSION_IN_USE = require("agent_lsp.protocol").SESSION_IN_USE_CODE
 
 --- The holder named by an error, {pid = n|nil}, or nil for any other error.
 function M.held_by_error(err)
@@ -159,7 +165,7 @@ function M.reset_events(s, events, status, inbox)
   -- Keep live events that arrived before the load reply and are newer than it.
   local newest = -1
   for _, ev in ipairs(events or {}) do
-    newest = math.max(newest, ev.seq or -1)
+    newest = math.max(newest, M.end_seq(ev))
   end
   local sorted = vim.list_extend({}, events or {})
   for _, ev in ipairs(s.events) do
@@ -174,7 +180,7 @@ function M.reset_events(s, events, status, inbox)
   end)
   for _, ev in ipairs(sorted) do
     if type(ev.seq) == "number" and ev.seq > s.last_seq then
-      s.last_seq = ev.seq
+      s.last_seq = M.end_seq(ev)
       s.events[#s.events + 1] = ev
       fold(s, ev)
     end

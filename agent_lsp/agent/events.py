@@ -1,0 +1,518 @@
+"""The agent's event vocabulary: every event it emits, one model each.
+
+Two kinds reach `agent.subscribe(fn)`, in one stream:
+
+- durable events (`Event` of the session log: `seq`, `time`, `type`,
+  `data`), delivered after commit in seq order;
+- live events (`LiveEvent`: `type`, `data`), never persisted.
+
+The names are the wire names: `turn/start` is a `session/event` entry of type
+`turn/start`, `agent/status` is the `agent/status` notification (its params
+are `{sessionId, **data}`). The pydantic models below describe each `data`;
+the wire schema (docs/protocol.schema.json) is generated from them, and the
+agent tests check every event the loop emits against them. At run time the
+loop builds plain dicts (the chunk path is hot): the models are the contract,
+not a per-event validation step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Literal, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic.alias_generators import to_camel
+
+from agent_lsp.store.session import Event
+
+
+class EventModel(BaseModel):
+    """camelCase keys (as in the log and on the wire); unknown keys kept, so
+    a newer writer's additions survive an older reader."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+
+
+@dataclass(slots=True, frozen=True)
+class LiveEvent:
+    """A live event: `type` is one of LIVE_EVENTS, `data` fits its model."""
+
+    type: str
+    data: dict[str, Any]
+
+
+AgentEvent = Union[Event, LiveEvent]
+"""What `agent.subscribe(fn)` delivers: `isinstance(e, Event)` for durable ones."""
+
+
+# ------------------------------------------------------------------ shared shapes
+
+
+class Block(EventModel):
+    """A content block: text, reasoning (`signature`/`redactedData` optional) or
+    tool-call (`id`, `name`, raw JSON `arguments`)."""
+
+    type: str
+    text: str | None = None
+    signature: str | None = None
+    redacted_data: str | None = None
+    id: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+
+
+class Message(EventModel):
+    """A user-role message (inbox, `user/message`). `delivery` says how it was
+    sent (a followup has none); `context` is what the user attached, verbatim."""
+
+    role: Literal["user"] = "user"
+    id: str
+    source: str = Field(description='"user" by default; the loop\'s own: tool, plugin, runtime-context, compaction')
+    content: list[Block]
+    context: list[dict[str, Any]] | None = None
+    delivery: Literal["steer", "inject"] | None = None
+    compaction_id: str | None = None
+
+
+class AssistantMessage(EventModel):
+    role: Literal["assistant"] = "assistant"
+    content: list[Block]
+    provider: str | None = None
+    model: str | None = None
+
+
+class ToolMessage(EventModel):
+    role: Literal["tool"] = "tool"
+    call_id: str
+    name: str
+    content: list[Block]
+    is_error: bool
+
+
+class Usage(EventModel):
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cache_read_tokens: int | None = None
+    cache_write_tokens: int | None = None
+    reasoning_tokens: int | None = None
+
+
+class LlmFailure(EventModel):
+    """A model failure: one canonical `code` (RATE_LIMIT, OVERLOADED, TIMEOUT,
+    CONTEXT_WINDOW_EXCEEDED, AUTH, MODEL_UNAVAILABLE, ABORTED, UNKNOWN, ...)."""
+
+    code: str
+    message: str
+    status: int | None = None
+    provider_retry_after_ms: int | None = None
+    request_id: str | None = None
+    provider: str | None = None
+    model: str | None = None
+    retryable: bool | None = Field(default=None, description="false: the same request again cannot help")
+
+
+class Cause(EventModel):
+    kind: Literal["user", "parent", "hook", "disposed", "legacy"]
+    reason: str | None = Field(default=None, description="kind hook only")
+
+
+class TurnEndReason(EventModel):
+    """completed | max-tokens | blocked (`message`?) | aborted (`reason`) |
+    error (`error`) | interrupted (crash repair)."""
+
+    kind: Literal["completed", "max-tokens", "blocked", "aborted", "error", "interrupted"]
+    message: str | None = None
+    reason: Cause | None = None
+    error: LlmFailure | None = None
+
+
+class ReplaceOp(EventModel):
+    """Positional: the surface nodes from seq `start` to seq `end` become this event."""
+
+    kind: Literal["replace"]
+    start: int
+    end: int
+
+
+SurfaceOp = Union[Literal["append"], ReplaceOp]
+
+
+class ToolSpec(EventModel):
+    name: str
+    description: str | None = None
+    input_schema: dict[str, Any] | None = None
+
+
+class RequestHeaderFields(EventModel):
+    provider: str
+    model: str
+    system: str
+    tools: list[ToolSpec]
+    max_tokens: int | None = None
+    temperature: float | None = None
+
+
+class Route(EventModel):
+    provider: str | None = None
+    model: str | None = None
+
+
+class ToolError(EventModel):
+    name: str | None = None
+    code: str
+    message: str
+
+
+# ------------------------------------------------------------------ stream chunks
+
+
+class TextStart(EventModel):
+    type: Literal["text-start"]
+
+
+class TextDelta(EventModel):
+    type: Literal["text-delta"]
+    text: str
+
+
+class TextEnd(EventModel):
+    type: Literal["text-end"]
+
+
+class ReasoningStart(EventModel):
+    type: Literal["reasoning-start"]
+
+
+class ReasoningDelta(EventModel):
+    type: Literal["reasoning-delta"]
+    text: str
+
+
+class ReasoningEnd(EventModel):
+    type: Literal["reasoning-end"]
+    signature: str | None = None
+    redacted_data: str | None = None
+
+
+class ToolCallStart(EventModel):
+    type: Literal["tool-call-start"]
+    id: str
+    name: str
+
+
+class ToolCallDelta(EventModel):
+    type: Literal["tool-call-delta"]
+    id: str
+    delta: str = Field(description="a fragment of the call's JSON arguments")
+
+
+class ToolCallEnd(EventModel):
+    type: Literal["tool-call-end"]
+    id: str
+
+
+class UsageChunk(EventModel):
+    type: Literal["usage"]
+    usage: Usage = Field(description="cumulative: the last one wins")
+
+
+class Finish(EventModel):
+    type: Literal["finish"]
+    kind: Literal["stop", "tool-calls", "max-tokens", "error", "aborted"]
+    failure: LlmFailure | None = None
+
+
+Chunk = Union[
+    TextStart, TextDelta, TextEnd, ReasoningStart, ReasoningDelta, ReasoningEnd,
+    ToolCallStart, ToolCallDelta, ToolCallEnd, UsageChunk, Finish,
+]
+
+
+# ----------------------------------------------------------------- durable events
+
+
+class InboxSpliced(EventModel):
+    """A claim is a pure deletion (no `outcome`); removal and clear carry
+    `outcome: "canceled"`; an insertion has no `removedCount`."""
+
+    target: Literal["next-turn", "next-step"]
+    start: int
+    removed_count: int | None = None
+    inserted: list[Message]
+    outcome: Literal["canceled"] | None = None
+
+
+class TurnStart(EventModel):
+    turn: int
+
+
+class TurnEnd(EventModel):
+    turn: int
+    reason: TurnEndReason
+
+
+class StepBoundary(EventModel):
+    turn: int
+    step: int
+
+
+class UserMessage(EventModel):
+    """`turn`/`step` are null for a compaction checkpoint between turns."""
+
+    turn: int | None
+    step: int | None
+    message: Message
+    surface_op: SurfaceOp
+    source_event_seqs: list[int] | None = None
+
+
+class RequestHeader(EventModel):
+    header: RequestHeaderFields
+    reason: Literal["initial", "resume", "change"]
+
+
+class RequestContext(EventModel):
+    provider: str
+    model: str
+    context_window: int | None = None
+
+
+class AssistantChunk(EventModel):
+    turn: int
+    step: int
+    chunk: Chunk = Field(discriminator="type")
+
+
+class AssistantMessageData(EventModel):
+    turn: int
+    step: int
+    message: AssistantMessage
+    usage: Usage | None = None
+    interrupted: bool | None = Field(default=None, description="the prefix kept by a mid-stream cancel")
+    surface_op: SurfaceOp
+    source_event_seqs: list[int]
+
+
+class ToolCall(EventModel):
+    turn: int
+    step: int
+    call_id: str
+    name: str
+    arguments: str = Field(description="the raw JSON text the model wrote")
+
+
+class ToolResult(EventModel):
+    turn: int
+    step: int
+    call_id: str
+    name: str
+    message: ToolMessage
+    error: ToolError | None = None
+    meta: dict[str, Any] | None = Field(default=None, description="for clients only (docs/tools.md)")
+    abandoned: bool | None = None
+    surface_op: SurfaceOp
+    source_event_seqs: list[int]
+
+
+class CompactionPrune(EventModel):
+    seq: int
+    tokens_before: int
+    tokens_after: int
+
+
+class CompactionStart(EventModel):
+    compaction_id: str
+    turn: int | None = Field(description="null: manual, between turns")
+
+
+class CompactionSummary(EventModel):
+    compaction_id: str
+    summary: str
+    shadowed_range: list[int]
+    shadowed_seqs: list[int]
+    shadowed_token_count: int
+    provider: str | None = None
+    model: str | None = None
+    max_tokens: int | None = None
+    usage: Usage | None = None
+
+
+class CompactionFailure(EventModel):
+    message: str
+    kind: str
+
+
+class CompactionEnd(EventModel):
+    compaction_id: str
+    turn: int | None
+    error: CompactionFailure | None = None
+
+
+class LlmRetry(EventModel):
+    retry_id: str
+    turn: int
+    step: int
+    retry: int
+    provider: str | None = None
+    mode: Literal["normal"]
+    policy: Literal["transient"]
+    failure: LlmFailure
+    delay_ms: int
+
+
+class LlmRetryStarted(EventModel):
+    retry_id: str
+    turn: int
+    step: int
+    retry: int
+
+
+class LlmFallback(EventModel):
+    turn: int
+    step: int
+    failure: LlmFailure
+    from_: Route = Field(alias="from")
+    to: Route
+
+
+class SessionEndSeed(EventModel):
+    seed_length: int
+
+
+class SkippedPath(EventModel):
+    path: str
+    reason: str
+
+
+class TurnRevert(EventModel):
+    """Appended by the workspace host when `agent/turn/revert` undid (some of) a turn."""
+
+    turn: int
+    reverted: list[str]
+    skipped: list[SkippedPath]
+
+
+DURABLE_EVENTS: dict[str, type[EventModel]] = {
+    "agent/inbox/spliced": InboxSpliced,
+    "turn/start": TurnStart,
+    "turn/end": TurnEnd,
+    "step/start": StepBoundary,
+    "step/end": StepBoundary,
+    "user/message": UserMessage,
+    "request/header": RequestHeader,
+    "request/context": RequestContext,
+    "assistant/chunk": AssistantChunk,
+    "assistant/message": AssistantMessageData,
+    "tool/call": ToolCall,
+    "tool/result": ToolResult,
+    "compaction/prune": CompactionPrune,
+    "compaction/start": CompactionStart,
+    "compaction/summary": CompactionSummary,
+    "compaction/end": CompactionEnd,
+    "llm/retry": LlmRetry,
+    "llm/retry-started": LlmRetryStarted,
+    "llm/fallback": LlmFallback,
+    "session/end-seed": SessionEndSeed,
+    "turn/revert": TurnRevert,
+}
+
+
+# -------------------------------------------------------------------- live events
+
+
+class Status(EventModel):
+    status: Literal["idle", "running"]
+
+
+class InboxInserted(EventModel):
+    target: Literal["next-turn", "next-step"]
+    message: Message
+
+
+class InboxDiscarded(EventModel):
+    """A queued message removed (agent/inbox/remove) or cleared by a cancel."""
+
+    target: Literal["next-turn", "next-step"]
+    message: Message
+
+
+class InboxClaimed(EventModel):
+    message: Message
+    turn: int
+
+
+class AgentError(EventModel):
+    """Before the durable `turn/end error`; `step` is null for a failed idle
+    flush (`code: PERSISTENCE`)."""
+
+    turn: int | None = None
+    step: int | None = None
+    error: LlmFailure
+
+
+class ToolProgress(EventModel):
+    """From `ctx.progress(data)` in a tool body, e.g. `{stream: "stdout", text}`."""
+
+    call_id: str
+    data: dict[str, Any]
+
+
+class AgentRef(EventModel):
+    agent_id: str
+    session_id: str
+
+
+class SessionStart(EventModel):
+    source: Literal["startup", "resume", "clear", "compact"]
+    session_id: str
+    compaction_id: str | None = None
+
+
+class ToolResultLive(EventModel):
+    """After the durable `tool/result`: the tool's ToolOutput object itself."""
+
+    call_id: str
+    name: str
+    output: Any
+    data: ToolResult
+
+
+LIVE_EVENTS: dict[str, type[EventModel]] = {
+    "agent/created": AgentRef,
+    "agent/session-start": SessionStart,
+    "agent/status": Status,
+    "agent/inbox/inserted": InboxInserted,
+    "agent/inbox/discarded": InboxDiscarded,
+    "agent/inbox/claimed": InboxClaimed,
+    "agent/error": AgentError,
+    "agent/tool/progress": ToolProgress,
+    "agent/tool/result": ToolResultLive,
+    "agent/disposed": AgentRef,
+}
+
+# The live events a client is sent (as notifications of the same name).
+CLIENT_LIVE_EVENTS = (
+    "agent/status", "agent/inbox/inserted", "agent/inbox/discarded", "agent/inbox/claimed",
+    "agent/error", "agent/tool/progress",
+)
+
+
+def complete_failure(data: dict[str, Any] | None) -> dict[str, Any]:
+    """A copy of a failure with `code` and `message` filled in where missing:
+    every failure the loop reports carries both."""
+    out = dict(data or {})
+    out.setdefault("code", "UNKNOWN")
+    if not out.get("message"):
+        out["message"] = out["code"]
+    return out
+
+
+def only(type: str, fn: Callable[[dict[str, Any]], Any]) -> Callable[[AgentEvent], None]:
+    """A subscriber that hands `fn` the data of the events of one type:
+    `agent.subscribe(only("agent/status", lambda data: ...))`."""
+
+    def deliver(event: AgentEvent) -> None:
+        if event.type == type:
+            fn(event.data)
+
+    return deliver

@@ -1,0 +1,483 @@
+"""One turn and its steps (R4, R5): the loop that `Agent`'s driver runs.
+
+A turn claims its batch, assembles the system prompt, runs `agent/pre-step`,
+then steps: `step/start` and the entered user messages, the request config
+(`agent/request`), the logged header and route, the model stream (each chunk
+logged and assembled), the assistant message, the tool calls
+(ToolCallScheduler), `step/end`; it ends with `turn/end`. Hook points run
+through `run_hook`, which gives listeners `cancel_grace_s` after a cancel.
+`Agent` (agent.py) owns the inbox, the status, the driver task, cancel,
+dispose and maintenance; this module owns what one turn does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any, Callable
+
+from agent_lsp.agent.events import complete_failure
+from agent_lsp.agent.history import Assembler, derive_messages
+from agent_lsp.agent.inbox import make_message
+from agent_lsp.agent.scheduler import ToolCallScheduler
+from agent_lsp.agent.signal import Aborted, CancelToken
+from agent_lsp.llm.types import LlmError, ModelProvider, ModelRequest
+
+if TYPE_CHECKING:
+    from agent_lsp.agent.agent import Agent
+
+log = logging.getLogger(__name__)
+
+RUNTIME_CONTEXT_SOURCE = "runtime-context"
+
+
+def _error_chain(e: BaseException) -> str:
+    parts = []
+    seen: set[int] = set()
+    cur: BaseException | None = e
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        parts.append(f"{type(cur).__name__}: {cur}" if str(cur) else type(cur).__name__)
+        cur = cur.__cause__ or cur.__context__
+    return " <- ".join(parts)
+
+
+class TurnLoop:
+    """The turn/step logic of one agent, and what its requests remember
+    (the last logged header and route, the sticky routed config)."""
+
+    def __init__(self, agent: "Agent"):
+        self.agent = agent
+        session = self.session = agent.session
+        self.session_id = agent.session_id
+        self.inbox = agent.inbox
+        self.options = agent.options
+        self.hooks = agent.hooks
+        self.providers = agent.providers
+        self.tools = agent.tools
+        self.emit = agent.emit
+        self._first_request = True
+        self.last_header: dict[str, Any] | None = None
+        self._last_route: dict[str, Any] | None = None
+        self._config: dict[str, Any] | None = None  # the routed call config, sticky across steps
+        for e in reversed(session.events):
+            if e.type == "request/header" and self.last_header is None:
+                self.last_header = e.data.get("header")
+            if e.type == "request/context" and self._last_route is None:
+                self._last_route = dict(e.data)
+            if self.last_header is not None and self._last_route is not None:
+                break
+        self._snapshot_cache: tuple[int, int, str | None] | None = None
+
+    # ------------------------------------------------------------------- turn
+
+    async def run_turn(self, token: CancelToken, turn: int, batch: list[dict[str, Any]]) -> bool:
+        """One turn (R4.2). True when the driver may go on to the next turn."""
+        ending: str | None = None
+        hit_max_tokens = False
+        steps = 0
+        reason: dict[str, Any] | None = None
+        step_now = 0
+        try:
+            k = 1
+            while True:
+                if k > 1 or ending is not None:
+                    batch = self.inbox.claim(first_step=False, turn=turn)
+                step_now = k
+                assembly = await self._assemble(token, turn)
+                token.raise_if_aborted()
+                self.session.flush()  # checkpoint at each pre-step (R11.2)
+                runtime = self._runtime_context_message()
+                decision = await self.run_hook(
+                    token,
+                    "agent/pre-step",
+                    {"messages": list(batch), "turn": turn, "step": k, "signal": token},
+                    lambda p: {"kind": "enter", "messages": list(p["messages"]) + ([runtime] if runtime else [])},
+                )
+                token.raise_if_aborted()
+                if not isinstance(decision, dict) or decision.get("kind") not in ("enter", "reject"):
+                    raise TypeError(f"agent/pre-step returned an invalid decision: {decision!r}")
+                if decision["kind"] == "reject":
+                    reason = {"kind": "blocked"}
+                    if decision.get("reason"):
+                        reason["message"] = str(decision["reason"])
+                    break
+                entered = [self._entered_message(m) for m in decision.get("messages") or ()]
+                if ending is not None and not entered:
+                    break  # a continuation proposal with nothing to enter
+                if k == 1 and not entered:
+                    reason = {"kind": "completed"}
+                    break
+                outcome = await self._run_step(token, turn, k, entered, assembly)
+                steps += 1
+                k += 1
+                if outcome == "max-tokens":
+                    hit_max_tokens = True
+                    ending = "max-tokens"
+                else:
+                    ending = outcome  # None: the model is owed another request
+                if ending is not None and not self.inbox.has_next_step():
+                    await self.run_hook(token, "agent/turn-stopping", {"turn": turn, "signal": token}, None)
+                    token.raise_if_aborted()
+                if ending is not None and not self.inbox.has_next_step():
+                    break
+            if reason is None:
+                reason = {"kind": "max-tokens" if hit_max_tokens else (ending or "completed")}
+        except Aborted as e:
+            reason = {"kind": "aborted", "reason": token.reason or e.cause}
+        except LlmError as e:
+            if token.aborted:
+                reason = {"kind": "aborted", "reason": token.reason}
+            else:
+                failure = complete_failure(e.failure)  # type: ignore[arg-type]
+                reason = {"kind": "error", "error": failure}
+                self.emit("agent/error", {"turn": turn, "step": step_now, "error": dict(failure)})
+        except asyncio.CancelledError:
+            self.session.append("turn/end", {"turn": turn, "reason": {"kind": "aborted", "reason": {"kind": "disposed"}}})
+            raise
+        except Exception as e:
+            if token.aborted:
+                reason = {"kind": "aborted", "reason": token.reason}
+            else:
+                log.debug("turn %s failed", turn, exc_info=True)
+                failure = {"message": _error_chain(e), "code": "UNKNOWN"}
+                reason = {"kind": "error", "error": failure}
+                self.emit("agent/error", {"turn": turn, "step": step_now, "error": failure})
+        self.session.append("turn/end", {"turn": turn, "reason": reason})
+        return reason["kind"] in ("completed", "max-tokens") and steps > 0
+
+    @staticmethod
+    def _entered_message(m: Any) -> dict[str, Any]:
+        if isinstance(m, str):
+            return make_message(m, source="plugin")
+        if not isinstance(m, dict) or "content" not in m:
+            raise TypeError(f"agent/pre-step entered an invalid message: {m!r}")
+        if "id" not in m or "role" not in m:
+            return make_message(m["content"], id=m.get("id"), source=m.get("source", "plugin"))
+        return m
+
+    def _runtime_context_message(self) -> dict[str, Any] | None:
+        """The runtime-context snapshot, when it differs from the last one
+        still on the surface (R4.5)."""
+        render = self.options.runtime_context
+        if render is None:
+            return None
+        text = render()
+        if not text:
+            return None
+        if self._last_snapshot() == text:
+            return None
+        return make_message(text, source=RUNTIME_CONTEXT_SOURCE)
+
+    def _last_snapshot(self) -> str | None:
+        """Text of the latest runtime-context message on the surface; scans
+        only what was appended since the last call unless the surface was
+        replaced (compaction)."""
+        session = self.session
+        surface = session.surface
+        cached = self._snapshot_cache
+        if cached is None or cached[0] != session.replace_generation or cached[1] > len(surface):
+            start, found = 0, None
+        else:
+            start, found = cached[1], cached[2]
+        events = session.events
+        for seq in surface[start:]:
+            m = events[seq].data.get("message") or {}
+            if m.get("source") == RUNTIME_CONTEXT_SOURCE:
+                found = "".join(b.get("text", "") for b in m.get("content") or ())
+        self._snapshot_cache = (session.replace_generation, len(surface), found)
+        return found
+
+    async def _assemble(self, token: CancelToken, turn: int) -> dict[str, Any]:
+        sp = self.options.system_prompt
+        base = sp() if callable(sp) else sp
+        payload = {"turn": turn, "signal": token, "system": base or "", "tools": self.tools.specs()}
+        result = await self.run_hook(
+            token,
+            "system-prompt/assemble", payload, lambda p: {"system": p["system"], "tools": p["tools"]}
+        )
+        return result
+
+    # ------------------------------------------------------------------- step
+
+    async def _run_step(
+        self, token: CancelToken, turn: int, step: int, entered: list[dict[str, Any]], assembly: dict[str, Any]
+    ) -> str | None:
+        append = self.session.append
+        append("step/start", {"turn": turn, "step": step})
+        try:
+            for m in entered:
+                append("user/message", {"turn": turn, "step": step, "message": m, "surfaceOp": "append"})
+            return await self._step_body(token, turn, step, assembly)
+        finally:
+            append("step/end", {"turn": turn, "step": step})
+
+    async def _step_body(self, token: CancelToken, turn: int, step: int, assembly: dict[str, Any]) -> str | None:
+        attempt = 0
+        while True:
+            token.raise_if_aborted()
+            config = await self._request_config(token, turn, step)
+            token.raise_if_aborted()
+            provider_name, model = config.get("provider"), config.get("model")
+            if not provider_name or not model:
+                raise ValueError("the request has no provider or model")
+            provider = self.providers.get(provider_name)
+            if provider is None:
+                raise LlmError({"code": "MODEL_UNAVAILABLE", "message": f"no provider named {provider_name!r}",
+                                "provider": provider_name, "model": model})
+            system = assembly.get("system") or ""
+            tools = tuple(assembly.get("tools") or ())
+            header = {
+                "provider": provider_name,
+                "model": model,
+                "system": system,
+                "tools": list(tools),
+                "maxTokens": config.get("maxTokens"),
+                "temperature": config.get("temperature"),
+            }
+            self._log_header(header)
+            self._log_route(provider, provider_name, model)
+            request = ModelRequest(
+                provider=provider_name,
+                model=model,
+                system=system,
+                messages=tuple(derive_messages(self.session)),
+                tools=tools,
+                max_tokens=config.get("maxTokens"),
+                temperature=config.get("temperature"),
+                session_id=self.session_id,
+                signal=token,
+                options=dict(config.get("options") or {}),
+            )
+            self.session.flush()  # checkpoint before each adapter dispatch (R11.2)
+            asm, seqs = await self._stream(token, provider, request, turn, step)
+            failed = asm.finish in ("error", "aborted")
+            if token.aborted:
+                if not failed:
+                    self._write_interrupted(turn, step, asm, seqs, provider_name, model)
+                raise Aborted(token.reason)
+            if failed:
+                failure = complete_failure(asm.failure or {"code": "UNKNOWN", "message": "the stream failed"})
+                attempt += 1
+                try:
+                    action = await self.run_hook(
+                        token,
+                        "agent/request-error",
+                        {"turn": turn, "step": step, "provider": provider_name, "model": model,
+                         "failure": failure, "attempt": attempt, "signal": token},
+                        lambda p: None,
+                    )
+                except Exception:
+                    log.exception("agent/request-error listener failed; the failure is terminal")
+                    action = None
+                token.raise_if_aborted()  # cancellation beats a retry action
+                if isinstance(action, dict) and action.get("kind") == "retry":
+                    continue
+                raise LlmError(failure)  # type: ignore[arg-type]
+            return await self._finish_step(token, turn, step, asm, seqs, provider_name, model)
+
+    async def _finish_step(self, token: CancelToken, turn: int, step: int, asm: Assembler, seqs: list[int],
+                           provider_name: str, model: str) -> str | None:
+        max_tokens = asm.finish == "max-tokens"
+        content = asm.content(drop_tool_calls=max_tokens)
+        data: dict[str, Any] = {
+            "turn": turn,
+            "step": step,
+            "message": {"role": "assistant", "content": content, "provider": provider_name, "model": model},
+        }
+        if asm.usage is not None:
+            data["usage"] = asm.usage
+        data["surfaceOp"] = "append"
+        data["sourceEventSeqs"] = seqs
+        self.session.append("assistant/message", data)
+        if max_tokens:
+            return "max-tokens"
+        calls = [b for b in content if b.get("type") == "tool-call"]
+        if not calls:
+            return "completed"
+        concluded = await ToolCallScheduler(self.agent, token, turn, step, calls).run()
+        return "completed" if concluded else None
+
+    def _write_interrupted(self, turn: int, step: int, asm: Assembler, seqs: list[int], provider_name: str,
+                           model: str) -> None:
+        prefix = asm.visible_prefix()
+        if not prefix:
+            return  # R5.5: nothing visible was delivered
+        data: dict[str, Any] = {
+            "turn": turn,
+            "step": step,
+            "message": {"role": "assistant", "content": prefix, "provider": provider_name, "model": model},
+            "interrupted": True,
+        }
+        if asm.usage is not None:
+            data["usage"] = asm.usage
+        data["surfaceOp"] = "append"
+        data["sourceEventSeqs"] = list(seqs)
+        self.session.append("assistant/message", data)
+
+    async def _request_config(self, token: CancelToken, turn: int, step: int) -> dict[str, Any]:
+        seed = self._config or {
+            "provider": self.options.provider,
+            "model": self.options.model,
+            "maxTokens": self.options.max_tokens,
+            "temperature": self.options.temperature,
+        }
+        result = await self.run_hook(
+            token,
+            "agent/request", {"config": dict(seed), "turn": turn, "step": step, "signal": token},
+            lambda p: p["config"],
+        )
+        if not isinstance(result, dict):
+            raise TypeError(f"agent/request returned an invalid config: {result!r}")
+        self._config = dict(result)
+        return self._config
+
+    def _log_header(self, header: dict[str, Any]) -> None:
+        if self._first_request:
+            reason = "resume" if self.session.resumed else "initial"
+            self._first_request = False
+        elif header != self.last_header:
+            reason = "change"
+        else:
+            return
+        self.session.append("request/header", {"header": header, "reason": reason})
+        self.last_header = header
+
+    def context_window(self, provider_name: str, model: str) -> int | None:
+        override = self.options.compaction.context_window
+        if override:
+            return override
+        provider = self.providers.get(provider_name)
+        if provider is None:
+            return None
+        try:
+            return provider.model_info(model).context_window
+        except Exception:
+            return None
+
+    def _log_route(self, provider: ModelProvider, provider_name: str, model: str) -> None:
+        route: dict[str, Any] = {"provider": provider_name, "model": model}
+        window = self.context_window(provider_name, model)
+        if window is not None:
+            route["contextWindow"] = window
+        if route != self._last_route:
+            self.session.append("request/context", route)
+            self._last_route = route
+
+    async def _stream(self, token: CancelToken, provider: ModelProvider, request: ModelRequest, turn: int,
+                      step: int) -> tuple[Assembler, list[int]]:
+        """Stream one attempt: every chunk is logged and assembled. A cancel
+        stops the stream at once (the consuming task is cancelled)."""
+        asm = Assembler()
+        seqs: list[int] = []
+        append = self.session.append
+
+        def log_chunk(chunk: dict[str, Any]) -> None:
+            seqs.append(append("assistant/chunk", {"turn": turn, "step": step, "chunk": chunk}).seq)
+            asm.feed(chunk)
+
+        async def consume() -> None:
+            if self.hooks.has("llm/stream"):
+                # Middleware may wrap or short-circuit the stream. A failure it
+                # throws at dispatch stays thrown: a turn error, never offered
+                # to request recovery (R8).
+                agen = await self.hooks.run_waterfall(
+                    "llm/stream",
+                    {"request": request, "provider": request.provider, "turn": turn, "step": step, "signal": token},
+                    lambda p: provider.stream(p["request"]),
+                )
+            else:
+                agen = provider.stream(request)
+            try:
+                async for chunk in agen:
+                    if token.aborted:
+                        return
+                    log_chunk(chunk)
+                    if token.aborted or asm.finish is not None:
+                        return
+            except LlmError as e:
+                failure = dict(e.failure)
+                kind = "aborted" if token.aborted or failure.get("code") == "ABORTED" else "error"
+                log_chunk({"type": "finish", "kind": kind, "failure": failure})
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                kind = "aborted" if token.aborted else "error"
+                log_chunk({"type": "finish", "kind": kind, "failure": {"code": "UNKNOWN", "message": _error_chain(e)}})
+            finally:
+                aclose = getattr(agen, "aclose", None)
+                if aclose is not None:
+                    try:
+                        await aclose()
+                    except BaseException:
+                        pass
+            if asm.finish is None and not token.aborted:
+                log_chunk({"type": "finish", "kind": "error",
+                           "failure": {"code": "EMPTY_RESPONSE", "message": "the stream ended without a finish"}})
+
+        await self._run_cancellable(token, consume())
+        return asm, seqs
+
+    async def run_hook(self, token: CancelToken, name: str, payload: dict[str, Any],
+                    terminal: Callable[[Any], Any] | None) -> Any:
+        """Run a waterfall (or, with no terminal, a serial point). Listeners
+        get `cancel_grace_s` after a cancel to settle on their own; one that
+        ignores the cancel is then cancelled and abandoned (Aborted)."""
+        if terminal is not None:
+            coro = self.hooks.run_waterfall(name, payload, terminal)
+        else:
+            coro = self.hooks.run_serial(name, payload)
+        if not self.hooks.has(name):
+            return await coro  # the fast path: only the terminal runs
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(coro)
+        done = loop.create_future()
+
+        def finish(_: Any = None) -> None:
+            if not done.done():
+                done.set_result(None)
+
+        def abandon() -> None:
+            task.cancel()
+            finish()
+
+        def on_abort(_: Any) -> None:
+            loop.call_later(self.options.cancel_grace_s, abandon)
+
+        task.add_done_callback(finish)
+        off = token.on_abort(on_abort)
+        if token.aborted:
+            on_abort(token.reason)
+        try:
+            await done
+        finally:
+            off()
+        if not task.done() or task.cancelled():
+            raise Aborted(token.reason)
+        return task.result()
+
+    async def _run_cancellable(self, token: CancelToken, coro: Any) -> None:
+        """Run `coro` as a task that a cancel stops at once. A task that
+        ignores its cancellation is abandoned after `cancel_grace_s`."""
+        loop = asyncio.get_running_loop()
+        task = loop.create_task(coro)
+        if token.aborted:
+            task.cancel()
+        done = loop.create_future()
+
+        def finish(_: Any = None) -> None:
+            if not done.done():
+                done.set_result(None)
+
+        def on_abort(_: Any) -> None:
+            task.cancel()
+            loop.call_later(self.options.cancel_grace_s, finish)
+
+        task.add_done_callback(finish)
+        off = token.on_abort(on_abort)
+        try:
+            await done
+        finally:
+            off()
+        if task.done() and not task.cancelled() and task.exception() is not None:
+            raise task.exception()  # type: ignore[misc]

@@ -1,0 +1,1088 @@
+// GENERATED from docs/protocol.schema.json by scripts/gen_protocol.mjs: do not edit.
+// The server generates that schema from its models (python -m agent_lsp.lsp.protocol --schema).
+/* eslint-disable */
+
+/** the version of this protocol */
+export const PROTOCOL_VERSION = 1;
+
+/** JSON-RPC error: the session is open in another agent-lsp process; data {sessionId, pid} */
+export const SESSION_IN_USE_CODE = -32010;
+
+/** Every method of the protocol, by its wire name. */
+export const METHODS = {
+  'agent/cancel': 'agent/cancel',
+  'agent/error': 'agent/error',
+  'agent/followup': 'agent/followup',
+  'agent/inbox/claimed': 'agent/inbox/claimed',
+  'agent/inbox/discarded': 'agent/inbox/discarded',
+  'agent/inbox/inserted': 'agent/inbox/inserted',
+  'agent/inbox/remove': 'agent/inbox/remove',
+  'agent/permission': 'agent/permission',
+  'agent/saveDocuments': 'agent/saveDocuments',
+  'agent/session/compact': 'agent/session/compact',
+  'agent/session/delete': 'agent/session/delete',
+  'agent/session/list': 'agent/session/list',
+  'agent/session/load': 'agent/session/load',
+  'agent/session/new': 'agent/session/new',
+  'agent/status': 'agent/status',
+  'agent/steer': 'agent/steer',
+  'agent/tool/progress': 'agent/tool/progress',
+  'agent/turn/revert': 'agent/turn/revert',
+  'session/event': 'session/event'
+} as const;
+
+export type Event =
+  | AgentInboxSplicedEvent
+  | TurnStartEvent
+  | TurnEndEvent
+  | StepStartEvent
+  | StepEndEvent
+  | UserMessageEvent
+  | RequestHeaderEvent
+  | RequestContextEvent
+  | AssistantChunkEvent
+  | AssistantMessageEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | CompactionPruneEvent
+  | CompactionStartEvent
+  | CompactionSummaryEvent
+  | CompactionEndEvent
+  | LlmRetryEvent
+  | LlmRetryStartedEvent
+  | LlmFallbackEvent
+  | SessionEndSeedEvent
+  | TurnRevertEvent;
+
+export interface AgentErrorParams {
+  error: LlmFailure;
+  sessionId: string;
+  step?: number | null;
+  turn?: number | null;
+  [k: string]: unknown;
+}
+/**
+ * A model failure: one canonical `code` (RATE_LIMIT, OVERLOADED, TIMEOUT,
+ * CONTEXT_WINDOW_EXCEEDED, AUTH, MODEL_UNAVAILABLE, ABORTED, UNKNOWN, ...).
+ */
+export interface LlmFailure {
+  code: string;
+  message: string;
+  model?: string | null;
+  provider?: string | null;
+  providerRetryAfterMs?: number | null;
+  requestId?: string | null;
+  /**
+   * false: the same request again cannot help
+   */
+  retryable?: boolean | null;
+  status?: number | null;
+  [k: string]: unknown;
+}
+/**
+ * A durable `agent/inbox/spliced` event.
+ */
+export interface AgentInboxSplicedEvent {
+  data: InboxSpliced;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'agent/inbox/spliced';
+}
+/**
+ * A claim is a pure deletion (no `outcome`); removal and clear carry
+ * `outcome: "canceled"`; an insertion has no `removedCount`.
+ */
+export interface InboxSpliced {
+  inserted: Message[];
+  outcome?: 'canceled' | null;
+  removedCount?: number | null;
+  start: number;
+  target: 'next-turn' | 'next-step';
+  [k: string]: unknown;
+}
+/**
+ * A user-role message (inbox, `user/message`). `delivery` says how it was
+ * sent (a followup has none); `context` is what the user attached, verbatim.
+ */
+export interface Message {
+  compactionId?: string | null;
+  content: Block[];
+  context?:
+    | {
+        [k: string]: unknown;
+      }[]
+    | null;
+  delivery?: ('steer' | 'inject') | null;
+  id: string;
+  role?: 'user';
+  /**
+   * "user" by default; the loop's own: tool, plugin, runtime-context, compaction
+   */
+  source: string;
+  [k: string]: unknown;
+}
+/**
+ * A content block: text, reasoning (`signature`/`redactedData` optional) or
+ * tool-call (`id`, `name`, raw JSON `arguments`).
+ */
+export interface Block {
+  arguments?: string | null;
+  id?: string | null;
+  name?: string | null;
+  redactedData?: string | null;
+  signature?: string | null;
+  text?: string | null;
+  type: string;
+  [k: string]: unknown;
+}
+/**
+ * `initialize.capabilities.experimental.agentLsp`.
+ */
+export interface AgentLspClientCapabilities {
+  events?: boolean;
+  permissions?: boolean;
+  saveDocuments?: boolean;
+}
+export interface AssistantChunk {
+  chunk:
+    | TextStart
+    | TextDelta
+    | TextEnd
+    | ReasoningStart
+    | ReasoningDelta
+    | ReasoningEnd
+    | ToolCallStart
+    | ToolCallDelta
+    | ToolCallEnd
+    | UsageChunk
+    | Finish;
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+export interface TextStart {
+  type: 'text-start';
+  [k: string]: unknown;
+}
+export interface TextDelta {
+  text: string;
+  type: 'text-delta';
+  [k: string]: unknown;
+}
+export interface TextEnd {
+  type: 'text-end';
+  [k: string]: unknown;
+}
+export interface ReasoningStart {
+  type: 'reasoning-start';
+  [k: string]: unknown;
+}
+export interface ReasoningDelta {
+  text: string;
+  type: 'reasoning-delta';
+  [k: string]: unknown;
+}
+export interface ReasoningEnd {
+  redactedData?: string | null;
+  signature?: string | null;
+  type: 'reasoning-end';
+  [k: string]: unknown;
+}
+export interface ToolCallStart {
+  id: string;
+  name: string;
+  type: 'tool-call-start';
+  [k: string]: unknown;
+}
+export interface ToolCallDelta {
+  /**
+   * a fragment of the call's JSON arguments
+   */
+  delta: string;
+  id: string;
+  type: 'tool-call-delta';
+  [k: string]: unknown;
+}
+export interface ToolCallEnd {
+  id: string;
+  type: 'tool-call-end';
+  [k: string]: unknown;
+}
+export interface UsageChunk {
+  type: 'usage';
+  usage: Usage;
+  [k: string]: unknown;
+}
+/**
+ * cumulative: the last one wins
+ */
+export interface Usage {
+  cacheReadTokens?: number | null;
+  cacheWriteTokens?: number | null;
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  reasoningTokens?: number | null;
+  [k: string]: unknown;
+}
+export interface Finish {
+  failure?: LlmFailure | null;
+  kind: 'stop' | 'tool-calls' | 'max-tokens' | 'error' | 'aborted';
+  type: 'finish';
+  [k: string]: unknown;
+}
+/**
+ * A durable `assistant/chunk` event.
+ */
+export interface AssistantChunkEvent {
+  data: AssistantChunk;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'assistant/chunk';
+}
+export interface AssistantMessage {
+  content: Block[];
+  model?: string | null;
+  provider?: string | null;
+  role?: 'assistant';
+  [k: string]: unknown;
+}
+export interface AssistantMessageData {
+  /**
+   * the prefix kept by a mid-stream cancel
+   */
+  interrupted?: boolean | null;
+  message: AssistantMessage;
+  sourceEventSeqs: number[];
+  step: number;
+  surfaceOp: 'append' | ReplaceOp;
+  turn: number;
+  usage?: Usage1 | null;
+  [k: string]: unknown;
+}
+/**
+ * Positional: the surface nodes from seq `start` to seq `end` become this event.
+ */
+export interface ReplaceOp {
+  end: number;
+  kind: 'replace';
+  start: number;
+  [k: string]: unknown;
+}
+export interface Usage1 {
+  cacheReadTokens?: number | null;
+  cacheWriteTokens?: number | null;
+  inputTokens?: number | null;
+  outputTokens?: number | null;
+  reasoningTokens?: number | null;
+  [k: string]: unknown;
+}
+/**
+ * A durable `assistant/message` event.
+ */
+export interface AssistantMessageEvent {
+  data: AssistantMessageData;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'assistant/message';
+}
+export interface CancelParams {
+  keepInbox?: boolean;
+  sessionId: string;
+}
+export interface Cause {
+  kind: 'user' | 'parent' | 'hook' | 'disposed' | 'legacy';
+  /**
+   * kind hook only
+   */
+  reason?: string | null;
+  [k: string]: unknown;
+}
+export interface CompactionEnd {
+  compactionId: string;
+  error?: CompactionFailure | null;
+  turn: number | null;
+  [k: string]: unknown;
+}
+export interface CompactionFailure {
+  kind: string;
+  message: string;
+  [k: string]: unknown;
+}
+/**
+ * A durable `compaction/end` event.
+ */
+export interface CompactionEndEvent {
+  data: CompactionEnd;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'compaction/end';
+}
+export interface CompactionPrune {
+  seq: number;
+  tokensAfter: number;
+  tokensBefore: number;
+  [k: string]: unknown;
+}
+/**
+ * A durable `compaction/prune` event.
+ */
+export interface CompactionPruneEvent {
+  data: CompactionPrune;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'compaction/prune';
+}
+export interface CompactionStart {
+  compactionId: string;
+  /**
+   * null: manual, between turns
+   */
+  turn: number | null;
+  [k: string]: unknown;
+}
+/**
+ * A durable `compaction/start` event.
+ */
+export interface CompactionStartEvent {
+  data: CompactionStart;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'compaction/start';
+}
+export interface CompactionSummary {
+  compactionId: string;
+  maxTokens?: number | null;
+  model?: string | null;
+  provider?: string | null;
+  shadowedRange: number[];
+  shadowedSeqs: number[];
+  shadowedTokenCount: number;
+  summary: string;
+  usage?: Usage1 | null;
+  [k: string]: unknown;
+}
+/**
+ * A durable `compaction/summary` event.
+ */
+export interface CompactionSummaryEvent {
+  data: CompactionSummary;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'compaction/summary';
+}
+/**
+ * A content block of a user message (spec: llm/types.py blocks); `text` for text blocks.
+ */
+export interface ContentBlock {
+  text?: string | null;
+  type: string;
+  [k: string]: unknown;
+}
+/**
+ * Something the user attached to a message: a file, a selection or a diagnostic.
+ */
+export interface ContextItem {
+  kind: 'file' | 'selection' | 'diagnostic';
+  /**
+   * the diagnostic's message
+   */
+  message?: string | null;
+  range?: Range | null;
+  text?: string | null;
+  uri: string;
+}
+export interface Range {
+  end: Position;
+  start: Position;
+}
+/**
+ * LSP position (zero-based; character in the negotiated encoding, UTF-16 by default).
+ */
+export interface Position {
+  character: number;
+  line: number;
+}
+export interface Empty {}
+/**
+ * A durable `turn/start` event.
+ */
+export interface TurnStartEvent {
+  data: TurnStart;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'turn/start';
+}
+export interface TurnStart {
+  turn: number;
+  [k: string]: unknown;
+}
+/**
+ * A durable `turn/end` event.
+ */
+export interface TurnEndEvent {
+  data: TurnEnd;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'turn/end';
+}
+export interface TurnEnd {
+  reason: TurnEndReason;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
+ * completed | max-tokens | blocked (`message`?) | aborted (`reason`) |
+ * error (`error`) | interrupted (crash repair).
+ */
+export interface TurnEndReason {
+  error?: LlmFailure | null;
+  kind: 'completed' | 'max-tokens' | 'blocked' | 'aborted' | 'error' | 'interrupted';
+  message?: string | null;
+  reason?: Cause | null;
+  [k: string]: unknown;
+}
+/**
+ * A durable `step/start` event.
+ */
+export interface StepStartEvent {
+  data: StepBoundary;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'step/start';
+}
+export interface StepBoundary {
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
+ * A durable `step/end` event.
+ */
+export interface StepEndEvent {
+  data: StepBoundary;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'step/end';
+}
+/**
+ * A durable `user/message` event.
+ */
+export interface UserMessageEvent {
+  data: UserMessage;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'user/message';
+}
+/**
+ * `turn`/`step` are null for a compaction checkpoint between turns.
+ */
+export interface UserMessage {
+  message: Message;
+  sourceEventSeqs?: number[] | null;
+  step: number | null;
+  surfaceOp: 'append' | ReplaceOp;
+  turn: number | null;
+  [k: string]: unknown;
+}
+/**
+ * A durable `request/header` event.
+ */
+export interface RequestHeaderEvent {
+  data: RequestHeader;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'request/header';
+}
+export interface RequestHeader {
+  header: RequestHeaderFields;
+  reason: 'initial' | 'resume' | 'change';
+  [k: string]: unknown;
+}
+export interface RequestHeaderFields {
+  maxTokens?: number | null;
+  model: string;
+  provider: string;
+  system: string;
+  temperature?: number | null;
+  tools: ToolSpec[];
+  [k: string]: unknown;
+}
+export interface ToolSpec {
+  description?: string | null;
+  inputSchema?: {
+    [k: string]: unknown;
+  } | null;
+  name: string;
+  [k: string]: unknown;
+}
+/**
+ * A durable `request/context` event.
+ */
+export interface RequestContextEvent {
+  data: RequestContext;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'request/context';
+}
+export interface RequestContext {
+  contextWindow?: number | null;
+  model: string;
+  provider: string;
+  [k: string]: unknown;
+}
+/**
+ * A durable `tool/call` event.
+ */
+export interface ToolCallEvent {
+  data: ToolCall;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'tool/call';
+}
+export interface ToolCall {
+  /**
+   * the raw JSON text the model wrote
+   */
+  arguments: string;
+  callId: string;
+  name: string;
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
+ * A durable `tool/result` event.
+ */
+export interface ToolResultEvent {
+  data: ToolResult;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'tool/result';
+}
+export interface ToolResult {
+  abandoned?: boolean | null;
+  callId: string;
+  error?: ToolError | null;
+  message: ToolMessage;
+  /**
+   * for clients only (docs/tools.md)
+   */
+  meta?: {
+    [k: string]: unknown;
+  } | null;
+  name: string;
+  sourceEventSeqs: number[];
+  step: number;
+  surfaceOp: 'append' | ReplaceOp;
+  turn: number;
+  [k: string]: unknown;
+}
+export interface ToolError {
+  code: string;
+  message: string;
+  name?: string | null;
+  [k: string]: unknown;
+}
+export interface ToolMessage {
+  callId: string;
+  content: Block[];
+  isError: boolean;
+  name: string;
+  role?: 'tool';
+  [k: string]: unknown;
+}
+/**
+ * A durable `llm/retry` event.
+ */
+export interface LlmRetryEvent {
+  data: LlmRetry;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'llm/retry';
+}
+export interface LlmRetry {
+  delayMs: number;
+  failure: LlmFailure;
+  mode: 'normal';
+  policy: 'transient';
+  provider?: string | null;
+  retry: number;
+  retryId: string;
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
+ * A durable `llm/retry-started` event.
+ */
+export interface LlmRetryStartedEvent {
+  data: LlmRetryStarted;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'llm/retry-started';
+}
+export interface LlmRetryStarted {
+  retry: number;
+  retryId: string;
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
+ * A durable `llm/fallback` event.
+ */
+export interface LlmFallbackEvent {
+  data: LlmFallback;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'llm/fallback';
+}
+export interface LlmFallback {
+  failure: LlmFailure;
+  from: Route;
+  step: number;
+  to: Route;
+  turn: number;
+  [k: string]: unknown;
+}
+export interface Route {
+  model?: string | null;
+  provider?: string | null;
+  [k: string]: unknown;
+}
+/**
+ * A durable `session/end-seed` event.
+ */
+export interface SessionEndSeedEvent {
+  data: SessionEndSeed;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'session/end-seed';
+}
+export interface SessionEndSeed {
+  seedLength: number;
+  [k: string]: unknown;
+}
+/**
+ * A durable `turn/revert` event.
+ */
+export interface TurnRevertEvent {
+  data: TurnRevert;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'turn/revert';
+}
+/**
+ * Appended by the workspace host when `agent/turn/revert` undid (some of) a turn.
+ */
+export interface TurnRevert {
+  reverted: string[];
+  skipped: SkippedPath[];
+  turn: number;
+  [k: string]: unknown;
+}
+export interface SkippedPath {
+  path: string;
+  reason: string;
+  [k: string]: unknown;
+}
+/**
+ * A second model to use when the primary one is unavailable. Unset
+ * fields inherit the primary's (its key comes from the same env vars).
+ */
+export interface FallbackSettings {
+  baseUrl?: string | null;
+  model?: string | null;
+  provider?: ('openai' | 'anthropic' | 'scripted') | null;
+}
+/**
+ * The object form of the `agentLsp.followup` / `agentLsp.steer` command argument.
+ */
+export interface FollowupCommandArgs {
+  content: string | ContentBlock[];
+  context?: ContextItem[] | null;
+  sessionId?: string | null;
+  workspaceUri?: string | null;
+}
+export interface FollowupParams {
+  content: string | ContentBlock[];
+  context?: ContextItem[] | null;
+  /**
+   * no sessionId: a new session in workspaceUri's folder (or the first folder)
+   */
+  sessionId?: string | null;
+  workspaceUri?: string | null;
+}
+export interface Inbox {
+  nextStep: Message[];
+  nextTurn: Message[];
+}
+export interface InboxClaimedParams {
+  message: Message;
+  sessionId: string;
+  turn: number;
+  [k: string]: unknown;
+}
+export interface InboxDiscardedParams {
+  message: Message;
+  sessionId: string;
+  target: 'next-turn' | 'next-step';
+  [k: string]: unknown;
+}
+export interface InboxInsertedParams {
+  message: Message;
+  sessionId: string;
+  target: 'next-turn' | 'next-step';
+  [k: string]: unknown;
+}
+export interface InboxRemoveParams {
+  messageId: string;
+  sessionId: string;
+}
+export interface InboxRemoveResult {
+  removed: boolean;
+}
+/**
+ * Result of agent/followup and agent/steer: answered at once, the turn runs on.
+ */
+export interface MessageRef {
+  messageId: string;
+  sessionId: string;
+}
+export interface ModelSettings {
+  apiKey?: string | null;
+  baseUrl?: string | null;
+  contextWindow?: number | null;
+  /**
+   * fields added to every request body as they are (null removes one)
+   */
+  extraBody?: {
+    [k: string]: unknown;
+  };
+  fallback?: FallbackSettings | null;
+  headers?: {
+    [k: string]: string;
+  };
+  maxOutputTokens?: number | null;
+  model?: string | null;
+  provider?: 'auto' | 'openai' | 'anthropic' | 'scripted';
+  script?: unknown[] | null;
+  /**
+   * stop sequences
+   */
+  stop?: string[];
+  temperature?: number | null;
+  timeouts?: TimeoutSettings;
+  topP?: number | null;
+}
+/**
+ * Seconds. `first_byte` runs from sending the request to the first body
+ * byte; `idle` is the longest allowed gap between two network reads.
+ */
+export interface TimeoutSettings {
+  connect?: number;
+  firstByte?: number;
+  idle?: number;
+}
+export interface PermissionParams {
+  command?: string | null;
+  detail?: string | null;
+  kind: 'command' | 'read' | 'write' | 'delete';
+  path?: string | null;
+  sessionId?: string | null;
+  title: string;
+  tool: string;
+}
+export interface PermissionResult {
+  answer: 'once' | 'session' | 'always' | 'deny';
+}
+/**
+ * allow / ask / deny a tool, optionally only for a command prefix or a path glob.
+ */
+export interface PermissionRuleSettings {
+  action: 'allow' | 'ask' | 'deny';
+  commandPrefix?: string | null;
+  pathGlob?: string | null;
+  /**
+   * a tool name, or "*" for any
+   */
+  tool: string;
+}
+export interface PermissionSettings {
+  /**
+   * an unanswered permission question counts as deny after this long
+   */
+  askTimeoutSeconds?: number;
+  /**
+   * per kind of call; built-in: commands ask, reads and writes are allowed
+   */
+  defaults?: {
+    [k: string]: 'allow' | 'ask' | 'deny';
+  };
+  rules?: PermissionRuleSettings[];
+}
+export interface SaveDocumentsParams {
+  uris: string[];
+}
+export interface SessionCompactResult {
+  compacted: boolean;
+}
+export interface SessionDeleteResult {
+  deleted: boolean;
+}
+/**
+ * One or more consecutive durable events of a session, in seq order.
+ */
+export interface SessionEventParams {
+  events: Event[];
+  sessionId: string;
+}
+export interface SessionInfo {
+  /**
+   * epoch milliseconds
+   */
+  createdAt: number;
+  sessionId: string;
+  status: 'idle' | 'running';
+  title?: string | null;
+  turns: number;
+  /**
+   * epoch milliseconds
+   */
+  updatedAt: number;
+  workspaceUri: string;
+}
+export interface SessionListParams {
+  /**
+   * no workspaceUri: every open workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface SessionListResult {
+  sessions: SessionInfo[];
+}
+/**
+ * Everything a client needs to redraw a session: its durable events and its inbox.
+ */
+export interface SessionLoadResult {
+  events: Event[];
+  /**
+   * set when another agent-lsp process has the session open: this answer is a read-only snapshot from disk (no live events follow; requests that change the session fail with -32010)
+   */
+  heldByPid?: number | null;
+  inbox: Inbox;
+  sessionId: string;
+  status: 'idle' | 'running';
+  workspaceUri: string;
+}
+export interface SessionNewParams {
+  title?: string | null;
+  workspaceUri?: string | null;
+}
+export interface SessionRef {
+  sessionId: string;
+}
+/**
+ * The `agentLsp` settings object (same shape in every layer).
+ */
+export interface Settings {
+  cancelGraceSeconds?: number;
+  /**
+   * agent_lsp's log level; default: the command line's --log-level
+   */
+  logLevel?: ('debug' | 'info' | 'warning' | 'error') | null;
+  maxParallelToolCalls?: number;
+  model?: ModelSettings;
+  permissions?: PermissionSettings;
+  /**
+   * where session logs go; default: <platform data dir>/agent-lsp/sessions
+   */
+  sessionsDir?: string | null;
+  shell?: ShellSettings;
+}
+/**
+ * The environment of the agent's commands (see agent_lsp/tools/command_env.py).
+ */
+export interface ShellSettings {
+  /**
+   * "all": the server's environment without secrets; "core": PATH, HOME, LANG and the like only; "none": nothing
+   */
+  inherit?: 'all' | 'core' | 'none';
+  /**
+   * variables (names or globs) passed through even so
+   */
+  passEnv?: string[];
+}
+export interface StatusParams {
+  sessionId: string;
+  status: 'idle' | 'running';
+  [k: string]: unknown;
+}
+export interface SteerParams {
+  content: string | ContentBlock[];
+  context?: ContextItem[] | null;
+  sessionId: string;
+}
+export interface ToolProgressParams {
+  callId: string;
+  data: {
+    [k: string]: unknown;
+  };
+  sessionId: string;
+  [k: string]: unknown;
+}
+export interface TurnRevertParams {
+  sessionId: string;
+  turn: number;
+}
+export interface TurnRevertResult {
+  reverted: string[];
+  skipped: SkippedPath[];
+}
