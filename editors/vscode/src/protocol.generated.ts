@@ -17,6 +17,7 @@ export const METHODS = {
   'agent/inbox/discarded': 'agent/inbox/discarded',
   'agent/inbox/inserted': 'agent/inbox/inserted',
   'agent/inbox/remove': 'agent/inbox/remove',
+  'agent/mcp/list': 'agent/mcp/list',
   'agent/permission': 'agent/permission',
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
@@ -889,6 +890,57 @@ export interface InboxRemoveParams {
 export interface InboxRemoveResult {
   removed: boolean;
 }
+export interface McpListParams {
+  /**
+   * no workspaceUri: every open workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface McpListResult {
+  servers: McpServerStatus[];
+}
+export interface McpServerStatus {
+  name: string;
+  protocolVersion?: string | null;
+  /**
+   * why it failed, is restarting or waits
+   */
+  reason?: string | null;
+  restarts?: number;
+  /**
+   * config.toml, .mcp.json, or the editor's settings
+   */
+  source: 'user' | 'project' | 'editor';
+  state: 'stopped' | 'starting' | 'ready' | 'failed' | 'needs-authorization';
+  toolCount?: number;
+  /**
+   * the server's own tool names, when ready
+   */
+  tools?: string[];
+  /**
+   * absent for a bad configuration entry
+   */
+  transport?: ('stdio' | 'http') | null;
+  workspaceUri: string;
+}
+export interface McpSettings {
+  /**
+   * a server that does not connect within this fails
+   */
+  connectTimeoutSeconds?: number;
+  /**
+   * how long a session's first request waits for servers still starting
+   */
+  firstStepWaitSeconds?: number;
+  /**
+   * longer tool results are cut, with a marker
+   */
+  maxOutputChars?: number;
+  /**
+   * an MCP tool call is cancelled after this long
+   */
+  toolTimeoutSeconds?: number;
+}
 /**
  * Result of agent/followup and agent/steer: answered at once, the turn runs on.
  */
@@ -1039,6 +1091,13 @@ export interface Settings {
    */
   logLevel?: ('debug' | 'info' | 'warning' | 'error') | null;
   maxParallelToolCalls?: number;
+  mcp?: McpSettings;
+  /**
+   * MCP servers by name (see docs/mcp.md)
+   */
+  mcpServers?: {
+    [k: string]: unknown;
+  };
   model?: ModelSettings;
   permissions?: PermissionSettings;
   /**
