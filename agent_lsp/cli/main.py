@@ -157,19 +157,20 @@ def serve(args: argparse.Namespace) -> int:
     from agent_lsp.cli import process
     from agent_lsp.lsp import server
 
-    process.install_sigterm_handler()
+    around = process.ServerProcess()
+    around.install_sigterm_handler()
     if getattr(args, "tcp", None):
         host, port = args.tcp
-        server.serve_tcp(host, port, after_warm_up=process.release_free_memory)
+        server.serve_tcp(host, port, process=around)
     elif getattr(args, "ws", None):
         if importlib.util.find_spec("websockets") is None:
             print("agent-lsp: --ws needs the websockets package: pip install 'agent-lsp[ws]'", file=sys.stderr)
             return 1
         host, port = args.ws
-        server.serve_ws(host, port, after_warm_up=process.release_free_memory)
+        server.serve_ws(host, port, process=around)
     else:
-        process.end_process(server.serve_stdio(after_warm_up=process.release_free_memory))
-    process.kill_running_commands()  # no shell command outlives the server
+        around.end(server.serve_stdio(process=around))
+    around.kill_running_commands()  # no shell command outlives the server
     return 0
 
 
