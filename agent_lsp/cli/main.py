@@ -161,7 +161,7 @@ def serve(args: argparse.Namespace) -> int:
     around.install_sigterm_handler()
     if getattr(args, "tcp", None):
         host, port = args.tcp
-        server.serve_tcp(host, port, process=around)
+        around.end(server.serve_tcp(host, port, process=around))
     elif getattr(args, "ws", None):
         if importlib.util.find_spec("websockets") is None:
             print("agent-lsp: --ws needs the websockets package: pip install 'agent-lsp[ws]'", file=sys.stderr)

@@ -29,6 +29,9 @@ class ServerProcess:
     def host_built(self) -> None:
         self._commands_may_run = True
 
+    def release_memory(self) -> None:
+        release_free_memory()
+
     def kill_running_commands(self) -> None:
         """Kill the agent's running shell commands (their process groups). Only a
         workspace host runs commands: without one there is nothing to kill (and

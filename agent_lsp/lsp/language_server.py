@@ -9,6 +9,7 @@ the client is `agent_lsp.lsp.agent_events`.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import threading
@@ -56,6 +57,9 @@ class ProcessPort(Protocol):
     def host_built(self) -> None:
         """A workspace host exists: from now on shell commands may run."""
 
+    def release_memory(self) -> None:
+        """A large message has been answered: its garbage may go back to the OS."""
+
 
 class _NoProcess:
     def agent_code_loaded(self) -> None:
@@ -63,6 +67,9 @@ class _NoProcess:
 
     def host_built(self) -> None:
         pass
+
+    def release_memory(self) -> None:
+        gc.collect()
 
 
 def shown(text: str, limit: int = 80) -> str:

@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 
 MAX_ERROR_MESSAGE = 1000
+LARGE_MESSAGE_BYTES = 2**20
 INTERNAL_ERROR_MESSAGE = "internal error in the server (the server log has the details)"
 NOTIFICATIONS = frozenset(
     method for method, (message_type, *_) in types.METHOD_TO_TYPES.items() if message_type.__name__.endswith("Notification")
@@ -83,6 +84,7 @@ class AgentProtocol(LanguageServerProtocol):
     def __init__(self, *args: Any, **kwargs: Any):
         super().__init__(*args, **kwargs)
         self._client_requests: set[Any] = set()  # the client's requests not answered yet (pygls' table mixes in its own)
+        self._large_requests: set[Any] = set()  # those of them over LARGE_MESSAGE_BYTES
 
     def receive(self, body: bytes) -> None:
         """Handle one message body as read from the wire (pygls' loop does
@@ -102,6 +104,8 @@ class AgentProtocol(LanguageServerProtocol):
             return
         if "id" in data and "method" in data:
             self._client_requests.add(data["id"])
+            if len(body) > LARGE_MESSAGE_BYTES:
+                self._large_requests.add(data["id"])
         self.handle_message(self.structure_message(data))
         if data.get("method") == types.SHUTDOWN and "id" in data:
             # pygls sets this once the shutdown handler is done; a request or an
@@ -182,6 +186,11 @@ class AgentProtocol(LanguageServerProtocol):
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         if _valid_id(msg_id):
             self._client_requests.discard(msg_id)
+            if msg_id in self._large_requests:
+                self._large_requests.discard(msg_id)
+                # What a failed handler leaves (exception, traceback, frames holding the params)
+                # is a reference cycle: free it now rather than at some later collection.
+                asyncio.get_running_loop().call_soon(self._server.process.release_memory)
         if error is not None and error.code == JsonRpcInternalError.CODE:
             # pygls has logged the traceback; its message and data name server files.
             error = JsonRpcInternalError(INTERNAL_ERROR_MESSAGE).to_response_error()

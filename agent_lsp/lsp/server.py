@@ -1,7 +1,7 @@
 """Entry points of the agent_lsp language server (the CLI calls them).
 
     serve_stdio()            what editors launch (`agent-lsp` with no arguments)
-    serve_tcp(host, port)    one client over TCP
+    serve_tcp(host, port)    one client over TCP (read and answered as on stdio)
     serve_ws(host, port)     one client over WebSocket (needs `websockets`: pygls[ws])
 
 Each returns when the client is done; what the process does around them
@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import logging
 import os
+import socket
 import sys
 import threading
 from typing import Any
@@ -110,16 +111,20 @@ def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> i
     return 0
 
 
-def serve_tcp(host: str, port: int, *, process: Any = None) -> None:
-    """Serve one LSP client over TCP (pygls: one connection per process)."""
+def serve_tcp(host: str, port: int, *, process: Any = None) -> int:
+    """Serve one LSP client over TCP, as on stdio (one connection per process,
+    as pygls does); the exit code."""
     server = importlib.import_module(IMPLEMENTATION).create_server(process=process)
-
-    def backlog() -> int:
-        transport = getattr(server.protocol.writer, "transport", None)
-        return transport.get_write_buffer_size() if transport is not None else 0
-
-    server.backlog = backlog
-    server.start_tcp(host, port)
+    with socket.create_server((host, port)) as listener:
+        log.info("serving LSP on %s:%d", host, port)
+        connection, _ = listener.accept()
+    with connection:
+        writer = ThreadedWriter(connection.makefile("wb", buffering=0))
+        server.backlog = lambda: writer.backlog
+        server.protocol.set_writer(writer)
+        code = _run(server, FrameReader(connection.makefile("rb")), None)
+        writer.close()
+    return code
 
 
 def serve_ws(host: str, port: int, *, process: Any = None) -> None:

@@ -114,17 +114,17 @@ class RawServer:
             message["params"] = params
         return self.exchange(message)
 
-    def exchange(self, message: dict) -> dict:
+    def exchange(self, message: dict, timeout: float = 30.0) -> dict:
         """Send a message (with a fresh id) and wait for its answer."""
         message = dict(message, id=self.next_id())
         self.send(message)
-        return self.answer(message["id"])
+        return self.answer(message["id"], timeout)
 
     def initialize(self) -> dict:
         answer = self.request("initialize", {
             "processId": None, "rootUri": self.workspace.as_uri(), "capabilities": {},
             "initializationOptions": {"sessionsDir": str(self.tmp / "sessions"),
-                                      "model": {"provider": "scripted", "script": []}}})
+                                      "model": {"provider": "scripted", "script": [{"text": "ok"}] * 5000}}})
         self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
         return answer
 

@@ -132,3 +132,43 @@ def test_a_frame_over_the_size_limit_is_skipped_in_bounded_memory(tmp_path):
     assert answer["error"]["code"] == -32600 and f"{size} bytes is over the limit of {MAX_MESSAGE_BYTES}" in answer["error"]["message"]
     assert process.memory_info().rss - before < MAX_MESSAGE_BYTES // 4  # never held whole
     assert server.stop() == 0
+
+
+def test_over_tcp_bad_frames_are_answered_too(tmp_path):
+    import os
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = dict(os.environ, AGENT_LSP_CONFIG=str(tmp_path / "none.toml"))
+    server = subprocess.Popen([sys.executable, "-m", "agent_lsp", "serve", "--tcp", f"127.0.0.1:{port}"], env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                connection = socket.create_connection(("127.0.0.1", port))
+                break
+            except OSError:
+                assert time.monotonic() < deadline, "the server did not listen"
+                time.sleep(0.05)
+        with connection, connection.makefile("rb") as incoming:
+            connection.sendall(frame(b"{not json") + frame({"jsonrpc": "1.0", "id": 7, "method": "shutdown"})
+                               + frame({"jsonrpc": "2.0", "id": 8, "method": "shutdown"}))
+            answers = []
+            while len(answers) < 3:
+                length = None
+                while (line := incoming.readline()).strip() or length is None:
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                answers.append(json.loads(incoming.read(length)))
+            connection.sendall(frame({"jsonrpc": "2.0", "method": "exit"}))
+        assert [(a.get("id"), a.get("error", {}).get("code")) for a in answers] == [(None, -32700), (7, -32600), (8, None)]
+        assert server.wait(20) == 0
+    finally:
+        if server.poll() is None:
+            server.kill()
