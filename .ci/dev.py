@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
 import venv
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -38,9 +41,129 @@ def ensure_venv() -> None:
         return
     print("Installing agent_lsp and its dependencies into .venv …", file=sys.stderr)
     pip = [PYTHON, "-m", "pip", "install", "-qq", "--disable-pip-version-check"]
+    # A .venv made before the distribution was renamed holds it as agent-lsp.
+    _run([PYTHON, "-m", "pip", "uninstall", "-qq", "-y", "agent-lsp"], stderr=subprocess.DEVNULL)
     if _run(pip + ["-e", ".[dev]"]) != 0:
         sys.exit("pip install failed (see above)")
     STAMP.write_text(wanted)
+
+
+# -- `test` with no arguments: every part, then one summary ------------------
+
+VSCODE = ROOT / "editors" / "vscode"
+LOGS = VENV / "test-logs"
+SKIP = 77  # the exit code a part uses to say "cannot run here" (it prints "skip: why")
+
+
+@dataclass
+class Part:
+    name: str
+    passed: int = 0
+    failed: int = 0
+    skipped: int = 0
+    # A part that did not run at all is "skipped" or "failed" as a whole, with why.
+    whole: str = ""
+    why: str = ""
+
+    def line(self) -> str:
+        if self.whole:
+            return f"{self.name:24} {self.whole}: {self.why}"
+        counts = f"{self.passed} passed, {self.failed} failed"
+        if self.skipped:
+            counts += f", {self.skipped} skipped"
+        return f"{self.name:24} {counts}" + (f" (skipped: {self.why})" if self.why else "")
+
+
+def _pytest_parts(junit: Path) -> list[Part]:
+    """Counts per part from pytest's JUnit XML: tests/neovim is Neovim, the eglot
+    test is Emacs, the rest is Python. A part whose tests were all skipped for
+    one reason shows that reason."""
+    parts = {name: Part(name) for name in ("Python", "Neovim", "Emacs")}
+    reasons: dict[str, set[str]] = {name: set() for name in parts}
+    for case in ET.parse(junit).iter("testcase"):
+        module = case.get("classname", "")
+        name = "Neovim" if module.startswith("tests.neovim") else "Emacs" if module.startswith("tests.editors.") else "Python"
+        part = parts[name]
+        skipped = case.find("skipped")
+        if case.find("failure") is not None or case.find("error") is not None:
+            part.failed += 1
+        elif skipped is not None:
+            part.skipped += 1
+            reasons[name].add(skipped.get("message", "").removeprefix("Skipped: ").strip())
+        else:
+            part.passed += 1
+    for name, part in parts.items():
+        part.why = "; ".join(sorted(reasons[name]))
+        if part.skipped and not (part.passed or part.failed):
+            part.whole = "skipped"
+    return list(parts.values())
+
+
+def _run_logged(cmd: list[str], log: Path, env: dict[str, str] | None = None) -> tuple[int, str]:
+    """Runs a part with its output in a log file (the screen stays readable)."""
+    log.parent.mkdir(parents=True, exist_ok=True)
+    with log.open("w") as out:
+        code = subprocess.call([str(c) for c in cmd], cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
+    return code, log.read_text(errors="replace")
+
+
+def _tail(text: str, lines: int = 30) -> str:
+    return "\n".join(text.rstrip().splitlines()[-lines:])
+
+
+def _vscode_parts() -> list[Part]:
+    unit, editor = Part("VS Code unit"), Part("VS Code in code-server")
+    if not shutil.which("npm"):
+        for part in (unit, editor):
+            part.whole, part.why = "skipped", "npm not found (Node 20+ with npm runs the extension's tests)"
+        return [unit, editor]
+    script = VSCODE / "scripts" / "ci.sh"
+    env = {**os.environ, "AGENT_LSP_PYTHON": str(PYTHON)}
+
+    print("== VS Code unit tests (log: %s)" % (LOGS / "vscode-unit.log"), flush=True)
+    code, out = _run_logged(["bash", script, "unit"], LOGS / "vscode-unit.log", env)
+    found = {key: int(n) for key, n in re.findall(r"^# (pass|fail|skipped) (\d+)$", out, re.M)}
+    unit.passed, unit.failed, unit.skipped = found.get("pass", 0), found.get("fail", 0), found.get("skipped", 0)
+    if code != 0:
+        print(_tail(out), file=sys.stderr)
+        if not unit.failed:
+            unit.whole, unit.why = "failed", f"exit code {code}, see {LOGS / 'vscode-unit.log'}"
+        editor.whole, editor.why = "skipped", "the unit part failed"
+        return [unit, editor]
+
+    print("== VS Code in code-server (log: %s)" % (LOGS / "vscode-editor.log"), flush=True)
+    code, out = _run_logged(["bash", script, "editor"], LOGS / "vscode-editor.log", env)
+    if code == SKIP:
+        editor.whole = "skipped"
+        editor.why = next((l[len("skip: "):] for l in out.splitlines() if l.startswith("skip: ")), "no reason given")
+        return [unit, editor]
+    editor.passed = len(re.findall(r"^\s*[\d.]+s ok  ", out, re.M)) + len(re.findall(r"PASS ui smoke", out))
+    editor.failed = len(re.findall(r"^\s*[\d.]+s FAIL ", out, re.M))
+    if code != 0:
+        print(_tail(out), file=sys.stderr)
+        if not editor.failed:
+            editor.whole, editor.why = "failed", f"exit code {code}, see {LOGS / 'vscode-editor.log'}"
+    return [unit, editor]
+
+
+def test_everything() -> int:
+    """pytest (Python, Neovim, Emacs), then the VS Code extension; one summary
+    at the end, a line per part, and a total line; non-zero when a part failed."""
+    junit = LOGS / "pytest.xml"
+    junit.unlink(missing_ok=True)
+    code = _run([PYTHON, "-m", "pytest", f"--junitxml={junit}"])
+    python, neovim, emacs = _pytest_parts(junit) if junit.exists() else (Part("Python"), Part("Neovim"), Part("Emacs"))
+    if code != 0 and not (python.failed or neovim.failed or emacs.failed):
+        python.whole, python.why = "failed", f"pytest exited {code}"
+    parts = [python, *_vscode_parts(), neovim, emacs]
+
+    print("\n== summary")
+    for part in parts:
+        print(part.line())
+    failed = sum(p.failed or p.whole == "failed" for p in parts)
+    skipped = sum(p.skipped or p.whole == "skipped" for p in parts)
+    print(f"total: {sum(p.passed for p in parts)} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
 
 
 def main(argv: list[str]) -> int:
@@ -53,15 +176,9 @@ def main(argv: list[str]) -> int:
         return _run([BIN / "agent-lsp", "demo", *rest])
     if what == "test":
         ensure_venv()
-        code = 0
-        vscode = ROOT / "editors" / "vscode" / "scripts" / "ci.sh"
-        if not rest and vscode.exists():
-            if shutil.which("npm"):
-                code = _run(["bash", vscode])
-            else:
-                print("npm not found: skipping the VS Code extension tests", file=sys.stderr)
-        # pytest last, so its summary is the closing line.
-        return _run([PYTHON, "-m", "pytest", *rest]) or code
+        if rest:  # any pytest arguments: just pytest
+            return _run([PYTHON, "-m", "pytest", *rest])
+        return test_everything()
     if what == "bench":
         ensure_venv()
         code = 0

@@ -14,22 +14,26 @@ Each layer is a JSON-like dict in the wire shape (camelCase keys, e.g.
 `{"model": {"provider": "openai", "model": "gpt-4o"}, "sessionsDir": "..."}`).
 A layer whose value fails validation is reported (the caller shows the message
 to the user) and only its bad keys are dropped: the previous value stays.
+Every layer's secrets (keys, tokens, headers) are registered with
+`agent_lsp.secrets` as it arrives, so no log, event or notification shows them.
 """
 
 from __future__ import annotations
 
 import copy
+import difflib
 import os
 import sys
 import tomllib
 from pathlib import Path
-from typing import Any, Literal, Mapping
+from typing import Any, Literal, Mapping, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic.alias_generators import to_camel
 
 
-from agent_lsp.llm.settings import ModelSettings
+from agent_lsp import secrets
+from agent_lsp.llm.settings import ModelEnvironment, ModelSettings
 
 APP_DIR_NAME = "agent-lsp"
 
@@ -69,6 +73,16 @@ class PermissionSettings(_Camel):
     )
 
 
+class ShellSettings(_Camel):
+    """The environment of the agent's commands (see agent_lsp/tools/command_env.py)."""
+
+    inherit: Literal["all", "core", "none"] = Field(
+        default="all", description='"all": the server\'s environment without secrets; "core": PATH, HOME, LANG and '
+        'the like only; "none": nothing'
+    )
+    pass_env: list[str] = Field(default_factory=list, description="variables (names or globs) passed through even so")
+
+
 class Settings(BaseModel):
     """The `agentLsp` settings object (same shape in every layer)."""
 
@@ -82,6 +96,7 @@ class Settings(BaseModel):
         default=None, description="agent_lsp's log level; default: the command line's --log-level"
     )
     permissions: PermissionSettings = Field(default_factory=PermissionSettings)
+    shell: ShellSettings = Field(default_factory=ShellSettings)
     max_parallel_tool_calls: int = Field(default=10, ge=1, le=64)
     cancel_grace_s: float = Field(default=2.0, ge=0, le=60, alias="cancelGraceSeconds")
 
@@ -113,15 +128,127 @@ def user_config_path(env: Mapping[str, str] = os.environ) -> Path:
 # ------------------------------------------------------------------------ layers
 
 
-def read_config_file(path: Path) -> tuple[dict[str, Any], list[str]]:
-    """The file layer; a missing file is an empty layer, an unreadable one a problem."""
+class Problem(str):
+    """One readable line about a setting. A "warning" (an unknown key, ignored)
+    leaves everything else working; an "error" means a setting the user asked
+    for is not in effect (a one-shot command such as `run` stops on it)."""
+
+    severity: Literal["warning", "error"] = "error"
+
+    @classmethod
+    def warning(cls, text: str) -> Problem:
+        problem = cls(text)
+        problem.severity = "warning"
+        return problem
+
+
+def read_config_file(path: Path, *, required: bool = False) -> tuple[dict[str, Any], list[str]]:
+    """The file layer; a missing file is an empty layer (a problem when the user
+    named it), an unreadable or malformed one a problem."""
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle), []
     except FileNotFoundError:
-        return {}, []
-    except (OSError, tomllib.TOMLDecodeError) as error:
-        return {}, [f"config file {path}: {error}"]
+        return {}, [Problem(f"AGENT_LSP_CONFIG names {path}, which does not exist")] if required else []
+    except tomllib.TOMLDecodeError as error:
+        return {}, [Problem(f"config file {path} is not valid TOML: {error}; none of it applies")]
+    except OSError as error:
+        return {}, [Problem(f"config file {path} cannot be read: {error.strerror or error}")]
+
+
+# ------------------------------------------------------------ unknown keys
+
+
+def _field_names(model: type[BaseModel]) -> dict[str, Any]:
+    """Every name a key of `model` may be spelled with (wire alias and Python
+    name) -> the field's annotation."""
+    names: dict[str, Any] = {}
+    for name, field in model.model_fields.items():
+        for spelling in (field.alias, name):
+            if spelling:
+                names[spelling] = field.annotation
+    return names
+
+
+def _nested_models(annotation: Any) -> tuple[type[BaseModel] | None, str]:
+    """The settings model inside a field's type, and how it is held there:
+    "one" (X or X | None), "list" (list[X]) or "dict" (dict[str, X])."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation, "one"
+    origin, args = get_origin(annotation), get_args(annotation)
+    if origin in (list, tuple) and args:
+        inner, how = _nested_models(args[0])
+        return (inner, "list") if how == "one" else (None, "")
+    if origin is dict and len(args) == 2:
+        inner, how = _nested_models(args[1])
+        return (inner, "dict") if how == "one" else (None, "")
+    for arg in args:  # a union: X | None
+        inner, how = _nested_models(arg)
+        if inner is not None:
+            return inner, how
+    return None, ""
+
+
+def drop_unknown_keys(data: dict[str, Any], model: type[BaseModel] | None = None,
+                      path: tuple[str, ...] = ()) -> list[str]:
+    """Remove the keys no settings model knows from `data` (in place), each with
+    a line naming the nearest valid key. Valid keys come from the pydantic
+    models, so a new setting needs nothing here."""
+    model = model or Settings
+    names = _field_names(model)
+    wire_names = [field.alias or name for name, field in model.model_fields.items()]
+    messages: list[str] = []
+    for key in list(data):
+        dotted = ".".join((*path, str(key)))
+        if key not in names:
+            lowered = {name.lower(): name for name in wire_names}
+            close = difflib.get_close_matches(str(key).lower(), list(lowered), n=1, cutoff=0.6)
+            hint = f' (did you mean "{".".join((*path, lowered[close[0]]))}"?)' if close else ""
+            messages.append(f'unknown setting "{dotted}"{hint}; ignored')
+            del data[key]
+            continue
+        inner, how = _nested_models(names[key])
+        value = data[key]
+        if inner is None:
+            continue
+        if how == "one" and isinstance(value, dict):
+            messages += drop_unknown_keys(value, inner, (*path, str(key)))
+        elif how == "list" and isinstance(value, list):
+            for index, item in enumerate(value):
+                if isinstance(item, dict):
+                    messages += drop_unknown_keys(item, inner, (*path, str(key), str(index)))
+        elif how == "dict" and isinstance(value, dict):
+            for name, item in value.items():
+                if isinstance(item, dict):
+                    messages += drop_unknown_keys(item, inner, (*path, str(key), str(name)))
+    return messages
+
+
+_SECRET_HINTS = ("key", "token", "secret", "password", "header", "env")
+
+
+def describe_invalid(item: Mapping[str, Any]) -> str:
+    """A pydantic error about one setting, in our words: `setting model.provider
+    = "olama": must be one of 'auto', 'openai', 'anthropic' or 'scripted'`."""
+    loc = ".".join(map(str, item["loc"]))
+    message = str(item.get("msg", "invalid"))
+    kind = item.get("type")
+    if kind == "extra_forbidden":
+        return f'unknown setting "{loc}"'
+    if kind == "literal_error" and item.get("ctx", {}).get("expected"):
+        message = f"must be one of {item['ctx']['expected']}"
+    elif message.startswith("Input should be "):
+        message = "must be " + message.removeprefix("Input should be ")
+    elif message.startswith("Value error, "):
+        message = message.removeprefix("Value error, ")
+    elif kind == "missing":
+        message = "is required"
+    value = item.get("input")
+    shown = ""
+    if isinstance(value, (str, int, float, bool)) and not any(h in loc.lower() for h in _SECRET_HINTS):
+        text = repr(value)
+        shown = f" = {text if len(text) <= 60 else text[:57] + '...'}"
+    return f"setting {loc}{shown}: {message}"
 
 
 def env_layer(env: Mapping[str, str]) -> dict[str, Any]:
@@ -131,6 +258,28 @@ def env_layer(env: Mapping[str, str]) -> dict[str, Any]:
         if value:
             _set_path(layer, path, value.lower() if name == "AGENT_LSP_LOG_LEVEL" else value)
     return layer
+
+
+def model_environment(env: Mapping[str, str]) -> ModelEnvironment:
+    """The variables that choose and reach the model, for `llm.factory.create_provider`."""
+
+    def get(name: str) -> str | None:
+        value = env.get(name)
+        return value.strip() if value and value.strip() else None
+
+    def secret(name: str) -> SecretStr | None:
+        value = get(name)
+        return SecretStr(value) if value else None
+
+    providers = ("anthropic", "openai")
+    return ModelEnvironment(
+        provider=get("AGENT_LSP_PROVIDER"),
+        model=get("AGENT_LSP_MODEL"),
+        base_url=get("AGENT_LSP_BASE_URL"),
+        api_key=secret("AGENT_LSP_API_KEY"),
+        provider_api_keys={p: key for p in providers if (key := secret(f"{p.upper()}_API_KEY"))},
+        provider_base_urls={p: url for p in providers if (url := get(f"{p.upper()}_BASE_URL"))},
+    )
 
 
 def deep_merge(base: dict[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
@@ -175,6 +324,15 @@ def _restore_path(target: dict[str, Any], previous: dict[str, Any], path: tuple[
     _set_path(target, tuple(path), copy.deepcopy(node))
 
 
+def configuration_errors(env: Mapping[str, str], settings: Mapping[str, Any] | None = None,
+                         source: str = "initializationOptions") -> list[str]:
+    """The errors (not the warnings) of the user's configuration: the config
+    file, the environment and `settings` as a client would send them."""
+    layers = SettingsLayers(env)
+    problems = layers.problems + layers.set_layer("initializationOptions", settings or {}, source=source)
+    return [p for p in problems if getattr(p, "severity", "error") == "error"]
+
+
 class SettingsLayers:
     """The settings of one server: its layers, and the merged, validated result.
 
@@ -186,9 +344,11 @@ class SettingsLayers:
         self._layers: dict[str, dict[str, Any]] = {name: {} for name in LAYER_ORDER}
         self.current = Settings()
         self.problems: list[str] = []
-        data, problems = read_config_file(config_file or user_config_path(env))
+        secrets.register_env(env)
+        path = config_file or user_config_path(env)
+        data, problems = read_config_file(path, required=config_file is None and bool(env.get("AGENT_LSP_CONFIG")))
         self.problems += problems
-        self.problems += self.set_layer("file", data, source=str(config_file or user_config_path(env)))
+        self.problems += self.set_layer("file", data, source=str(path))
         self.problems += self.set_layer("env", env_layer(env), source="environment")
 
     def layer(self, name: str) -> dict[str, Any]:
@@ -198,12 +358,13 @@ class SettingsLayers:
         if name not in self._layers:
             raise KeyError(name)
         source = source or name
+        secrets.register_settings(data)  # before validation: a rejected value is still a secret
         if data is None:
             data = {}
         if not isinstance(data, Mapping):
-            return [f"{source}: settings must be an object, got {type(data).__name__}"]
+            return [Problem(f"{source}: settings must be an object, got {type(data).__name__}")]
         candidate_layer = copy.deepcopy(dict(data))
-        problems: list[str] = []
+        problems: list[str] = [Problem.warning(f"{source}: {m}") for m in drop_unknown_keys(candidate_layer)]
         for _ in range(50):  # each round drops at least one bad key
             layers = dict(self._layers, **{name: candidate_layer})
             merged: dict[str, Any] = {}
@@ -218,12 +379,12 @@ class SettingsLayers:
                     if _drop_path(candidate_layer, loc):
                         dropped = True
                         _restore_path(candidate_layer, self._layers[name], loc)
-                        problems.append(f"{source}: setting {'.'.join(map(str, loc))}: {item['msg']} (kept the previous value)")
+                        problems.append(Problem(f"{source}: {describe_invalid(item)} (kept the previous value)"))
                 if not dropped:  # the bad value came from another layer; leave this one unchanged
-                    problems.append(f"{source}: invalid settings: {error.errors()[0]['msg']}")
+                    problems.append(Problem(f"{source}: {describe_invalid(error.errors()[0])}"))
                     return problems
                 continue
             self._layers[name] = candidate_layer
             self.current = settings
             return problems
-        return problems + [f"{source}: settings rejected"]
+        return problems + [Problem(f"{source}: settings rejected")]

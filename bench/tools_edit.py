@@ -26,10 +26,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from lsprotocol import converters  # noqa: E402
+
+from agent_lsp.agent.ports import TextEdit  # noqa: E402
 from agent_lsp.cli.client import HeadlessClient  # noqa: E402
 from agent_lsp.cli.transcript import Transcript  # noqa: E402
+from agent_lsp.cli.workspace_edit import apply_text_edits  # noqa: E402
+from agent_lsp.lsp.editor import wire_text_edits  # noqa: E402
 from agent_lsp.tools import build_tools  # noqa: E402
-from agent_lsp.tools.edit import apply_spans, locate_edits, unified_diff  # noqa: E402
+from agent_lsp.tools.edit import locate_edits, unified_diff  # noqa: E402
+from agent_lsp.tools.text import line_starts, position_of, replace_spans  # noqa: E402
 from agent_lsp.workspace.disk_editor import DiskEditor  # noqa: E402
 from agent_lsp.workspace.edit_journal import EditJournal  # noqa: E402
 
@@ -67,7 +73,7 @@ async def main() -> None:
         started = time.perf_counter()
         spans = locate_edits(text, args.edits, "big.py")
         located = time.perf_counter()
-        new_text = apply_spans(text, spans)
+        new_text = replace_spans(text, spans)
         unified_diff(text, new_text, "big.py")
         diffed = time.perf_counter()
         print(f"file: {options.lines} lines, {len(text) / 1e6:.1f} MB; {len(edits)} hunks in one edit_file call")
@@ -86,6 +92,19 @@ async def main() -> None:
         elapsed = time.perf_counter() - started
         assert path.read_text() == text and report.reverted == [path]
         print(f"  turn revert of that edit     {1000 * elapsed:8.1f} ms")
+
+        # Both ends of the wire, in process: the server converting the edit to
+        # UTF-16 TextEdits, the headless client applying them to the text.
+        starts = line_starts(text)
+        text_edits = tuple(TextEdit(position_of(starts, s), position_of(starts, e), new) for s, e, new in spans)
+        unstructure = converters.get_converter().unstructure
+        started = time.process_time()
+        wire = [unstructure(e) for e in wire_text_edits(text, text_edits, "utf-16")]
+        converted = time.process_time()
+        assert apply_text_edits(text, wire) == new_text
+        applied = time.process_time()
+        print(f"  server: edit -> UTF-16 TextEdits  {1000 * (converted - started):6.1f} ms CPU")
+        print(f"  client: applies the TextEdits     {1000 * (applied - converted):6.1f} ms CPU")
 
 
         await lsp_round_trip(root, text, edits)

@@ -1,5 +1,5 @@
 """The agent loop: inbox, driver, turns and steps, hooks, tool scheduling,
-cancellation, recovery, compaction (spec: shared/spec/agent-loop.md).
+cancellation, recovery, compaction (its rules: docs/agent-loop.md).
 
 Public API::
 
@@ -15,11 +15,11 @@ Public API::
                                            agent/inbox/*, agent/error, tools/progress, tools/result,
                                            agent/disposed)
     agent.session.subscribe(fn)            durable events, after commit, in seq order
-    agent.hooks.register(name, fn)         the extension points of spec §8 (see hooks.py)
+    agent.hooks.register(name, fn)         the extension points (R8; see hooks.py)
 
-docs/agent-loop.md maps the modules to the spec, lists every durable and live
+docs/agent-loop.md states the rules comments cite (R2.11, ...), lists every durable and live
 event with its data fields and every hook with its payload, and explains
-each deliberate difference from the spec (among them: dispose keeps the
+each design decision and its reason (among them: dispose keeps the
 inbox; disposing closes the session object; a cancelled tool, model stream
 or hook listener that ignores the cancel is abandoned after
 `cancel_grace_s`; the log is also flushed at idle; unknown event types load).

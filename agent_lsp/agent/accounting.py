@@ -1,4 +1,4 @@
-"""Consumed-work accounting (spec R2.13): a fold over a session log that
+"""Consumed-work accounting (R2.13): a fold over a session log that
 tells an owner (a parent agent running a subagent, a client waiting on a
 prompt) whether the work it handed over was consumed or dropped unrun.
 

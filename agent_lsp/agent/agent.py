@@ -1,8 +1,8 @@
-"""The agent: a live handle that drives one session (spec §2–§7).
+"""The agent: a live handle that drives one session (R2–R7).
 
 A waking send on an idle agent starts the driver synchronously: the status
 flips to running, `turn/start` is appended and the first batch is claimed
-before `followup()` returns (spec §14). The rest of the turn runs in one
+before `followup()` returns (R3.3). The rest of the turn runs in one
 asyncio task (the driver), turn after turn while work is pending.
 """
 
@@ -228,7 +228,7 @@ class Agent:
         self._activity = asyncio.get_running_loop().create_task(self._drive(token, prepared))
 
     def _open_turn(self, token: CancelToken) -> tuple[int, list[dict[str, Any]]] | None:
-        """Synchronous: R4.2 steps 1-3.1 (abort check, turn/start, claim)."""
+        """Synchronous: the start of a turn, R4.2 (abort check, turn/start, claim)."""
         if token.aborted:
             return None
         self._last_turn += 1
@@ -378,7 +378,7 @@ class Agent:
 
     def _runtime_context_message(self) -> dict[str, Any] | None:
         """The runtime-context snapshot, when it differs from the last one
-        still on the surface (R4.2.3.3)."""
+        still on the surface (R4.5)."""
         render = self.options.runtime_context
         if render is None:
             return None
@@ -602,7 +602,7 @@ class Agent:
             if self.hooks.has("llm/stream"):
                 # Middleware may wrap or short-circuit the stream. A failure it
                 # throws at dispatch stays thrown: a turn error, never offered
-                # to request recovery (spec §8).
+                # to request recovery (R8).
                 agen = await self.hooks.run_waterfall(
                     "llm/stream",
                     {"request": request, "provider": request.provider, "turn": turn, "step": step, "signal": token},

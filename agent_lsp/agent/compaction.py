@@ -1,4 +1,4 @@
-"""Compaction (spec §10): a plugin on the hook bus, not part of the loop spine.
+"""Compaction (R10): a plugin on the hook bus, not part of the loop spine.
 
 - Pressure, in `agent/pre-step` (before `step/start`, inside the open turn):
   when the measured request exceeds `threshold_ratio` of the context window,
@@ -160,6 +160,8 @@ class Compaction:
         session = self.agent.session
         events = session.events
         surface = session.surface
+        if len(surface) < 2:
+            return None  # one message (a prompt too big by itself): a summary of it is not the prompt
         keep_from = len(surface)
         total = 0
         while keep_from > 0 and total < retain:
@@ -227,7 +229,7 @@ class Compaction:
             })
             session.append("compaction/end", {"compactionId": compaction_id, "turn": turn})
             # The history now starts from a checkpoint: plugins that re-inject
-            # context at a session start hear it (spec §8, source "compact").
+            # context at a session start hear it (R8, source "compact").
             self.agent._emit("agent/session-start", {"source": "compact", "sessionId": self.agent.session_id,
                                                      "compactionId": compaction_id})
             return {"compactionId": compaction_id, "shadowedSeqs": list(rng), "shadowedTokenCount": shadowed_tokens}

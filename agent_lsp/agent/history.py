@@ -1,4 +1,4 @@
-"""Model history: the projection of the session surface (spec §1, §5), and
+"""Model history: the projection of the session surface (R1, R5), and
 the assembler that folds stream chunks into an assistant message."""
 
 from __future__ import annotations

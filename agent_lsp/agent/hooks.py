@@ -1,4 +1,4 @@
-"""The hook bus (spec §8): named extension points that plugins (retry,
+"""The hook bus (R8): named extension points that plugins (retry,
 compaction, permissions) use exactly as the built-ins do.
 
 - waterfall: `fn(payload, next)`; listeners chain through `await next(p?)`

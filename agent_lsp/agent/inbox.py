@@ -1,4 +1,4 @@
-"""The inbox (spec §2): two FIFO lists, `next-turn` and `next-step`.
+"""The inbox (R2): two FIFO lists, `next-turn` and `next-step`.
 
 The durable record is the `agent/inbox/spliced` event; the lists are its
 projection. Every mutation writes the splice first and changes the lists

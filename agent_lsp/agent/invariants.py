@@ -1,4 +1,4 @@
-"""Log invariants (spec §11.6), as a checker for tests and debugging.
+"""Log invariants (R11.6), as a checker for tests and debugging.
 
 `log_violations(events)` returns a list of readable violations (empty when
 the log is sound): contiguous seqs, balanced and consecutive turns and

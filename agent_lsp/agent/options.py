@@ -8,7 +8,7 @@ from typing import Callable
 
 @dataclass
 class RetryOptions:
-    """Transient-failure retry (spec §9.4): up to `max_retries` per step,
+    """Transient-failure retry (R9.4): up to `max_retries` per step,
     exponential backoff from `base_delay_s` to `max_delay_s`, +-`jitter`."""
 
     enabled: bool = True
@@ -20,7 +20,7 @@ class RetryOptions:
 
 @dataclass
 class CompactionOptions:
-    """Context compaction (spec §10)."""
+    """Context compaction (R10)."""
 
     enabled: bool = True
     context_window: int | None = None  # overrides the provider's model info
@@ -53,7 +53,7 @@ class AgentOptions:
     fallback_model: str | None = None
     # Dynamic context (open files, cursor, git state) rendered at each step
     # proposal; entered as a user message (source "runtime-context") only when
-    # it differs from the last snapshot still in model history (spec R4.2.3.3).
+    # it differs from the last snapshot still in model history (R4.5).
     # Keeps the system prompt stable, so provider prompt caches keep hitting.
     runtime_context: Callable[[], str | None] | None = None
 

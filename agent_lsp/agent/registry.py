@@ -1,5 +1,5 @@
 """A mutable, ordered collection of tools. The scheduler reads it before
-starting each call (reclassification, spec §6.4), so changes made by a
+starting each call (reclassification, R6.4), so changes made by a
 running tool apply to later calls of the same step."""
 
 from __future__ import annotations

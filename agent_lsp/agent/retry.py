@@ -1,4 +1,4 @@
-"""Recovery plugins on `agent/request-error` (spec §9.4, seed 004):
+"""Recovery plugins on `agent/request-error` (R9.4):
 
 - transient retry: RATE_LIMIT, OVERLOADED, SERVICE_UNAVAILABLE, SERVER,
   NETWORK, TIMEOUT, EMPTY_RESPONSE are retried in the same step, up to
@@ -48,7 +48,7 @@ def install_retry(agent: "Agent") -> None:
 
     async def on_request_error(p: dict[str, Any], next_: Any) -> Any:
         failure = p["failure"]
-        if failure.get("code") not in RETRYABLE:
+        if failure.get("code") not in RETRYABLE or failure.get("retryable") is False:
             return await next_()
         key = (p["turn"], p["step"], p.get("provider"), p.get("model"))
         n = counts.get(key, 0)

@@ -1,4 +1,4 @@
-"""The tool-call scheduler (spec §6).
+"""The tool-call scheduler (R6).
 
 Calls run in model order through groups: an exclusive call is a barrier
 that runs alone; parallel calls share a rolling pool of at most

@@ -1,6 +1,6 @@
 """Cancellation of one activity (a driver run or a maintenance task).
 
-One token per activity, first cause wins (spec §7). The token is the
+One token per activity, first cause wins (R7). The token is the
 `AbortSignal` handed to hooks, providers and tools: they read `aborted` and
 `reason`, or `await signal.wait()`.
 """

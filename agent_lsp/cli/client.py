@@ -65,6 +65,18 @@ def _plain_json_converter():
     return converter
 
 
+class _ClientProtocol(JsonRPCProtocol):
+    def _handle_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        # A reply to a request we stopped waiting for (Ctrl-C during start-up or a
+        # history load): pygls would hand it to the cancelled future and log
+        # InvalidStateError with a traceback. Nobody wants it; drop it.
+        future = self._request_futures.get(msg_id)
+        if future is not None and future.done():
+            del self._request_futures[msg_id]
+            return
+        super()._handle_response(msg_id, result, error)
+
+
 class _RpcClient(JsonRPCClient):
     on_server_exit: Callable[[], None] = staticmethod(lambda: None)
 
@@ -153,10 +165,11 @@ class HeadlessClient:
         self.server_command = server_command or default_server_command(log_level)
         self.env = env
         self.sessions: dict[str, SessionState] = {}
+        self.last_session_id: str | None = None  # of the last followup the server answered
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
         self.server_exited = False
-        self._rpc = _RpcClient(protocol_cls=JsonRPCProtocol, converter_factory=_plain_json_converter)
+        self._rpc = _RpcClient(protocol_cls=_ClientProtocol, converter_factory=_plain_json_converter)
         self._stderr_task: asyncio.Task[None] | None = None
         self._stderr_tail: collections.deque[bytes] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._log_sink: BinaryIO | None = None
@@ -312,6 +325,7 @@ class HeadlessClient:
         text_before = len(self.transcript.text)
         answer = await self.request("agent/followup", params)
         sid, message_id = answer["sessionId"], answer["messageId"]
+        self.last_session_id = sid
         await asyncio.wait_for(self._wait_until_finished(sid, message_id), timeout)
         self.transcript.flush_notes()
         state = self.session(sid)

@@ -21,7 +21,6 @@ import importlib.resources
 import os
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Any, Mapping
@@ -72,6 +71,13 @@ DEMO_SCRIPT: list[dict[str, Any]] = [
 
 
 def demo_command(args: argparse.Namespace) -> int:
+    from agent_lsp.config import configuration_errors
+
+    errors = configuration_errors(os.environ)
+    if errors:  # the demo would quietly run the scripted model instead
+        for error in errors:
+            print(f"agent-lsp demo: {error}", file=sys.stderr)
+        return 2
     try:
         return asyncio.run(run_demo(args))
     except ServerError as error:
@@ -84,12 +90,12 @@ def demo_command(args: argparse.Namespace) -> int:
 async def configured_model(env: Mapping[str, str]) -> str | None:
     """What the server would use as its model, or None when that is the
     scripted fallback (no provider, key or endpoint configured)."""
-    from agent_lsp.config import SettingsLayers
+    from agent_lsp.config import SettingsLayers, model_environment
     from agent_lsp.llm.factory import create_provider
 
     settings = SettingsLayers(env).current.model
     try:
-        resolved = create_provider(settings, env)
+        resolved = create_provider(settings, model_environment(env))
     except ValueError:
         return None  # a broken configuration: the server reports it; the demo stays scripted
     try:
@@ -99,6 +105,35 @@ async def configured_model(env: Mapping[str, str]) -> str | None:
             close = getattr(model.provider, "aclose", None) if model else None
             if close is not None:
                 await close()
+
+
+def fresh_demo_folder(env: Mapping[str, str]) -> Path:
+    """The demo's own folder in the user's cache (`<cache>/agent-lsp/demo`), emptied
+    at each run: one folder to look into afterwards, none piling up in $TMPDIR."""
+    from agent_lsp.lsp.handshake import cache_dir
+
+    folder = cache_dir(env) / "demo"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder
+
+
+def own_command(env: Mapping[str, str]) -> str:
+    """How to run agent-lsp again, as this process was started: `agent-lsp` when
+    that is on PATH, else the path of this command (e.g. .venv/bin/agent-lsp)."""
+    script = Path(sys.argv[0])
+    if script.name in ("agent-lsp", "agent-lsp.exe", "agent-language-server") and script.exists():
+        on_path = shutil.which(script.name, path=env.get("PATH"))
+        if on_path and Path(on_path).resolve() == script.resolve():
+            return script.name
+        try:
+            return str(script.resolve().relative_to(Path.cwd()))
+        except ValueError:
+            return str(script.resolve())
+    on_path = shutil.which("agent-lsp", path=env.get("PATH"))
+    if on_path and Path(on_path).resolve().parent == Path(sys.executable).parent:
+        return "agent-lsp"
+    return f"{sys.executable} -m agent_lsp"
 
 
 def copy_sample_project(destination: Path) -> Path:
@@ -156,7 +191,7 @@ async def run_demo(args: argparse.Namespace, env: Mapping[str, str] | None = Non
     env = os.environ if env is None else env
     started = time.monotonic()
     transcript = Transcript()
-    base = args.dir.expanduser().resolve() if args.dir else Path(tempfile.mkdtemp(prefix="agent-lsp-demo-"))
+    base = args.dir.expanduser().resolve() if args.dir else fresh_demo_folder(env)
     workspace = copy_sample_project(base / "workspace")
     sessions_dir = base / "sessions"
     original = _snapshot(workspace)
@@ -210,8 +245,9 @@ async def run_demo(args: argparse.Namespace, env: Mapping[str, str] | None = Non
         transcript.note(f"Session log ({count} JSON lines): {log_path}")
     else:
         transcript.warn(f"No session log found for {result.session_id} under {sessions_dir}")
+    command = own_command(env)
     transcript.note(f"Finished in {time.monotonic() - started:.1f} s. "
-                    "Next: agent-lsp run \"your request\" --workspace DIR  (or agent-lsp chat)")
+                    f"Next: {command} run \"your request\" --workspace DIR  (or {command} chat)")
     if not result.ok:
         return 1
     return 0 if diff or real_model is not None else 1

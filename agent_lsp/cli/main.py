@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -58,7 +59,7 @@ def _add_transport_options(parser: argparse.ArgumentParser, *, top_level: bool) 
     group.add_argument("--tcp", type=parse_address, default=default, metavar="HOST:PORT",
                        help="listen for one LSP client on a TCP port (host defaults to 127.0.0.1)")
     group.add_argument("--ws", type=parse_address, default=default, metavar="HOST:PORT",
-                       help="listen for one LSP client over WebSocket (needs agent-lsp[ws])")
+                       help="listen for one LSP client over WebSocket (needs agent-language-server[ws])")
 
 
 def _add_client_options(parser: argparse.ArgumentParser) -> None:
@@ -136,6 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def configure_logging(level: str | None, log_file: Path | None) -> None:
     """Logs go to the log file or stderr; never stdout (stdout may be JSON-RPC)."""
+    from agent_lsp.secrets import install_log_masking
+
     handler: logging.Handler
     if log_file is not None:
         log_file.parent.mkdir(parents=True, exist_ok=True)
@@ -145,10 +148,21 @@ def configure_logging(level: str | None, log_file: Path | None) -> None:
     handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     root = logging.getLogger()
     root.handlers[:] = [handler]
+    install_log_masking(root.handlers)  # no key in any record, pygls' message dumps included
     root.setLevel(getattr(logging, (level or "warning").upper()))
     if (level or "warning") != "debug":
         # pygls logs every message body at INFO: far too much unless debugging.
         logging.getLogger("pygls").setLevel(logging.WARNING)
+
+
+def _log_level_from_env() -> str | None:
+    """AGENT_LSP_LOG_LEVEL stands for --log-level (which wins when both are given)."""
+    value = os.environ.get("AGENT_LSP_LOG_LEVEL", "").strip().lower()
+    if value and value not in LOG_LEVELS:
+        print(f"agent-lsp: AGENT_LSP_LOG_LEVEL={value!r} is not one of {', '.join(LOG_LEVELS)}; ignored",
+              file=sys.stderr)
+        return None
+    return value or None
 
 
 def serve(args: argparse.Namespace) -> int:
@@ -164,7 +178,7 @@ def serve(args: argparse.Namespace) -> int:
         around.end(server.serve_tcp(host, port, process=around))
     elif getattr(args, "ws", None):
         if importlib.util.find_spec("websockets") is None:
-            print("agent-lsp: --ws needs the websockets package: pip install 'agent-lsp[ws]'", file=sys.stderr)
+            print("agent-lsp: --ws needs the websockets package: pip install 'agent-language-server[ws]'", file=sys.stderr)
             return 1
         host, port = args.ws
         server.serve_ws(host, port, process=around)
@@ -175,8 +189,18 @@ def serve(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # Ctrl-C before a command handles it (imports, start-up): no traceback
+        print(file=sys.stderr)
+        return 130
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args = build_parser().parse_args(argv)
     command = args.command or "serve"
+    if args.log_level is None:
+        args.log_level = _log_level_from_env()
     configure_logging(args.log_level, args.log_file)
     if command == "serve":
         if args.command is None and not (args.tcp or args.ws) and sys.stdin.isatty():

@@ -7,10 +7,11 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Coroutine, Iterator
+from typing import Any, Coroutine, Iterator, Mapping
 
 from pygls.exceptions import JsonRpcException
 
@@ -51,15 +52,51 @@ def load_settings(value: str | None) -> dict[str, Any]:
 
 
 def workspace_from(args: argparse.Namespace) -> Path:
+    if args.workspace is None and getattr(args, "session", None):
+        return folder_of_session(args.session, Path.cwd().resolve(), load_settings(getattr(args, "settings", None)))
     workspace = (args.workspace or Path.cwd()).expanduser().resolve()
     if not workspace.is_dir():
         raise UsageError(f"workspace {workspace} is not a folder")
     return workspace
 
 
+def folder_of_session(session_id: str, start: Path, settings: dict[str, Any]) -> Path:
+    """Sessions are stored per workspace folder: `--session ID` from a subfolder
+    means the closest enclosing folder that has that session (else `start`)."""
+    for folder in (start, *start.parents):
+        if (sessions_dir(folder, settings, os.environ) / f"{session_id}.jsonl").is_file():
+            return folder
+    return start
+
+
+def sessions_dir(folder: Path, settings: dict[str, Any], env: Mapping[str, str]) -> Path:
+    """Where the server keeps the sessions of `folder`, resolved the way the
+    server does it (user config file < env < the settings we send)."""
+    from agent_lsp.config import SettingsLayers
+    from agent_lsp.workspace.host import sessions_dir_for
+
+    layers = SettingsLayers(env)
+    layers.set_layer("initializationOptions", settings)
+    return sessions_dir_for(folder, layers.current, env)
+
+
+def check_configuration(env: Mapping[str, str], settings: dict[str, Any] | None = None) -> None:
+    """A setting that cannot apply (a malformed or missing config file, an
+    unknown provider, a bad value) stops a command here, before it would run
+    with something else, e.g. the scripted model. Unknown keys only warn: the
+    server reports those."""
+    from agent_lsp.config import configuration_errors
+
+    errors = configuration_errors(env, settings, source="--settings")
+    if errors:
+        raise UsageError("\n".join(errors))
+
+
 def make_client(args: argparse.Namespace, transcript: Transcript, **overrides: Any) -> HeadlessClient:
+    settings = load_settings(getattr(args, "settings", None))
+    check_configuration(os.environ, settings)
     options: dict[str, Any] = {
-        "settings": load_settings(getattr(args, "settings", None)),
+        "settings": settings,
         "transcript": transcript,
         "permissions": PermissionResponder(getattr(args, "permission", None), transcript),
         "log_file": getattr(args, "log_file", None),
@@ -99,8 +136,16 @@ async def _idle(client: HeadlessClient, session_id: str) -> None:
         await state.changed.wait()
 
 
+def session_hint(transcript: Transcript, session_id: str) -> None:
+    """The closing lines: the model and what it used, and how to go on."""
+    usage = transcript.usage_summary()
+    if usage:
+        transcript.info(usage)
+    transcript.info(f"session {session_id}  (continue it with --session {session_id})")
+
+
 def _report(result: TurnResult, transcript: Transcript) -> int:
-    transcript.info(f"session {result.session_id}  (continue it with --session {result.session_id})")
+    session_hint(transcript, result.session_id)
     return EXIT_OK if result.ok else EXIT_TURN_FAILED
 
 
@@ -109,7 +154,8 @@ def run_main(name: str, main: Coroutine[Any, Any, int]) -> int:
     try:
         return asyncio.run(main)
     except UsageError as error:
-        print(f"agent-lsp {name}: {error}", file=sys.stderr)
+        for line in str(error).splitlines():
+            print(f"agent-lsp {name}: {line}", file=sys.stderr)
         return EXIT_USAGE
     except ServerError as error:
         print(f"agent-lsp {name}: {error}", file=sys.stderr)
@@ -133,15 +179,24 @@ async def _run(args: argparse.Namespace) -> int:
         except asyncio.CancelledError:
             _uncancel()
             await cancel_running_turn(client, transcript)
+            if client.last_session_id:
+                session_hint(transcript, client.last_session_id)
             return EXIT_INTERRUPTED
         except asyncio.TimeoutError:
             transcript.error(f"the agent did not finish within {args.timeout:g} s; cancelling")
             await cancel_running_turn(client, transcript)
             return EXIT_TURN_FAILED
         except JsonRpcException as error:  # the server refused the request (e.g. unknown session)
-            transcript.error(f"agent-lsp run: {error.message}")
+            transcript.error(f"agent-lsp run: {error.message}{_unknown_session_hint(error, client)}")
             return EXIT_TURN_FAILED
         return _report(result, transcript)
+
+
+def _unknown_session_hint(error: JsonRpcException, client: HeadlessClient) -> str:
+    if not error.message.startswith("unknown session"):
+        return ""
+    return (f" for {client.workspace} (a session belongs to the workspace folder it was started in: "
+            "run from inside that folder or pass it with --workspace; `agent-lsp sessions -w DIR` lists them)")
 
 
 def chat_command(args: argparse.Namespace) -> int:
@@ -159,7 +214,7 @@ async def _chat(args: argparse.Namespace) -> int:
             try:
                 await replay_session(client, session_id)
             except JsonRpcException as error:
-                transcript.error(f"agent-lsp chat: {error.message}")
+                transcript.error(f"agent-lsp chat: {error.message}{_unknown_session_hint(error, client)}")
                 return EXIT_TURN_FAILED
         with _ctrl_c_cancels_activity() as activity:
             while True:
@@ -168,8 +223,10 @@ async def _chat(args: argparse.Namespace) -> int:
                 activity.task = asyncio.ensure_future(lines.readline())
                 try:
                     line = await activity.task
-                except asyncio.CancelledError:  # Ctrl-C at the prompt
-                    line = ""
+                except asyncio.CancelledError:  # Ctrl-C at the prompt: what the banner says, not quit
+                    transcript.err.write("\n")
+                    transcript.info("(nothing to cancel; Ctrl-D or /exit quits)")
+                    continue
                 if not line or line.strip() in ("/exit", "/quit"):
                     transcript.err.write("\n")
                     break
@@ -177,14 +234,16 @@ async def _chat(args: argparse.Namespace) -> int:
                     continue
                 activity.task = asyncio.ensure_future(client.followup(line.rstrip("\n"), session_id=session_id))
                 try:
-                    result = await activity.task
-                    session_id = result.session_id
+                    await activity.task
                 except asyncio.CancelledError:  # Ctrl-C during the turn
                     await cancel_running_turn(client, transcript)
                 except JsonRpcException as error:
                     transcript.error(f"error: {error.message}")
+                # The session exists from the server's answer on, even when its
+                # first turn was cancelled: the next message continues it.
+                session_id = client.last_session_id or session_id
         if session_id:
-            transcript.info(f"session {session_id}  (continue it with --session {session_id})")
+            session_hint(transcript, session_id)
     return EXIT_OK
 
 

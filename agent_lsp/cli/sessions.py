@@ -14,7 +14,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcException
 
 from agent_lsp.cli.client import HeadlessClient
-from agent_lsp.cli.run import EXIT_OK, EXIT_TURN_FAILED, EXIT_USAGE, make_client, run_main
+from agent_lsp.cli.run import EXIT_OK, EXIT_TURN_FAILED, EXIT_USAGE, make_client, run_main, sessions_dir
 from agent_lsp.cli.transcript import Transcript, shorten
 
 
@@ -41,15 +41,8 @@ async def _sessions(args: argparse.Namespace) -> int:
 
 
 def store_dir(client: HeadlessClient) -> Path:
-    """Where the server keeps this workspace's sessions, resolved the way the
-    server does it (user config file < env < the settings we sent)."""
-    from agent_lsp.config import SettingsLayers
-    from agent_lsp.workspace.host import sessions_dir_for
-
-    env = os.environ if client.env is None else client.env
-    layers = SettingsLayers(env)
-    layers.set_layer("initializationOptions", client.settings)
-    return sessions_dir_for(client.workspace, layers.current, env)
+    """Where the server keeps this workspace's sessions."""
+    return sessions_dir(client.workspace, client.settings, os.environ if client.env is None else client.env)
 
 
 def _when(epoch_ms: Any) -> str:

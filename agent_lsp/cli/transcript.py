@@ -101,6 +101,9 @@ class Transcript:
         # Live tool output can also overtake its tool/call event.
         self._calls_shown: set[str | None] = set()
         self._early_output: dict[str, list[str]] = {}
+        # What the model replies cost, added up over the events seen, and which model answered.
+        self.usage: dict[str, int] = {}
+        self.model: str | None = None
 
     # ---------------------------------------------------------------- output
 
@@ -193,7 +196,9 @@ class Transcript:
             self.end_line()
             reason = data.get("reason") or {}
             reason_kind = reason.get("kind") if isinstance(reason, dict) else reason
-            if reason_kind and reason_kind != "completed":
+            if reason_kind == "max-tokens":
+                self.warn("(the reply was cut at the output limit: raise the model.maxOutputTokens setting)")
+            elif reason_kind and reason_kind != "completed":
                 detail = ""
                 if self._error_shown:
                     pass  # agent/error already said what went wrong
@@ -208,8 +213,35 @@ class Transcript:
             code = failure.get("code") or "an error"
             when = f" in {delay / 1000:.1f} s" if isinstance(delay, (int, float)) else ""
             self.info(f"(model call failed with {code}; retrying{when})")
-        elif kind and kind.startswith("compaction/") and kind.endswith("end"):
-            self.info("(older history was compacted to fit the context window)")
+        elif kind == "assistant/message":
+            self._count_usage(data)
+        elif kind == "compaction/end":
+            failure = data.get("error")
+            if failure:
+                self.warn(f"(compacting older history failed: {(failure or {}).get('message', 'no reason given')})")
+            else:
+                self.info("(older history was compacted to fit the context window)")
+
+    def _count_usage(self, data: dict[str, Any]) -> None:
+        message = data.get("message") or {}
+        if message.get("model"):
+            provider, model = message.get("provider"), str(message["model"])
+            self.model = model if not provider or provider == model else f"{provider} {model}"
+        for key, value in (data.get("usage") or {}).items():
+            if isinstance(value, int):
+                self.usage[key] = self.usage.get(key, 0) + value
+
+    def usage_summary(self) -> str | None:
+        """`model openai gpt-4.1 · 1234 input + 56 output tokens`, or None before any reply."""
+        if self.model is None and not self.usage:
+            return None
+        parts = [f"model {self.model}"] if self.model else []
+        if self.usage:
+            tokens = f"{self.usage.get('inputTokens', 0)} input + {self.usage.get('outputTokens', 0)} output tokens"
+            if self.usage.get("cacheReadTokens"):
+                tokens += f" ({self.usage['cacheReadTokens']} input from the cache)"
+            parts.append(tokens)
+        return " · ".join(parts)
 
     def _chunk(self, chunk: dict[str, Any]) -> None:
         kind = chunk.get("type")

@@ -14,14 +14,14 @@ import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse
 
-# What urllib.request.url2pathname is, without importing urllib.request (and
-# with it http.client and email: a tenth of a second at every start).
-if os.name == "nt":
-    from nturl2path import url2pathname
-else:
-    from urllib.parse import unquote as url2pathname
+from lsprotocol import types
+from pygls.workspace.position_codec import PositionCodec
+
+from agent_lsp.tools.paths import file_uri_to_path
+from agent_lsp.tools.text import OverlappingEdits, line_content, line_starts, replace_spans
+
+UTF16 = PositionCodec(types.PositionEncodingKind.Utf16)  # the only encoding the headless client offers
 
 
 class WorkspaceEditError(Exception):
@@ -37,37 +37,10 @@ class AppliedEdit:
 
 
 def uri_to_path(uri: str) -> Path:
-    parsed = urlparse(uri)
-    if parsed.scheme != "file":
-        raise WorkspaceEditError(f"not a file URI: {uri}")
-    return Path(url2pathname(parsed.path))  # url2pathname also unquotes
-
-
-def utf16_offset(line_text: str, character: int) -> int:
-    """The index into `line_text` of an LSP character offset (UTF-16 units).
-    An offset past the end of the line means the end of the line (LSP rule)."""
-    units = 0
-    for index, ch in enumerate(line_text):
-        if units >= character:
-            return index
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(line_text)
-
-
-def _line_starts(text: str) -> list[int]:
-    """Start index of every line; \\n, \\r\\n and \\r all end a line."""
-    starts = [0]
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch == "\r" and i + 1 < n and text[i + 1] == "\n":
-            i += 2
-            starts.append(i)
-            continue
-        if ch in "\r\n":
-            starts.append(i + 1)
-        i += 1
-    return starts
+    try:
+        return file_uri_to_path(uri)
+    except ValueError as error:
+        raise WorkspaceEditError(str(error)) from None
 
 
 def _offset(text: str, starts: list[int], position: dict[str, Any]) -> int:
@@ -77,34 +50,25 @@ def _offset(text: str, starts: list[int], position: dict[str, Any]) -> int:
         raise WorkspaceEditError(f"negative position {position}")
     if line >= len(starts):
         return len(text)  # past the last line: the end of the document
-    begin = starts[line]
-    end = starts[line + 1] if line + 1 < len(starts) else len(text)
-    line_text = text[begin:end].rstrip("\r\n")
-    return begin + utf16_offset(line_text, character)
+    content = line_content(text, starts, line)
+    if character >= UTF16.client_num_units(content):
+        return starts[line] + len(content)  # past the end of the line: its end (LSP rule)
+    column = UTF16.position_from_client_units([content], types.Position(line=0, character=character)).character
+    return starts[line] + column
 
 
 def apply_text_edits(text: str, edits: list[dict[str, Any]]) -> str:
     """The text after applying LSP TextEdits (all relative to `text`).
     Inserts at the same position keep their array order; overlaps are refused."""
-    starts = _line_starts(text)
-    spans = []
-    for index, edit in enumerate(edits):
-        start = _offset(text, starts, edit["range"]["start"])
-        end = _offset(text, starts, edit["range"]["end"])
-        if end < start:
-            raise WorkspaceEditError(f"range end before start in edit {index}")
-        spans.append((start, end, index, edit["newText"]))
-    spans.sort(key=lambda span: (span[0], span[2]))
-    pieces: list[str] = []
-    cursor = 0
-    for start, end, index, new_text in spans:
-        if start < cursor:
-            raise WorkspaceEditError(f"edit {index} overlaps an earlier edit")
-        pieces.append(text[cursor:start])
-        pieces.append(new_text)
-        cursor = end
-    pieces.append(text[cursor:])
-    return "".join(pieces)
+    starts = line_starts(text)
+    spans = [
+        (_offset(text, starts, edit["range"]["start"]), _offset(text, starts, edit["range"]["end"]), edit["newText"])
+        for edit in edits
+    ]
+    try:
+        return replace_spans(text, spans)
+    except OverlappingEdits as error:
+        raise WorkspaceEditError(str(error)) from None
 
 
 def _read_text(path: Path) -> str:

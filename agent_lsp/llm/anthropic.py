@@ -12,10 +12,12 @@ from __future__ import annotations
 import json
 from typing import Any, AsyncIterator, Mapping
 
+from agent_lsp import secrets
+
 from . import models
-from .failures import classify_stream_error
+from .failures import classify_stream_error, redact
 from .sse import parse_json
-from .transport import StreamContext, Timeouts, join_url, make_client, normalise, stream_sse
+from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
 from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelInfo, ModelRequest, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -161,7 +163,8 @@ class AnthropicStream:
         self.done = False  # saw message_stop
 
     def _fail(self, code: str, message: str) -> LlmError:
-        failure: dict[str, Any] = {"code": code, "message": message, "provider": self._ctx.provider, "model": self._ctx.model}
+        failure: dict[str, Any] = {"code": code, "message": redact(message, self._ctx.secrets),
+                                   "provider": self._ctx.provider, "model": self._ctx.model}
         if self._ctx.request_id:
             failure["requestId"] = self._ctx.request_id
         return LlmError(failure)  # type: ignore[arg-type]
@@ -309,9 +312,14 @@ class AnthropicProvider:
         headers: Mapping[str, str] | None = None,
         timeouts: Timeouts = Timeouts(),
         auth_hint: str = "",
+        endpoint_hint: str = "",
+        model_hint: str = "",
         context_window: int | None = None,
         max_output_tokens: int | None = None,
         prompt_caching: bool = True,
+        top_p: float | None = None,
+        stop: list[str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
     ):
         self.name = name
         self.base_url = base_url
@@ -320,13 +328,18 @@ class AnthropicProvider:
         self._url = join_url(base, "messages" if base.endswith("/v1") else "v1/messages")
         self._timeouts = timeouts
         self._auth_hint = auth_hint
+        self._hints = {"endpoint_hint": endpoint_hint, "model_hint": model_hint}
         self._context_window = context_window
         self._max_output_tokens = max_output_tokens
         self._prompt_caching = prompt_caching
+        self._body_defaults = {"top_p": top_p, "stop_sequences": list(stop or [])}
+        self._extra_body = dict(extra_body or {})
         self._headers = {"anthropic-version": API_VERSION, "Accept": "text/event-stream", **(headers or {})}
         if api_key:
             self._headers["x-api-key"] = api_key
         self._secrets = tuple(s for s in (api_key, *(headers or {}).values()) if s)
+        secrets.register(api_key)
+        secrets.register_headers(headers or {})
         self._client = make_client(timeouts)
 
     def __repr__(self) -> str:
@@ -344,7 +357,8 @@ class AnthropicProvider:
             known_max = self.model_info(request.model).max_output_tokens
             default_max = min(known_max, DEFAULT_MAX_TOKENS_CAP) if known_max else DEFAULT_MAX_TOKENS
         body = build_request_body(request, default_max_tokens=default_max, cache=self._prompt_caching)
-        ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets)
+        apply_body_settings(body, self._body_defaults, self._extra_body)
+        ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets, **self._hints)
         state = AnthropicStream(ctx)
         events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
         async for chunk in normalise(events, state, lambda event: state.feed(event.event, event.data)):

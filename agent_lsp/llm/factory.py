@@ -1,4 +1,4 @@
-"""Settings + environment -> the model provider to use.
+"""Settings + environment (as the config layer read it) -> the model provider to use.
 
 Explicit settings win over env vars; the generic `AGENT_LSP_*` vars win over
 the conventional per-provider ones (`ANTHROPIC_*`, `OPENAI_*`). With no
@@ -13,10 +13,9 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Mapping
 
 from . import anthropic, models, openai
-from .settings import ModelSettings
+from .settings import ModelEnvironment, ModelSettings
 from .transport import Timeouts
 from .types import ModelInfo, ModelProvider
 
@@ -38,40 +37,56 @@ class ResolvedModel:
     fallback: "ResolvedModel | None" = None
 
 
-def _env(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name)
-    return value.strip() if value and value.strip() else None
-
-
-def _choose_provider(settings: ModelSettings, env: Mapping[str, str]) -> tuple[str, str]:
+def _choose_provider(settings: ModelSettings, env: ModelEnvironment) -> tuple[str, str]:
     """(provider, why)."""
     if settings.provider != "auto":
         return settings.provider, "configured"
-    named = _env(env, "AGENT_LSP_PROVIDER")
-    if named:
-        named = named.lower()
+    if env.provider:
+        named = env.provider.lower()
         if named not in ("openai", "anthropic", "scripted"):
             raise ValueError(f"AGENT_LSP_PROVIDER must be openai, anthropic or scripted, not {named!r}")
         return named, "AGENT_LSP_PROVIDER"
-    if _env(env, "ANTHROPIC_API_KEY"):
+    if "anthropic" in env.provider_api_keys:
         return "anthropic", "auto: ANTHROPIC_API_KEY is set"
-    if _env(env, "OPENAI_API_KEY"):
+    if "openai" in env.provider_api_keys:
         return "openai", "auto: OPENAI_API_KEY is set"
-    if settings.base_url or _env(env, "AGENT_LSP_BASE_URL") or _env(env, "OPENAI_BASE_URL"):
+    if settings.base_url or env.base_url or "openai" in env.provider_base_urls:
         return "openai", "auto: an OpenAI-compatible base URL is set"
-    if _env(env, "ANTHROPIC_BASE_URL"):
+    if "anthropic" in env.provider_base_urls:
         return "anthropic", "auto: ANTHROPIC_BASE_URL is set"
     return "scripted", "auto: no API key set (ANTHROPIC_API_KEY or OPENAI_API_KEY); using the scripted demo model"
 
 
-def _api_key(provider: str, settings: ModelSettings, env: Mapping[str, str]) -> tuple[str | None, str]:
+def _api_key(provider: str, settings: ModelSettings, env: ModelEnvironment) -> tuple[str | None, str]:
     """(key, where it comes from: the name the user should fix)."""
     if settings.api_key is not None and settings.api_key.get_secret_value():
         return settings.api_key.get_secret_value(), "the model.apiKey setting"
-    if _env(env, "AGENT_LSP_API_KEY"):
-        return _env(env, "AGENT_LSP_API_KEY"), "AGENT_LSP_API_KEY"
-    var = _KEY_VARS[provider]
-    return _env(env, var), var
+    if env.api_key is not None:
+        return env.api_key.get_secret_value(), "AGENT_LSP_API_KEY"
+    key = env.provider_api_keys.get(provider)
+    return (key.get_secret_value() if key else None), _KEY_VARS[provider]
+
+
+def _base_url(provider: str, settings: ModelSettings, env: ModelEnvironment) -> tuple[str, str]:
+    """(base URL, where it comes from: the name the user should change)."""
+    if settings.base_url:  # AGENT_LSP_BASE_URL arrives as this setting
+        same = settings.base_url == env.base_url
+        return settings.base_url, "AGENT_LSP_BASE_URL" if same else "the model.baseUrl setting"
+    if env.base_url:
+        return env.base_url, "AGENT_LSP_BASE_URL"
+    if env.provider_base_urls.get(provider):
+        return env.provider_base_urls[provider], _URL_VARS[provider]
+    return _DEFAULT_URLS[provider], f"the default (set {_URL_VARS[provider]} or model.baseUrl for another)"
+
+
+def _model_source(settings: ModelSettings, env: ModelEnvironment, why: str) -> str:
+    if why == "fallback":
+        return "the model.fallback.model setting"
+    if env.model and settings.model in (None, env.model):
+        return "AGENT_LSP_MODEL"  # it arrives as the model.model setting
+    if settings.model:
+        return "the model.model setting"
+    return "the default (set AGENT_LSP_MODEL or model.model to one the server has)"
 
 
 def _auth_hint(provider: str, key_source: str, has_key: bool) -> str:
@@ -80,7 +95,7 @@ def _auth_hint(provider: str, key_source: str, has_key: bool) -> str:
     return f"no API key: set {_KEY_VARS[provider]} (or AGENT_LSP_API_KEY, or the model.apiKey setting)"
 
 
-def create_provider(settings: ModelSettings, env: Mapping[str, str]) -> ResolvedModel:
+def create_provider(settings: ModelSettings, env: ModelEnvironment) -> ResolvedModel:
     """Build the provider the settings and env vars ask for (see module doc).
     Raises ValueError on an unusable configuration (e.g. an unknown
     AGENT_LSP_PROVIDER)."""
@@ -108,8 +123,8 @@ def create_provider(settings: ModelSettings, env: Mapping[str, str]) -> Resolved
     return resolved
 
 
-def _build(settings: ModelSettings, env: Mapping[str, str], provider_name: str, why: str, *, name: str) -> ResolvedModel:
-    model = settings.model or _env(env, "AGENT_LSP_MODEL") or DEFAULT_MODELS[provider_name]
+def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, why: str, *, name: str) -> ResolvedModel:
+    model = settings.model or env.model or DEFAULT_MODELS[provider_name]
     if provider_name == "scripted":
         from agent_lsp.llm.scripted import ScriptedProvider
 
@@ -119,12 +134,7 @@ def _build(settings: ModelSettings, env: Mapping[str, str], provider_name: str, 
             info = provider.model_info(model)
         return ResolvedModel(provider, name, model, info, f"scripted model ({why})")
 
-    base_url = (
-        settings.base_url
-        or _env(env, "AGENT_LSP_BASE_URL")
-        or _env(env, _URL_VARS[provider_name])
-        or _DEFAULT_URLS[provider_name]
-    )
+    base_url, url_source = _base_url(provider_name, settings, env)
     key, key_source = _api_key(provider_name, settings, env)
     t = settings.timeouts
     common = dict(
@@ -134,8 +144,13 @@ def _build(settings: ModelSettings, env: Mapping[str, str], provider_name: str, 
         headers=dict(settings.headers),
         timeouts=Timeouts(connect=t.connect, first_byte=t.first_byte, idle=t.idle),
         auth_hint=_auth_hint(provider_name, key_source, key is not None),
+        endpoint_hint=f"the endpoint comes from {url_source}",
+        model_hint=f"comes from {_model_source(settings, env, why)}",
         context_window=settings.context_window,
         max_output_tokens=settings.max_output_tokens,
+        top_p=settings.top_p,
+        stop=settings.stop,
+        extra_body=settings.extra_body,
     )
     if provider_name == "anthropic":
         provider: ModelProvider = anthropic.AnthropicProvider(**common)  # type: ignore[arg-type]

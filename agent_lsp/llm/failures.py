@@ -1,6 +1,6 @@
 """HTTP status, error body, headers and transport errors -> one LlmFailure.
 
-The loop routes on `code` only (spec §9), so every provider quirk is
+The loop routes on `code` only (R9 in docs/agent-loop.md), so every provider quirk is
 resolved here: OpenAI-shaped `{"error": {...}}` bodies (also vLLM's and
 llama.cpp's variants), Anthropic `{"type": "error", "error": {...}}`, the
 retry headers (`retry-after-ms`, `retry-after` in seconds or as an HTTP date,
@@ -11,14 +11,18 @@ that have no code of their own.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 import time
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import Any, Iterable, Mapping
+from urllib.parse import urlsplit
 
 import httpx
+
+from agent_lsp.secrets import mask_fields
 
 from .types import (
     AUTH,
@@ -68,19 +72,18 @@ _TYPE_CODES: dict[str, str] = {
     "request_too_large": BAD_REQUEST,
 }
 
-# Masks secrets a provider may echo back ("Incorrect API key provided: sk-abc…").
-_KEY_LIKE = re.compile(r"\b(sk-(?:ant-)?[A-Za-z0-9_\-*]{3})[A-Za-z0-9_\-*]{6,}")
-
 _GO_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)(ms|us|µs|ns|h|m|s)")
 _GO_UNIT_MS = {"h": 3_600_000.0, "m": 60_000.0, "s": 1000.0, "ms": 1.0, "us": 0.001, "µs": 0.001, "ns": 1e-6}
 
 
 def redact(text: str, secrets: Iterable[str] = ()) -> str:
-    """`text` without any of `secrets` and without key-looking tokens."""
+    """`text` without any of `secrets` and without anything `agent_lsp.secrets`
+    masks (registered secrets, key-looking tokens, secret-named fields): a
+    provider may echo a key back ("Incorrect API key provided: sk-abc…")."""
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
-    return _KEY_LIKE.sub(r"\1***", text)
+    return mask_fields(text)
 
 
 # --- retry headers -----------------------------------------------------------------------
@@ -255,10 +258,12 @@ def classify_http_error(
     provider: str,
     model: str,
     auth_hint: str = "",
+    model_hint: str = "",
     secrets: Iterable[str] = (),
 ) -> LlmFailure:
     """A non-2xx response -> a failure. `auth_hint` (e.g. "set ANTHROPIC_API_KEY")
-    is appended to AUTH messages so the user knows what to fix."""
+    is appended to AUTH messages and `model_hint` (where the model name comes
+    from) to MODEL_UNAVAILABLE ones, so the user knows what to fix."""
     parsed = _parse_body(body)
     error = _error_object(parsed)
     code = _code_from(error, status)
@@ -273,6 +278,8 @@ def classify_http_error(
     failure: LlmFailure = {"code": code, "status": status, "provider": provider, "model": model}
     if code == AUTH and auth_hint:
         message = f"{message} ({auth_hint})"
+    elif code == MODEL_UNAVAILABLE and model_hint:
+        message = f"{message} (the model name {model!r} {model_hint})"
     failure["message"] = redact(message, secrets)[:2000]
     wait = retry_after_ms(headers)
     if wait is not None and code in (RATE_LIMIT, OVERLOADED, SERVICE_UNAVAILABLE, SERVER, TIMEOUT):
@@ -311,22 +318,45 @@ def classify_stream_error(
     return failure
 
 
-def classify_transport_error(exc: BaseException, *, provider: str, model: str) -> LlmFailure:
-    """httpx transport exceptions -> NETWORK or TIMEOUT (a bad URL scheme: BAD_REQUEST)."""
+def _is_loopback(url: str) -> bool:
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def classify_transport_error(exc: BaseException, *, provider: str, model: str, url: str = "",
+                             hint: str = "") -> LlmFailure:
+    """httpx transport exceptions -> NETWORK or TIMEOUT (a bad URL scheme: BAD_REQUEST).
+    The message names the URL and `hint` (where the base URL comes from). A
+    connection refused on this machine is not worth retrying: nothing listens
+    there, and a local model server binds its port before it loads a model."""
+    where = f" {url}" if url else ""
+    retryable = True
     if isinstance(exc, httpx.UnsupportedProtocol):
-        code, what = BAD_REQUEST, "check the base URL"
+        code, what = BAD_REQUEST, f"unsupported URL{where} (check the base URL)"
     elif isinstance(exc, httpx.ConnectTimeout):
-        code, what = TIMEOUT, "connect timed out"
+        code, what = TIMEOUT, f"connecting to{where} timed out"
     elif isinstance(exc, httpx.TimeoutException):
-        code, what = TIMEOUT, "timed out"
+        code, what = TIMEOUT, f"{url or 'the request'} timed out"
     elif isinstance(exc, httpx.ConnectError):
-        code, what = NETWORK, "cannot connect"
+        code, what = NETWORK, f"cannot connect to{where}"
+        if url and _is_loopback(url):
+            retryable = False
+            what += " (nothing listens there: is the model server running?)"
     elif isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
-        code, what = NETWORK, "connection lost"
+        code, what = NETWORK, f"connection to{where} lost"
     else:
-        code, what = NETWORK, "transport error"
+        code, what = NETWORK, f"transport error with{where}"
     detail = str(exc) or type(exc).__name__
-    return {"code": code, "message": f"{what}: {detail}", "provider": provider, "model": model}
+    message = f"{what}: {detail}" + (f"; {hint}" if hint else "")
+    failure: LlmFailure = {"code": code, "message": message, "provider": provider, "model": model}
+    if not retryable:
+        failure["retryable"] = False
+    return failure
 
 
 __all__ = [

@@ -14,10 +14,13 @@ import uuid
 from typing import Any, AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
+from agent_lsp import secrets
+
 from . import models
-from .failures import classify_stream_error
+from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
-from .transport import StreamContext, Timeouts, join_url, make_client, normalise, stream_sse
+from .discovery import discover_context_window
+from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
 from .types import (
     CONTENT_FILTER,
     EMPTY_RESPONSE,
@@ -31,6 +34,10 @@ from .types import (
 )
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# Sent as max_tokens when nothing is configured and the model is not known: a
+# local server's own default is often "until the context is full", which a
+# small model reaches by repeating itself in a tool call.
+DEFAULT_MAX_OUTPUT_TOKENS = 4096
 
 
 # --- request -----------------------------------------------------------------------------
@@ -60,7 +67,7 @@ def to_openai_messages(system: str, messages: tuple[dict[str, Any], ...] | list[
             ]
             text = _text_of(message)
             if not text and not calls:
-                continue  # content-less replies are not part of the history (spec R5.2)
+                continue  # content-less replies are not part of the history (R5.2 in docs/agent-loop.md)
             # "" rather than null: llama-cpp-python rejects a null content with HTTP 500.
             turn: dict[str, Any] = {"role": "assistant", "content": text}
             if calls:
@@ -162,7 +169,8 @@ class OpenAIStream:
         self._open = kind
 
     def _fail(self, code: str, message: str) -> LlmError:
-        failure: dict[str, Any] = {"code": code, "message": message, "provider": self._ctx.provider, "model": self._ctx.model}
+        failure: dict[str, Any] = {"code": code, "message": redact(message, self._ctx.secrets),
+                                   "provider": self._ctx.provider, "model": self._ctx.model}
         if self._ctx.request_id:
             failure["requestId"] = self._ctx.request_id
         return LlmError(failure)  # type: ignore[arg-type]
@@ -312,9 +320,14 @@ class OpenAIProvider:
         headers: Mapping[str, str] | None = None,
         timeouts: Timeouts = Timeouts(),
         auth_hint: str = "",
+        endpoint_hint: str = "",
+        model_hint: str = "",
         context_window: int | None = None,
         max_output_tokens: int | None = None,
         max_tokens_field: str | None = None,
+        top_p: float | None = None,
+        stop: list[str] | None = None,
+        extra_body: Mapping[str, Any] | None = None,
     ):
         self.name = name
         self.base_url = base_url
@@ -322,8 +335,12 @@ class OpenAIProvider:
         self._api_key = api_key
         self._timeouts = timeouts
         self._auth_hint = auth_hint
+        self._hints = {"endpoint_hint": endpoint_hint, "model_hint": model_hint}
         self._context_window = context_window
         self._max_output_tokens = max_output_tokens
+        self._body_defaults = {"top_p": top_p, "stop": list(stop or [])}
+        self._extra_body = dict(extra_body or {})
+        self._discovered: dict[str, int | None] = {}  # model -> the context window the server reported
         # OpenAI's reasoning models reject the deprecated `max_tokens`; most other servers only know it.
         self._is_openai = (urlsplit(base_url).hostname or "").endswith("openai.com")
         if max_tokens_field is None:
@@ -333,6 +350,8 @@ class OpenAIProvider:
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
         self._secrets = tuple(s for s in (api_key, *(headers or {}).values()) if s)
+        secrets.register(api_key)
+        secrets.register_headers(headers or {})
         self._client = make_client(timeouts)
 
     def __repr__(self) -> str:
@@ -340,15 +359,36 @@ class OpenAIProvider:
 
     def model_info(self, model: str) -> ModelInfo:
         return models.model_info(
-            model, context_window=self._context_window, max_output_tokens=self._max_output_tokens
+            model, context_window=self._context_window or self._discovered.get(model),
+            max_output_tokens=self._max_output_tokens,
         )
 
+    async def _discover(self, model: str) -> None:
+        """Once per model, ask a server that is not OpenAI's for the context
+        window it runs the model with (which may be less than the model's own,
+        e.g. Ollama's default), unless the settings give it."""
+        if self._is_openai or self._context_window or model in self._discovered:
+            return
+        self._discovered[model] = await discover_context_window(self._client, self.base_url, model, self._headers)
+
+    def _default_max_tokens(self, model: str) -> int:
+        """max_tokens when none is configured: the model's known limit, at most
+        a quarter of the context window (the prompt needs the rest)."""
+        info = self.model_info(model)
+        limit = info.max_output_tokens or DEFAULT_MAX_OUTPUT_TOKENS
+        if info.context_window:
+            limit = min(limit, max(256, info.context_window // 4))
+        return limit
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[dict[str, Any]]:
+        await self._discover(request.model)
         body = build_request_body(request, max_tokens_field=self.max_tokens_field)
+        body.setdefault(self.max_tokens_field, self._default_max_tokens(request.model))
+        apply_body_settings(body, self._body_defaults, {**self._extra_body, **(request.options.get("extraBody") or {})})
         if self._is_openai and request.session_id and "prompt_cache_key" not in body:
             # Routes a session's requests to the same cache (OpenAI only: others may reject the key).
             body["prompt_cache_key"] = request.session_id
-        ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets)
+        ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets, **self._hints)
         state = OpenAIStream(ctx)
         events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
 

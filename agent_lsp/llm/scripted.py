@@ -21,7 +21,7 @@ one consumed per model call, in order. A reply is a dict:
                                            usage override (else an estimate: 4 characters a token)
 
 A text or reasoning reply of n characters yields n + 2 chunks for the block,
-then one `usage` and one `finish` chunk: "abc" gives 7 chunks (spec §15.1).
+then one `usage` and one `finish` chunk: "abc" gives 7 chunks.
 Tests may also put a Python callable `fn(request) -> reply dict` in the list.
 When the script is exhausted the model answers deterministically with
 "(scripted model) You said: <the last user message's text>".

@@ -8,7 +8,8 @@ lands in logs, session files or notifications by accident.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal, Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 from pydantic.alias_generators import to_camel
@@ -47,6 +48,27 @@ class ModelSettings(_CamelModel):
     context_window: int | None = Field(default=None, gt=0)
     max_output_tokens: int | None = Field(default=None, gt=0)
     temperature: float | None = Field(default=None, ge=0)
+    # Sampling and request fields, mostly for local servers, whose defaults let a
+    # small model run a reply to the length limit.
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    stop: list[str] = Field(default_factory=list, description="stop sequences")
+    extra_body: dict[str, Any] = Field(
+        default_factory=dict, description="fields added to every request body as they are (null removes one)"
+    )
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
     fallback: FallbackSettings | None = None
     script: list[Any] | None = None  # replies of the scripted provider only
+
+
+@dataclass(frozen=True)
+class ModelEnvironment:
+    """What the environment variables say about the model, as the config layer
+    read them (`agent_lsp.config.model_environment`); unset or blank ones are None.
+    Keys are SecretStr, so a repr or log line never shows them."""
+
+    provider: str | None = None  # AGENT_LSP_PROVIDER
+    model: str | None = None  # AGENT_LSP_MODEL
+    base_url: str | None = None  # AGENT_LSP_BASE_URL
+    api_key: SecretStr | None = None  # AGENT_LSP_API_KEY
+    provider_api_keys: Mapping[str, SecretStr] = field(default_factory=dict)  # "anthropic": ANTHROPIC_API_KEY, ...
+    provider_base_urls: Mapping[str, str] = field(default_factory=dict)  # "openai": OPENAI_BASE_URL, ...

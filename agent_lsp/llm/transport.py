@@ -42,6 +42,8 @@ class StreamContext:
     auth_hint: str = ""
     secrets: tuple[str, ...] = ()
     request_id: str | None = field(default=None)  # set once the response headers arrive
+    endpoint_hint: str = ""  # where the base URL comes from, e.g. "the endpoint comes from OPENAI_BASE_URL"
+    model_hint: str = ""  # where the model name comes from
 
 
 def http2_available() -> bool:
@@ -56,6 +58,10 @@ def make_client(timeouts: Timeouts) -> httpx.AsyncClient:
         timeout=httpx.Timeout(connect=timeouts.connect, read=None, write=timeouts.connect, pool=timeouts.connect),
         limits=httpx.Limits(max_connections=32, max_keepalive_connections=8, keepalive_expiry=30.0),
     )
+
+
+def _hint(hint: str) -> str:
+    return f" ({hint})" if hint else ""
 
 
 def _fail(ctx: StreamContext, code: str, message: str) -> LlmError:
@@ -82,15 +88,16 @@ async def stream_sse(
     try:
         request = client.build_request("POST", url, json=body, headers=headers)
     except httpx.InvalidURL as exc:
-        raise _fail(ctx, BAD_REQUEST, f"invalid base URL {url!r}: {exc}") from exc
+        raise _fail(ctx, BAD_REQUEST, f"invalid base URL {url!r}: {exc}{_hint(ctx.endpoint_hint)}") from exc
     deadline = loop.time() + timeouts.first_byte
     try:
         async with asyncio.timeout_at(deadline):
             response = await client.send(request, stream=True)
     except TimeoutError:
-        raise _fail(ctx, TIMEOUT, f"no response within {timeouts.first_byte:g} s") from None
+        raise _fail(ctx, TIMEOUT, f"no response from {url} within {timeouts.first_byte:g} s") from None
     except httpx.RequestError as exc:
-        raise LlmError(classify_transport_error(exc, provider=ctx.provider, model=ctx.model)) from exc
+        raise LlmError(classify_transport_error(exc, provider=ctx.provider, model=ctx.model, url=url,
+                                                hint=ctx.endpoint_hint)) from exc
 
     ctx.request_id = request_id(response.headers)
     chunks = response.aiter_bytes()
@@ -113,7 +120,8 @@ async def stream_sse(
                     raise _fail(ctx, TIMEOUT, f"no data within {timeouts.first_byte:g} s") from None
                 raise _fail(ctx, TIMEOUT, f"stream stalled: no data for {timeouts.idle:g} s") from None
             except httpx.RequestError as exc:
-                failure = classify_transport_error(exc, provider=ctx.provider, model=ctx.model)
+                failure = classify_transport_error(exc, provider=ctx.provider, model=ctx.model, url=url,
+                                                   hint=ctx.endpoint_hint)
                 if ctx.request_id:
                     failure["requestId"] = ctx.request_id
                 raise LlmError(failure) from exc
@@ -170,6 +178,7 @@ async def _error_from_response(response: httpx.Response, deadline: float, ctx: S
             provider=ctx.provider,
             model=ctx.model,
             auth_hint=ctx.auth_hint,
+            model_hint=ctx.model_hint,
             secrets=ctx.secrets,
         )
     )
@@ -217,6 +226,21 @@ async def normalise(
                     return
     for chunk in state.end():  # raises: the stream ended before its terminal event
         yield chunk
+
+
+def apply_body_settings(body: dict[str, Any], defaults: Mapping[str, Any], extra: Mapping[str, Any]) -> None:
+    """The configured request fields: `defaults` (e.g. top_p, stop) where the
+    request has none, then `extra` (the extraBody setting) over everything; a
+    None in `extra` removes a key (e.g. {"stream_options": None} for a server
+    that rejects it)."""
+    for key, value in defaults.items():
+        if value is not None and value != []:
+            body.setdefault(key, value)
+    for key, value in extra.items():
+        if value is None:
+            body.pop(key, None)
+        else:
+            body[key] = value
 
 
 def join_url(base: str, path: str) -> str:

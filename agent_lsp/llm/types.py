@@ -43,7 +43,7 @@ from typing import Any, AsyncIterator, Literal, Protocol, TypedDict, runtime_che
 
 FinishKind = Literal["stop", "tool-calls", "max-tokens", "error", "aborted"]
 
-# The one failure taxonomy (spec §9, seed 004). Consumers route on `code`,
+# The one failure taxonomy (R9 in docs/agent-loop.md). Consumers route on `code`,
 # never on provider text.
 RATE_LIMIT = "RATE_LIMIT"
 OVERLOADED = "OVERLOADED"
@@ -84,6 +84,7 @@ class LlmFailure(TypedDict, total=False):
     requestId: str
     provider: str
     model: str
+    retryable: bool  # False: the same request again cannot help (nothing listens at a local endpoint)
 
 
 class LlmError(Exception):

@@ -23,6 +23,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
 from agent_lsp.agent.ports import (
     ApplyResult,
@@ -33,10 +34,12 @@ from agent_lsp.agent.ports import (
     PermissionAnswer,
     PermissionRequest,
     RenameFile,
+    TextEdit,
     TextFileEdit,
 )
 from agent_lsp.lsp.protocol import AgentLspClientCapabilities, PermissionParams, PermissionResult, wire_dump
-from agent_lsp.workspace.documents import Documents, line_starts, normalise_path
+from agent_lsp.tools.text import line_content, line_starts
+from agent_lsp.workspace.documents import Documents, normalise_path
 
 log = logging.getLogger(__name__)
 
@@ -48,14 +51,18 @@ PERMISSION_ACTIONS: dict[str, PermissionAnswer] = {
 }
 
 
-def to_encoded_column(line: str, character: int, encoding: str) -> int:
-    """A code-point column of `line` in the negotiated position encoding."""
-    prefix = line[:character]
-    if encoding == types.PositionEncodingKind.Utf8:
-        return len(prefix.encode("utf-8"))
-    if encoding == types.PositionEncodingKind.Utf32:
-        return len(prefix)
-    return len(prefix.encode("utf-16-le")) // 2
+def wire_text_edits(text: str, edits: tuple[TextEdit, ...], encoding: str) -> list[types.TextEdit]:
+    """The edits of `text` (code-point positions) as LSP TextEdits in the negotiated
+    position encoding."""
+    codec = PositionCodec(encoding)
+    starts = line_starts(text)  # once per text: an edit may have thousands of positions
+    # Only the lines the edit touches; the codec only looks up lines[line].
+    lines = {line: line_content(text, starts, line) for e in edits for line in (e.start[0], e.end[0])}
+
+    def position(pos: tuple[int, int]) -> types.Position:
+        return codec.position_to_client_units(lines, ServerTextPosition(*pos))  # type: ignore[arg-type]
+
+    return [types.TextEdit(range=types.Range(start=position(e.start), end=position(e.end)), new_text=e.new_text) for e in edits]
 
 
 class LspEditor:
@@ -170,26 +177,7 @@ class LspEditor:
             raise _Unsupported(f"{op.path} changed in the editor (version {current.version}, edit computed on {op.version})")
 
     def _text_edits(self, op: TextFileEdit) -> list[types.TextEdit]:
-        text = self._text_of(op.path)
-        encoding = self.position_encoding
-        starts = line_starts(text)  # once per file: an edit may have thousands of positions
-
-        def line_at(line: int) -> str:
-            if line >= len(starts):
-                return ""
-            end = starts[line + 1] if line + 1 < len(starts) else len(text)
-            return text[starts[line] : end].rstrip("\r\n")
-
-        def position(pos: tuple[int, int]) -> types.Position:
-            line, character = pos
-            if encoding == types.PositionEncodingKind.Utf32:
-                return types.Position(line=line, character=character)
-            return types.Position(line=line, character=to_encoded_column(line_at(line), character, encoding))
-
-        return [
-            types.TextEdit(range=types.Range(start=position(e.start), end=position(e.end)), new_text=e.new_text)
-            for e in op.edits
-        ]
+        return wire_text_edits(self._text_of(op.path), op.edits, self.position_encoding)
 
     def _text_of(self, path: Path) -> str:
         snapshot = self.documents.get(path)

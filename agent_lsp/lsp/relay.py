@@ -29,6 +29,9 @@ import logging
 import time
 from typing import Any, Callable
 
+from agent_lsp.secrets import mask, mask_value
+from agent_lsp.store.session import write_pending
+
 log = logging.getLogger(__name__)
 
 MERGEABLE_CHUNKS = ("text-delta", "reasoning-delta")
@@ -54,7 +57,8 @@ class _MergedChunk:
         if len(self.parts) == 1:
             return first
         data = dict(first["data"])
-        data["chunk"] = dict(data["chunk"], text="".join(self.parts))
+        # each delta was masked when appended; a secret split over two is masked here
+        data["chunk"] = dict(data["chunk"], text=mask("".join(self.parts)))
         return dict(first, data=data, lastSeq=self.last_seq)
 
 
@@ -180,6 +184,7 @@ class Relay:
             self.flush_session(session_id)
 
     def flush_session(self, session_id: str) -> None:
+        write_pending()  # what a client is shown is on disk first: a crash cannot lose it or reuse its seqs
         queue = self._pending.pop(session_id, None)
         if queue:
             events = [item.to_json() if isinstance(item, _MergedChunk) else _as_json(item) for item in queue]
@@ -189,7 +194,8 @@ class Relay:
 
     def _notify(self, method: str, params: dict[str, Any]) -> None:
         try:
-            self._send(method, params)
+            # Session events were masked when appended (agent_lsp.store.session); the rest is masked here.
+            self._send(method, params if method == "session/event" else mask_value(params))
             self.notifications_sent += 1
         except Exception:  # a broken transport must not break the agent's loop
             log.exception("could not send %s", method)

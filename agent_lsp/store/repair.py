@@ -1,4 +1,4 @@
-"""Crash repair on cold load (spec §11.3).
+"""Crash repair on cold load (R11.3 in docs/agent-loop.md).
 
 A session whose process died mid-turn ends in an open turn. Repair closes it
 by appending, in order: an error `tool/result` for every tool call of the

@@ -1,8 +1,10 @@
-"""The session: an append-only log of typed events (spec §1, §11).
+"""The session: an append-only log of typed events (R1, R11 in docs/agent-loop.md).
 
 `Session.append` is synchronous and cheap: it assigns the next contiguous
 `seq`, keeps the surface (the seqs that make up model history) up to date,
 buffers one JSON line for the writer and notifies observers after commit.
+Secrets in the data (`agent_lsp.secrets.mask`) are masked before the event is
+committed: the log, the file, the notifications and the model see `***`.
 Observers are isolated (a throwing observer never breaks the loop) and are
 always notified in seq order, even when an observer appends (the nested
 event is committed at once, its notification queued behind the current one).
@@ -10,6 +12,7 @@ event is committed at once, its notification queued behind the current one).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -19,11 +22,28 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
+from agent_lsp.secrets import mask_json_line
+
 log = logging.getLogger(__name__)
 
 # Events written to disk in one batch at most this many lines apart when no
 # checkpoint flushes earlier (bounds memory and data lost on a crash).
 BATCH_LINES = 512
+# ... and at most this long after the first of them (the bound for events no
+# client is shown: a shown event is written before it is sent, `write_pending`).
+MAX_DELAY_S = 0.25
+
+# Writers with buffered lines, so that `write_pending` finds them.
+_unwritten: dict[int, "JsonlWriter"] = {}
+
+
+def write_pending() -> None:
+    """Write every session's buffered events to the OS (a write, not an fsync:
+    they survive a crash of this process). Called before events are shown to a
+    client, so that no seq a client saw can name another event after a crash.
+    A failed write is logged; those events stay buffered and are retried."""
+    for writer in list(_unwritten.values()):
+        writer.try_flush()
 
 # One reusable encoder: json.dumps with non-default options builds a new one per call.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
@@ -57,18 +77,45 @@ class JsonlWriter:
         self.fsync = fsync
         self._pending: list[str] = []
         self._auto_at = BATCH_LINES  # pending size that triggers a batch write
+        self._timer: asyncio.TimerHandle | None = None
 
     def add(self, line: str) -> None:
-        """Buffer one line; write a batch when enough are pending. A failed
+        """Buffer one line; write a batch when enough are pending, or
+        MAX_DELAY_S after the first (when an event loop runs). A failed
         batch write is logged, not raised: the event is already committed in
         memory, and the next checkpoint flush (which does raise) retries it."""
         self._pending.append(line)
+        if len(self._pending) == 1:
+            _unwritten[id(self)] = self
+            if self._timer is None:
+                self._arm_timer()
         if len(self._pending) >= self._auto_at:
             try:
                 self.flush()
             except OSError as e:
                 log.error("writing %s failed (will retry): %s", self.path, e)
                 self._auto_at = len(self._pending) + BATCH_LINES
+
+    def _arm_timer(self) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no loop (a script, a benchmark): batches and checkpoints only
+            return
+        self._timer = loop.call_later(MAX_DELAY_S, self._on_timer)
+
+    def _on_timer(self) -> None:
+        self._timer = None
+        if not self.try_flush():
+            self._arm_timer()
+
+    def try_flush(self) -> bool:
+        """`flush`, logging a failure instead of raising it (False then)."""
+        try:
+            self.flush()
+            return True
+        except OSError as e:
+            log.error("writing %s failed (will retry): %s", self.path, e)
+            return False
 
     def flush(self) -> None:
         if not self._pending:
@@ -87,8 +134,16 @@ class JsonlWriter:
                 except OSError:
                     pass
                 raise
-        self._pending.clear()  # only once written: a failed flush is retried by the next one
         self._auto_at = BATCH_LINES
+        self.discard()  # only once written: a failed flush is retried by the next one
+
+    def discard(self) -> None:
+        """Forget what is buffered (written, or its session file deleted)."""
+        self._pending.clear()
+        _unwritten.pop(id(self), None)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     @property
     def pending(self) -> int:
@@ -115,10 +170,10 @@ class Session:
         self.meta = dict(meta or {})
         self.created = created if created is not None else now_ms()
         # True when the session was loaded from disk: the first request of
-        # the next agent logs `request/header reason=resume` (spec §11.4).
+        # the next agent logs `request/header reason=resume` (R11.4).
         self.resumed = resumed
         self.seed_length = 0
-        # A fork (spec §11.5): the parent's id and how many leading events were
+        # A fork (R11.5): the parent's id and how many leading events were
         # copied from it (the file header's seedLength). 0 for a fresh session.
         self.parent_session = parent_session
         self.inherited_length = inherited_length
@@ -140,10 +195,12 @@ class Session:
     def append(self, type: str, data: dict[str, Any] | None = None, *, time: int | None = None) -> Event:
         event = Event(len(self.events), now_ms() if time is None else time, type, data if data is not None else {})
         # Serialise before committing: non-JSON data is rejected and leaves the log unchanged.
-        line = _encode(event.to_json()) if self._writer is not None else None
+        line, masked = mask_json_line(_encode(event.to_json()))
+        if masked is not None:  # a secret in the data: what is kept, stored and sent is the masked copy
+            event.data = masked["data"]
         self._commit(event)
-        if line is not None:
-            self._writer.add(line)  # type: ignore[union-attr]
+        if self._writer is not None:
+            self._writer.add(line)
         if self._observers:
             self._queue.append(event)
             if not self._notifying:
@@ -203,11 +260,13 @@ class Session:
     # ------------------------------------------------------------- durability
 
     def flush(self) -> None:
-        """Write buffered events to disk (the checkpoint of spec §11.2)."""
+        """Write buffered events to disk (a checkpoint, R11.2)."""
         if self._writer is not None:
             self._writer.flush()
 
     def detach_writer(self) -> None:
+        if self._writer is not None:
+            self._writer.discard()
         self._writer = None
 
     def close(self) -> None:

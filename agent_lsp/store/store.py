@@ -4,7 +4,7 @@ Line 1 is a header `{"kind": "agent_lsp.session", "version", "id", "created",
 "title", "meta"}` (a fork adds "parentSession" and "seedLength"); every other
 line is one event `{"seq","time","type","data"}`.
 Loading repairs a torn last line (a crash mid-write) by truncating it, closes
-an open turn (spec §11.3) and marks the resume with `session/end-seed`.
+an open turn (R11.3 in docs/agent-loop.md) and marks the resume with `session/end-seed`.
 A corrupt file raises `CorruptSessionError` naming its path and line; `list()`
 skips such files and reports them in `list_errors`.
 """
@@ -205,7 +205,7 @@ class SessionStore:
 
     @staticmethod
     def _seal_seed(session: Session) -> None:
-        """Mark where the seed ends (spec §11.4) and write it out."""
+        """Mark where the seed ends (R11.4) and write it out."""
         events = session.events
         if not events or events[-1].type != "session/end-seed":
             session.append("session/end-seed", {"seedLength": len(events)})
@@ -222,7 +222,7 @@ class SessionStore:
     def fork(self, source_id: str, boundary: int | None = None, *, title: str | None = None,
              meta: dict[str, Any] | None = None) -> Session:
         """A new session seeded with the source's events `0..boundary` (a seq;
-        default: all of them), spec §11.5. The prefix must not end inside an
+        default: all of them), R11.5. The prefix must not end inside an
         open turn (ValueError). The child records `parentSession` and
         `seedLength` in its header, continues the turn numbering, and starts
         with an empty inbox (the parent's pending work stays the parent's).

@@ -11,18 +11,13 @@ journal, edits are not recorded for turn revert.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from agent_lsp.agent.ports import Editor, Tool
-from agent_lsp.tools.base import EditRecorder, FileChange, PermissionGate, ToolEnv, Verdict
-from agent_lsp.tools.edit import EditFile
-from agent_lsp.tools.files import CreateFileTool, DeleteFileTool, RenameFileTool, WriteFile
-from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
-from agent_lsp.tools.read import ReadFile
-from agent_lsp.tools.search import Glob, Grep, ListDir
-from agent_lsp.tools.shell import RunCommand, kill_running_commands
+from agent_lsp.tools.command_env import CommandEnvPolicy  # light: stdlib and secrets only
 
-TOOL_CLASSES = (ReadFile, ListDir, Glob, Grep, EditFile, WriteFile, CreateFileTool, DeleteFileTool,
-                RenameFileTool, RunCommand)
+if TYPE_CHECKING:
+    from agent_lsp.agent.ports import Editor, Tool
+    from agent_lsp.tools.base import EditRecorder, PermissionGate
 
 
 def build_tools(
@@ -30,18 +25,20 @@ def build_tools(
     roots: list[Path],
     policy: PermissionGate | None = None,
     journal: EditRecorder | None = None,
+    command_env: CommandEnvPolicy = CommandEnvPolicy(),
 ) -> list[Tool]:
-    env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal)
-    return [cls(env) for cls in TOOL_CLASSES]
+    # Imported here, not at the top: this package's text model and path helpers
+    # (tools/text.py, tools/paths.py) serve every layer, the headless client
+    # included, and importing them must not load the tools, the agent and pydantic.
+    from agent_lsp.tools.base import ToolEnv
+    from agent_lsp.tools.edit import EditFile
+    from agent_lsp.tools.files import CreateFileTool, DeleteFileTool, RenameFileTool, WriteFile
+    from agent_lsp.tools.paths import WorkspaceRoots
+    from agent_lsp.tools.read import ReadFile
+    from agent_lsp.tools.search import Glob, Grep, ListDir
+    from agent_lsp.tools.shell import RunCommand
 
-
-__all__ = [
-    "build_tools",
-    "EditRecorder",
-    "FileChange",
-    "OutsideWorkspaceError",
-    "PermissionGate",
-    "Verdict",
-    "WorkspaceRoots",
-    "kill_running_commands",
-]
+    tool_classes = (ReadFile, ListDir, Glob, Grep, EditFile, WriteFile, CreateFileTool, DeleteFileTool,
+                    RenameFileTool, RunCommand)
+    env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal, command_env=command_env)
+    return [cls(env) for cls in tool_classes]

@@ -24,6 +24,7 @@ from agent_lsp.agent.ports import (
     ToolContext,
     ToolOutput,
 )
+from agent_lsp.tools.command_env import CommandEnvPolicy
 from agent_lsp.tools.journal_record import PatchHunk, to_record
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.tools.text import decode, is_binary
@@ -107,6 +108,7 @@ class ToolEnv:
     roots: WorkspaceRoots
     policy: PermissionGate | None = None
     journal: EditRecorder | None = None
+    command_env: CommandEnvPolicy = CommandEnvPolicy()
 
     def resolve(self, raw: str | None, *, default_root: bool = False) -> Path:
         if raw is None or (default_root and not str(raw).strip()):

@@ -52,7 +52,7 @@ from agent_lsp.tools.base import (
     unless_aborted,
 )
 from agent_lsp.tools.hunks import unified_diff
-from agent_lsp.tools.text import line_starts, position_of, split_lines
+from agent_lsp.tools.text import line_starts, position_of, replace_spans, split_lines
 
 MAX_FRESH_TEXT_CHARS = 20_000
 MAX_DIFF_CHARS = 8_000
@@ -100,7 +100,7 @@ class EditFile(BuiltinTool):
                 f"'{shown}' is not valid UTF-8; editing it would corrupt it", "NOT_UTF8"
             )
         spans = locate_edits(file.text, args.edits, shown)
-        new_text = apply_spans(file.text, spans)
+        new_text = replace_spans(file.text, spans)
         if new_text == file.text:
             raise ToolError("the edits change nothing (newText equals oldText)", "NO_CHANGE")
         await self.env.authorize(
@@ -273,17 +273,6 @@ def _near_misses(text: str, old: str) -> str:
         where = "; ".join(f"line {i}: {lines[i - 1].strip()[:80]}" for i in numbers)
         return f"Closest lines: {where}."
     return "Nothing similar is in the file; read it again before editing."
-
-
-def apply_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
-    parts: list[str] = []
-    cursor = 0
-    for start, end, new in spans:
-        parts.append(text[cursor:start])
-        parts.append(new)
-        cursor = end
-    parts.append(text[cursor:])
-    return "".join(parts)
 
 
 # ------------------------------------------------------------------ applying

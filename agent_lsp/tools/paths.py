@@ -14,8 +14,14 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Sequence
-from urllib.parse import unquote, urlparse
-from urllib.request import url2pathname
+from urllib.parse import urlparse
+
+# What urllib.request.url2pathname is, without importing urllib.request (and
+# with it http.client and email: a tenth of a second at every start).
+if os.name == "nt":
+    from nturl2path import url2pathname
+else:
+    from urllib.parse import unquote as url2pathname
 
 
 class OutsideWorkspaceError(ValueError):
@@ -96,12 +102,18 @@ class WorkspaceRoots:
         return ", ".join(str(r) for r in self.roots)
 
 
+def file_uri_to_path(uri: str) -> Path:
+    """The local path a file:// URI names; OutsideWorkspaceError (a ValueError) for
+    another scheme or another host."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file":
+        raise OutsideWorkspaceError(f"'{uri}' is not a file path (scheme '{parsed.scheme}')")
+    if parsed.netloc not in ("", "localhost"):
+        raise OutsideWorkspaceError(f"'{uri}' names another host")
+    return Path(url2pathname(parsed.path))  # url2pathname also unquotes
+
+
 def _uri_to_path(text: str) -> str:
     if "://" not in text[:12] and not text.startswith("file:"):
         return text
-    parsed = urlparse(text)
-    if parsed.scheme != "file":
-        raise OutsideWorkspaceError(f"'{text}' is not a file path (scheme '{parsed.scheme}')")
-    if parsed.netloc not in ("", "localhost"):
-        raise OutsideWorkspaceError(f"'{text}' names another host")
-    return url2pathname(unquote(parsed.path)) if os.name == "nt" else unquote(parsed.path)
+    return str(file_uri_to_path(text))

@@ -2,13 +2,15 @@
 
 The command runs in its own session and process group (start_new_session),
 so cancel, timeout and server exit kill the whole group: nothing it started
-is left behind. The group does not outlive the command either: when the
-shell exits, whatever it left running in the background is killed too.
+is left behind, also when the server is killed with -9 (`agent_lsp.process`).
+The group does not outlive the command either: when the shell exits,
+whatever it left running in the background is killed too.
 
 Output streams to the client as it arrives (`ctx.progress({"stream":
 "stdout" | "stderr", "text"})`); what goes back to the model keeps the head
 and the tail of a long output. A non-zero exit code is a normal result (the
-model reads it); a timeout or a cancel is an error result.
+model reads it); a timeout or a cancel is an error result. The command's
+environment is the server's without its secrets (`agent_lsp.tools.command_env`).
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ from pathlib import Path
 from pydantic import Field
 
 from agent_lsp.agent.ports import PermissionRequest, ToolContext, ToolOutput
+from agent_lsp.process import GroupGuard, die_with_parent
 from agent_lsp.tools.base import BuiltinTool, ToolError, ToolInput, error_output
+from agent_lsp.tools.command_env import CommandEnvPolicy, command_env
 
 DEFAULT_TIMEOUT_S = 120.0
 MAX_TIMEOUT_S = 1800.0
@@ -182,11 +186,12 @@ class RunCommand(BuiltinTool):
                 detail=args.command,
             ),
         )
-        return await run_shell(args.command, cwd, args.timeout_seconds, ctx)
+        return await run_shell(args.command, cwd, args.timeout_seconds, ctx, self.env.command_env)
 
 
-async def run_shell(command: str, cwd: Path, timeout_s: float, ctx: ToolContext) -> ToolOutput:
-    env = {**os.environ, "PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
+async def run_shell(command: str, cwd: Path, timeout_s: float, ctx: ToolContext,
+                    env_policy: CommandEnvPolicy = CommandEnvPolicy()) -> ToolOutput:
+    env = command_env(env_policy)
     proc = await asyncio.create_subprocess_shell(
         command,
         cwd=str(cwd),
@@ -196,9 +201,19 @@ async def run_shell(command: str, cwd: Path, timeout_s: float, ctx: ToolContext)
         start_new_session=True,
         executable=shutil.which("bash") or None,
         env=env,
+        preexec_fn=die_with_parent(),
     )
     pgid = proc.pid  # leader of its own session and group
     _running_groups.add(pgid)
+    guard = GroupGuard.start(pgid)  # the group dies with the server, even on kill -9
+    try:
+        return await _supervise(proc, pgid, timeout_s, ctx)
+    finally:
+        if guard is not None:
+            guard.release()
+
+
+async def _supervise(proc: asyncio.subprocess.Process, pgid: int, timeout_s: float, ctx: ToolContext) -> ToolOutput:
     output = CappedOutput()
     readers = [
         asyncio.ensure_future(_pump(proc.stdout, "stdout", output, ctx)),

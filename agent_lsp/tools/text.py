@@ -1,7 +1,10 @@
-"""Text helpers shared by the tools and the editors: LSP line model, decoding.
+"""The text model every layer shares: LSP lines, positions, edits, decoding.
 
 Positions follow the Editor port: (line, character) with characters counted
 in code points, lines ended by "\\n", "\\r\\n" or "\\r" (the LSP line model).
+This is the one implementation (docs/architecture.md says why it is ours and
+not pygls'); conversion to the wire's position encodings is pygls'
+`PositionCodec`, in the layers that may import pygls.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from typing import Iterable
 
 BINARY_SNIFF_BYTES = 8192
 
@@ -45,6 +49,40 @@ def offset_of(text: str, starts: list[int], position: tuple[int, int]) -> int:
     elif text.endswith(("\r", "\n"), start, end):
         end -= 1
     return min(start + character, end)
+
+
+def line_content(text: str, starts: list[int], line: int) -> str:
+    """The text of `line` without its line end ("" past the last line)."""
+    if line >= len(starts):
+        return ""
+    end = starts[line + 1] if line + 1 < len(starts) else len(text)
+    return text[starts[line] : end].rstrip("\r\n")
+
+
+class OverlappingEdits(ValueError):
+    """Two replacements of one edit overlap, or one ends before it starts."""
+
+
+def replace_spans(text: str, spans: Iterable[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end, new text) span replaced; every span refers to
+    `text` as given. As in LSP, inserts at one position keep their order in
+    `spans` (and come before a replacement starting there); overlaps are refused."""
+    ordered = []
+    for index, (start, end, new) in enumerate(spans):
+        if end < start:
+            raise OverlappingEdits(f"range end before start in edit {index}")
+        ordered.append((start, end, index, new))
+    ordered.sort()
+    parts: list[str] = []
+    cursor = 0
+    for start, end, index, new in ordered:
+        if start < cursor:
+            raise OverlappingEdits(f"edit {index} overlaps an earlier edit")
+        parts.append(text[cursor:start])
+        parts.append(new)
+        cursor = end
+    parts.append(text[cursor:])
+    return "".join(parts)
 
 
 def is_binary(data: bytes) -> bool:

@@ -26,7 +26,7 @@ from agent_lsp.agent.ports import (
     TextFileEdit,
 )
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
-from agent_lsp.tools.text import line_starts, offset_of
+from agent_lsp.tools.text import OverlappingEdits, line_starts, offset_of, replace_spans
 
 
 class EditFailed(Exception):
@@ -37,20 +37,11 @@ def apply_text_edits(text: str, edit: TextFileEdit) -> str:
     """The text after `edit`'s ranges are replaced (ranges refer to `text`; no
     overlaps). As in LSP, inserts at the same position keep their array order."""
     starts = line_starts(text)
-    spans = sorted(
-        (offset_of(text, starts, e.start), offset_of(text, starts, e.end), index, e.new_text)
-        for index, e in enumerate(edit.edits)
-    )
-    parts: list[str] = []
-    cursor = 0
-    for start, end, _, new in spans:
-        if start < cursor or end < start:
-            raise EditFailed(f"overlapping or inverted ranges in the edit of {edit.path}")
-        parts.append(text[cursor:start])
-        parts.append(new)
-        cursor = end
-    parts.append(text[cursor:])
-    return "".join(parts)
+    spans = [(offset_of(text, starts, e.start), offset_of(text, starts, e.end), e.new_text) for e in edit.edits]
+    try:
+        return replace_spans(text, spans)
+    except OverlappingEdits:
+        raise EditFailed(f"overlapping or inverted ranges in the edit of {edit.path}") from None
 
 
 class DiskEditor:

@@ -12,13 +12,11 @@ at "\\n", "\\r\\n" or "\\r", as in LSP.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from agent_lsp.agent.ports import DocumentSnapshot
-
-_LINE_END = re.compile(r"\r\n|\r|\n")
+from agent_lsp.tools.text import line_starts, offset_of
 
 CodePointPosition = tuple[int, int]
 
@@ -28,36 +26,11 @@ def normalise_path(path: Path | str) -> Path:
     return Path(path).resolve()
 
 
-def line_starts(text: str) -> list[int]:
-    """Offsets of the first character of every line."""
-    return [0] + [match.end() for match in _LINE_END.finditer(text)]
-
-
-def line_text(text: str, line: int) -> str:
-    """The text of `line` without its line ending ("" past the end)."""
-    starts = line_starts(text)
-    if line >= len(starts):
-        return ""
-    end = starts[line + 1] if line + 1 < len(starts) else len(text)
-    return text[starts[line] : end].rstrip("\r\n")
-
-
-def offset_at(text: str, position: CodePointPosition, starts: list[int] | None = None) -> int:
-    """The string offset of a position; past the end of a line clamps to the line end,
-    past the last line clamps to the end of the text (LSP's lenient rule)."""
-    starts = starts if starts is not None else line_starts(text)
-    line, character = position
-    if line >= len(starts):
-        return len(text)
-    start = starts[line]
-    end = starts[line + 1] if line + 1 < len(starts) else len(text)
-    content_end = len(text[start:end].rstrip("\r\n")) + start
-    return min(start + character, content_end)
-
-
 def apply_change(text: str, start: CodePointPosition, end: CodePointPosition, new_text: str) -> str:
+    """`text` with the range replaced; a position past a line's end means its end,
+    past the last line the end of the text (LSP's lenient rule)."""
     starts = line_starts(text)
-    a, b = offset_at(text, start, starts), offset_at(text, end, starts)
+    a, b = offset_of(text, starts, start), offset_of(text, starts, end)
     if b < a:
         a, b = b, a
     return text[:a] + new_text + text[b:]

@@ -8,7 +8,9 @@ commands only.
 
 Session store location: `<sessions dir>/<hash of the folder path>/`, where the
 sessions dir is the `sessionsDir` setting (env AGENT_LSP_SESSIONS_DIR sets it
-too) or `<platform data dir>/agent-lsp/sessions`.
+too, through the settings' env layer) or `<platform data dir>/agent-lsp/sessions`.
+The host reads no environment variable itself: `env` goes to the config
+layer's readers (`data_dir`, `model_environment`).
 """
 
 from __future__ import annotations
@@ -25,9 +27,9 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.ports import Editor
-from agent_lsp.config import Settings, data_dir
+from agent_lsp.config import Settings, data_dir, model_environment
 from agent_lsp.store import Event, Session, SessionStore
-from agent_lsp.tools import build_tools
+from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
@@ -44,8 +46,6 @@ PERMISSIONS_FILE = "permissions.json"  # "always" answers for this folder
 def sessions_root(settings: Settings, env: Mapping[str, str] = os.environ) -> Path:
     if settings.sessions_dir:
         return Path(settings.sessions_dir).expanduser()
-    if env.get("AGENT_LSP_SESSIONS_DIR"):
-        return Path(env["AGENT_LSP_SESSIONS_DIR"]).expanduser()
     return data_dir(env) / "sessions"
 
 
@@ -298,7 +298,7 @@ class WorkspaceHost:
         # (an editor open, the agent not used yet) does not need.
         from agent_lsp.llm.factory import create_provider
 
-        return create_provider(self.settings.model, self.env)
+        return create_provider(self.settings.model, model_environment(self.env))
 
     def _make_agent(self, session) -> Agent:
         resolved = self.resolve_model()
@@ -324,7 +324,10 @@ class WorkspaceHost:
 
     def tool_registry(self) -> ToolRegistry:
         if self._registry is None:
-            self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal))
+            shell = self.settings.shell
+            command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
+            self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
+                                                      command_env=command_env))
         return self._registry
 
     def _system_prompt(self) -> str:

@@ -20,6 +20,7 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     env.update(
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CACHE_HOME=str(tmp_path / "cache"),
         NO_COLOR="1",
         PYTHONIOENCODING="utf-8",
     )

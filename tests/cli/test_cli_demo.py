@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -50,6 +54,35 @@ def test_demo_fixes_the_sample_project_and_shows_it(tmp_path: Path):
 
 
 
+def test_demo_runs_leave_nothing_in_tmpdir_and_the_hint_runs(tmp_path: Path):
+    """Without --dir the demo keeps one folder in the user's cache, emptied at
+    each run; its closing hint is a command that works where the demo was run
+    from, here a venv's bin folder that is not on PATH."""
+    tmpdir = tmp_path / "tmp"
+    tmpdir.mkdir()
+    bin_dir = tmp_path / "venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    command = bin_dir / "agent-lsp"
+    command.write_text(f"#!{sys.executable}\nimport sys\nfrom agent_lsp.cli.main import main\nsys.exit(main())\n")
+    command.chmod(0o755)
+    env = clean_env(tmp_path, TMPDIR=str(tmpdir), PATH=os.defpath)
+    runs = [subprocess.run([command, "demo"], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+            for _ in range(2)]
+    for done in runs:
+        assert done.returncode == 0, done.stdout + done.stderr
+    assert list(tmpdir.iterdir()) == []
+    demo_folder = tmp_path / "cache" / "agent-lsp" / "demo"
+    assert len(list((demo_folder / "sessions").rglob("*.jsonl"))) == 1  # the first run's is gone
+    assert "Session log (" in runs[-1].stdout and str(demo_folder) in runs[-1].stdout
+
+    hint = re.search(r"Next: (\S+) run ", runs[-1].stdout)
+    assert hint, runs[-1].stdout
+    assert hint.group(1) == "venv/bin/agent-lsp"
+    again = subprocess.run([hint.group(1), "--version"], env=env, cwd=tmp_path, capture_output=True, text=True,
+                           timeout=60)
+    assert again.returncode == 0 and again.stdout.startswith("agent-lsp "), again.stderr
+
+
 # ------------------------------------------------------ with a model configured
 
 
@@ -62,8 +95,14 @@ class _FakeChatCompletions(BaseHTTPRequestHandler):
     def log_message(self, *args) -> None:  # keep the test output clean
         pass
 
+    def do_GET(self) -> None:  # context-window discovery (/v1/models, /props): nothing to say
+        self.send_error(404)
+
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if not self.path.endswith("/chat/completions"):  # context-window discovery: not this server
+            self.send_error(404)
+            return
         self.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
         turn = sum(1 for m in body["messages"] if m["role"] == "assistant")
         if turn == 0:

@@ -117,3 +117,46 @@ def test_timeout_cancels_a_turn_that_does_not_finish(tmp_path: Path, workspace: 
     # The turn was cancelled, not left running: the log ends it as aborted.
     (stored,) = (tmp_path / "sessions").rglob("*.jsonl")
     assert '"kind":"aborted"' in stored.read_text().replace(" ", "")
+
+
+def test_run_ends_with_the_model_and_its_token_use(tmp_path: Path, workspace: Path):
+    done = agent_lsp(["run", "hello", "-w", str(workspace)], clean_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    closing = done.stderr.strip().splitlines()[-2:]
+    assert re.fullmatch(r"model scripted · \d+ input \+ \d+ output tokens", closing[0]), closing
+    assert closing[1].startswith("session s_")
+
+
+def test_run_session_from_a_subfolder_finds_the_workspace(tmp_path: Path, workspace: Path):
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
+    first = agent_lsp(["run", "first message"], env, cwd=workspace)
+    session_id = _session_id(first.stderr)
+    sub = workspace / "src" / "deep"
+    sub.mkdir(parents=True)
+    second = agent_lsp(["run", "second message", "--session", session_id], env, cwd=sub)
+    assert second.returncode == 0, second.stderr
+    assert _session_id(second.stderr) == session_id
+    (stored,) = (tmp_path / "sessions").rglob(f"{session_id}.jsonl")
+    assert "second message" in stored.read_text()
+
+
+def test_unknown_session_says_where_sessions_belong(tmp_path: Path, workspace: Path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    done = agent_lsp(["run", "hi", "--session", "s_nope"], clean_env(tmp_path), cwd=elsewhere)
+    assert done.returncode == 1
+    (line,) = [line for line in done.stderr.splitlines() if "s_nope" in line]
+    assert str(elsewhere) in line and "--workspace" in line
+
+
+def test_run_honours_agent_lsp_log_level(tmp_path: Path, workspace: Path):
+    quiet = agent_lsp(["run", "hello", "-w", str(workspace)], clean_env(tmp_path))
+    verbose = agent_lsp(["run", "hello", "-w", str(workspace)], clean_env(tmp_path, AGENT_LSP_LOG_LEVEL="info"))
+    assert verbose.returncode == 0, verbose.stderr
+    assert " INFO agent_lsp" not in quiet.stderr
+    assert " INFO agent_lsp.llm.factory: model: scripted model" in verbose.stderr  # the server's log, shown
+    bad = agent_lsp(["run", "hello", "-w", str(workspace)], clean_env(tmp_path, AGENT_LSP_LOG_LEVEL="loud"))
+    # A bad value stops the run with one line naming the setting and the allowed values.
+    assert bad.returncode != 0
+    assert "logLevel = 'loud': must be one of 'debug', 'info', 'warning' or 'error'" in bad.stderr
+    assert "Traceback" not in bad.stderr

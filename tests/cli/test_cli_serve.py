@@ -82,6 +82,8 @@ async def test_serve_tcp_answers_initialize(tmp_path: Path, workspace: Path):
         await asyncio.to_thread(process.wait, 10)
         assert process.returncode == 0
         await client.stop()
+        stderr = process.stderr.read().decode()
+        assert "Traceback" not in stderr and "SystemExit" not in stderr, stderr  # a normal shutdown is quiet
     finally:
         if process.poll() is None:
             process.kill()

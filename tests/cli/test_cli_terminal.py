@@ -109,3 +109,49 @@ def test_chat_ctrl_c_cancels_the_turn_not_the_chat(tmp_path: Path, workspace: Pa
     terminal.type("/exit\n")
     assert terminal.exit_code() == 0
     assert "continue it with --session" in terminal.output
+
+
+def test_chat_ctrl_c_in_the_first_reply_keeps_the_session(tmp_path: Path, workspace: Path):
+    script = [{"hang": "thinking it over"}, {"text": "still here"}]
+    sessions = tmp_path / "sessions"
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(sessions))
+    terminal = Terminal(["chat", "--settings", json.dumps({"model": {"provider": "scripted", "script": script}})],
+                        env, workspace)
+    terminal.wait_for("you> ")
+    terminal.type("first question\n")
+    terminal.wait_for("thinking it over")
+    terminal.type("\x03")  # Ctrl-C during the session's very first turn
+    terminal.wait_for("(turn ended: aborted)")
+    terminal.type("second question\n")
+    terminal.wait_for("still here")
+    terminal.type("/exit\n")
+    assert terminal.exit_code() == 0
+    (stored,) = sessions.rglob("*.jsonl")  # one session: the second message continued the first
+    log = stored.read_text()
+    assert "first question" in log and "second question" in log
+    assert f"continue it with --session {stored.stem}" in terminal.output
+
+
+def test_chat_ctrl_c_at_the_prompt_does_not_quit(tmp_path: Path, workspace: Path):
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
+    terminal = Terminal(["chat"], env, workspace)
+    terminal.wait_for("you> ")
+    terminal.type("\x03")
+    terminal.wait_for("Ctrl-D or /exit quits)")
+    terminal.type("hello\n")
+    terminal.wait_for("You said: hello")
+    terminal.type("\x04")  # Ctrl-D
+    assert terminal.exit_code() == 0
+
+
+def test_ctrl_c_while_starting_exits_without_a_traceback(tmp_path: Path, workspace: Path):
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
+    for delay in (0.2, 0.6, 1.0):  # while Python imports, while the server starts, at the prompt
+        terminal = Terminal(["chat"], env, workspace)
+        time.sleep(delay)
+        terminal.type("\x03")
+        time.sleep(0.5)
+        terminal.type("\x04")
+        code = terminal.exit_code()
+        assert "Traceback" not in terminal.output and "Error" not in terminal.output, terminal.output
+        assert code in (0, 130, -2), terminal.output

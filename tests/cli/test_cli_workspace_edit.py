@@ -43,6 +43,21 @@ def test_position_past_the_end_of_a_line_means_its_end():
     assert apply_text_edits("ab\ncd\n", [_edit(0, 99, 0, 99, "!")]) == "ab!\ncd\n"
 
 
+def test_an_insert_where_a_replacement_starts_goes_before_it():
+    # The same result in either array order, as the server's own DiskEditor gives.
+    replace, insert = _edit(0, 1, 0, 3, "X"), _edit(0, 1, 0, 1, ">")
+    assert apply_text_edits("abcd", [replace, insert]) == apply_text_edits("abcd", [insert, replace]) == "a>Xd"
+
+
+def test_an_edit_for_another_host_or_scheme_is_refused(tmp_path: Path):
+    path = tmp_path / "a.txt"
+    path.write_text("keep")
+    for uri in ("file://build-server" + path.as_posix(), "untitled:Untitled-1"):
+        with pytest.raises(WorkspaceEditError, match="another host|not a file path"):
+            apply_workspace_edit({"changes": {uri: [_edit(0, 0, 0, 4, "gone")]}})
+    assert path.read_text() == "keep"
+
+
 def test_overlapping_edits_are_refused():
     with pytest.raises(WorkspaceEditError):
         apply_text_edits("abcdef", [_edit(0, 0, 0, 4, "x"), _edit(0, 2, 0, 5, "y")])

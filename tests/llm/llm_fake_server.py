@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 RECORDINGS = Path(__file__).parent / "recordings"
+MODEL_PATHS = ("/chat/completions", "/messages")
 
 
 def recording(name: str) -> bytes:
@@ -71,7 +72,9 @@ class Seen:
 class FakeServer:
     def __init__(self) -> None:
         self.replies: deque[Reply] = deque()
-        self.requests: list[Seen] = []
+        self.requests: list[Seen] = []  # model requests; each takes the next queued reply
+        self.routes: dict[str, Reply] = {}  # "GET /props" -> the answer to every other request
+        self.probes: list[Seen] = []
         self.hangups: list[float] = []  # monotonic time each connection was closed by the client
         self.hangup = asyncio.Event()
         self.stall_started = asyncio.Event()
@@ -116,8 +119,12 @@ class FakeServer:
                     body = json.loads(raw) if raw else None
                 except ValueError:
                     body = raw
-                self.requests.append(Seen(method, path, headers, body))
-                reply = self.replies.popleft() if self.replies else Reply.json(500, {"error": {"message": "no reply queued"}})
+                if not path.endswith(MODEL_PATHS):  # e.g. a context-window probe: answered from `routes`
+                    self.probes.append(Seen(method, path, headers, body))
+                    reply = self.routes.get(f"{method} {path}") or Reply.json(404, {"error": "not found"})
+                else:
+                    self.requests.append(Seen(method, path, headers, body))
+                    reply = self.replies.popleft() if self.replies else Reply.json(500, {"error": {"message": "no reply queued"}})
                 if not await self._reply(reply, reader, writer):
                     break
         finally:

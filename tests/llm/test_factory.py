@@ -7,6 +7,7 @@ import logging
 import pytest
 from pydantic import ValidationError
 
+from agent_lsp.config import model_environment
 from agent_lsp.llm.anthropic import AnthropicProvider
 from agent_lsp.llm.factory import create_provider
 from agent_lsp.llm.models import model_info
@@ -20,20 +21,20 @@ OPENAI_KEY = "sk-proj-yyyyyyyyyyyyyyyyyyyyyyyy"
 
 
 def test_auto_prefers_anthropic_then_openai_then_scripted():
-    both = create_provider(ModelSettings(), {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OPENAI_API_KEY": OPENAI_KEY})
+    both = create_provider(ModelSettings(), model_environment({"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OPENAI_API_KEY": OPENAI_KEY}))
     assert both.provider_name == "anthropic" and isinstance(both.provider, AnthropicProvider)
     assert both.model == "claude-sonnet-4-5" and both.info.context_window == 200_000
     assert "ANTHROPIC_API_KEY is set" in both.description
 
-    openai = create_provider(ModelSettings(), {"OPENAI_API_KEY": OPENAI_KEY})
+    openai = create_provider(ModelSettings(), model_environment({"OPENAI_API_KEY": OPENAI_KEY}))
     assert openai.provider_name == "openai" and isinstance(openai.provider, OpenAIProvider)
 
-    demo = create_provider(ModelSettings(), {})
+    demo = create_provider(ModelSettings(), model_environment({}))
     assert demo.provider_name == "scripted" and "scripted" in demo.description
 
 
 def test_local_server_without_key_is_openai_compatible():
-    resolved = create_provider(ModelSettings(), {"OPENAI_BASE_URL": "http://localhost:11434/v1", "AGENT_LSP_MODEL": "qwen3:8b"})
+    resolved = create_provider(ModelSettings(), model_environment({"OPENAI_BASE_URL": "http://localhost:11434/v1", "AGENT_LSP_MODEL": "qwen3:8b"}))
     assert resolved.provider_name == "openai" and resolved.model == "qwen3:8b"
     assert resolved.provider.base_url == "http://localhost:11434/v1"
 
@@ -42,7 +43,7 @@ def test_settings_win_over_env():
     settings = ModelSettings.model_validate(
         {"provider": "openai", "model": "gpt-4o", "baseUrl": "http://127.0.0.1:9/v1", "apiKey": "sk-from-settings-123456", "contextWindow": 64000}
     )
-    resolved = create_provider(settings, {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "AGENT_LSP_MODEL": "other"})
+    resolved = create_provider(settings, model_environment({"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "AGENT_LSP_MODEL": "other"}))
     assert (resolved.provider_name, resolved.model, resolved.provider.base_url) == ("openai", "gpt-4o", "http://127.0.0.1:9/v1")
     assert resolved.info.context_window == 64000 and resolved.info.max_output_tokens == 16_384
     assert "model.apiKey setting" in resolved.description
@@ -50,37 +51,38 @@ def test_settings_win_over_env():
 
 def test_agent_lsp_env_vars():
     env = {"AGENT_LSP_PROVIDER": "anthropic", "AGENT_LSP_API_KEY": "k-generic-123456", "AGENT_LSP_BASE_URL": "http://127.0.0.1:8080"}
-    resolved = create_provider(ModelSettings(), env)
+    resolved = create_provider(ModelSettings(), model_environment(env))
     assert resolved.provider_name == "anthropic" and resolved.provider.base_url == "http://127.0.0.1:8080"
     assert "AGENT_LSP_API_KEY" in resolved.description
     with pytest.raises(ValueError, match="AGENT_LSP_PROVIDER"):
-        create_provider(ModelSettings(), {"AGENT_LSP_PROVIDER": "gemini"})
+        create_provider(ModelSettings(), model_environment({"AGENT_LSP_PROVIDER": "gemini"}))
 
 
 def test_keys_never_appear_in_description_repr_log_or_settings_dump(caplog):
     caplog.set_level(logging.INFO)
     settings = ModelSettings.model_validate({"apiKey": OPENAI_KEY, "provider": "openai"})
-    resolved = create_provider(settings, {"ANTHROPIC_API_KEY": ANTHROPIC_KEY})
-    shown = " ".join([resolved.description, repr(resolved), repr(settings), settings.model_dump_json(by_alias=True), caplog.text])
+    env = model_environment({"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "AGENT_LSP_API_KEY": OPENAI_KEY})
+    resolved = create_provider(settings, env)
+    shown = " ".join([resolved.description, repr(resolved), repr(settings), repr(env), settings.model_dump_json(by_alias=True), caplog.text])
     assert OPENAI_KEY not in shown and ANTHROPIC_KEY not in shown
     assert "openai" in caplog.text
 
 
 def test_scripted_provider_uses_the_script():
-    resolved = create_provider(ModelSettings.model_validate({"provider": "scripted", "script": [{"text": "hi"}]}), {})
+    resolved = create_provider(ModelSettings.model_validate({"provider": "scripted", "script": [{"text": "hi"}]}), model_environment({}))
     assert resolved.provider_name == "scripted" and resolved.provider.script == [{"text": "hi"}]
 
 
 def test_fallback_model():
     settings = ModelSettings.model_validate({"provider": "anthropic", "fallback": {"model": "claude-haiku-4-5"}})
-    resolved = create_provider(settings, {"ANTHROPIC_API_KEY": ANTHROPIC_KEY})
+    resolved = create_provider(settings, model_environment({"ANTHROPIC_API_KEY": ANTHROPIC_KEY}))
     assert resolved.fallback is not None
     assert resolved.fallback.model == "claude-haiku-4-5" and resolved.fallback.provider_name == "anthropic-fallback"
     assert resolved.fallback.provider.name == "anthropic-fallback"
 
     cross = create_provider(
         ModelSettings.model_validate({"provider": "anthropic", "fallback": {"provider": "openai"}}),
-        {"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OPENAI_API_KEY": OPENAI_KEY},
+        model_environment({"ANTHROPIC_API_KEY": ANTHROPIC_KEY, "OPENAI_API_KEY": OPENAI_KEY}),
     )
     assert (cross.fallback.provider_name, cross.fallback.model) == ("openai", "gpt-4.1")
 
@@ -103,7 +105,7 @@ def test_known_models_and_overrides():
 
 
 async def test_auth_failure_names_the_env_var_to_fix(server):
-    resolved = create_provider(ModelSettings.model_validate({"baseUrl": server.url + "/v1", "provider": "openai"}), {})
+    resolved = create_provider(ModelSettings.model_validate({"baseUrl": server.url + "/v1", "provider": "openai"}), model_environment({}))
     server.queue(Reply.json(401, {"error": {"message": "Missing bearer token", "type": "invalid_request_error"}}))
     request = ModelRequest(provider="openai", model=resolved.model, system="", messages=())
     with pytest.raises(LlmError) as caught:

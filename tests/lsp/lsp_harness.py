@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import sys
 import time
 from collections import defaultdict
@@ -42,6 +43,17 @@ class EditorUnderTest:
         self.hold_edits: asyncio.Event | None = None
         self.configuration_pulls = 0
         self.initialize_result: types.InitializeResult | None = None
+        self.killed = False
+
+    @property
+    def server_pid(self) -> int:
+        return self.client._server.pid  # type: ignore[union-attr]
+
+    async def kill(self) -> None:
+        """kill -9 the server, as a crash would."""
+        os.kill(self.server_pid, signal.SIGKILL)
+        await self.client._server.wait()  # type: ignore[union-attr]
+        self.killed = True
 
     def configure(self, settings: dict) -> None:
         """Change the editor's `agentLsp` settings and tell the server (didChangeConfiguration)."""
@@ -221,15 +233,17 @@ async def running_server(
     agent_capabilities: bool = True,
     configuration_capability: bool = True,
     env: dict[str, str] | None = None,
+    command: list[str] | None = None,
 ) -> AsyncIterator[EditorUnderTest]:
-    """Start `python -m agent_lsp.lsp`, initialize it, yield the test editor, shut it down."""
+    """Start `python -m agent_lsp.lsp` (or `command`), initialize it, yield the test editor, shut it down."""
     client, editor = make_client()
     server_env = dict(os.environ)
     server_env.pop("AGENT_LSP_SESSIONS_DIR", None)
     server_env["AGENT_LSP_CONFIG"] = str(sessions_dir / "no-user-config.toml")  # the user's file stays out
     server_env["XDG_CACHE_HOME"] = str(sessions_dir.parent / "cache")  # the handshake cache too
     server_env.update(env or {})
-    await client.start_io(sys.executable, "-m", "agent_lsp.lsp", env=server_env)
+    command = command or [sys.executable, "-m", "agent_lsp.lsp"]
+    await client.start_io(*command, env=server_env)
     if configuration is not None:
         client.set_configuration(configuration, section="agentLsp")
     options = {"model": {"provider": "scripted", "script": script or []}, "sessionsDir": str(sessions_dir)}
@@ -247,5 +261,6 @@ async def running_server(
     try:
         yield editor
     finally:
-        await asyncio.wait_for(client.shutdown_session(), TIMEOUT_S)
+        if not editor.killed:
+            await asyncio.wait_for(client.shutdown_session(), TIMEOUT_S)
         await client.stop()

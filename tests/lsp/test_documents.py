@@ -1,6 +1,7 @@
 """Open buffers over disk: tools see unsaved text."""
 
-from agent_lsp.workspace.documents import Documents, apply_change, line_text
+from agent_lsp.tools.text import line_content, line_starts
+from agent_lsp.workspace.documents import Documents, apply_change
 
 
 def test_open_buffer_wins_over_disk_and_close_falls_back(tmp_path):
@@ -29,4 +30,5 @@ def test_incremental_changes_in_code_points(tmp_path):
 def test_positions_past_the_line_end_clamp():
     assert apply_change("ab\ncd", (0, 99), (0, 99), "!") == "ab!\ncd"
     assert apply_change("ab\ncd", (9, 0), (9, 0), "!") == "ab\ncd!"
-    assert line_text("a\r\nb\rc", 2) == "c"
+    text = "a\r\nb\rc"
+    assert [line_content(text, line_starts(text), line) for line in range(4)] == ["a", "b", "c", ""]

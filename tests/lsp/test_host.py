@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from agent_lsp.config import Settings
+from agent_lsp.config import Settings, SettingsLayers
 from agent_lsp.workspace.disk_editor import DiskEditor
 from agent_lsp.workspace.host import WorkspaceHost, sessions_dir_for
 
@@ -12,9 +12,12 @@ def test_sessions_location_default_setting_and_env(tmp_path):
     folder.mkdir()
     default = sessions_dir_for(folder, Settings(), {"XDG_DATA_HOME": str(tmp_path / "data")})
     assert default.parent == tmp_path / "data" / "agent-lsp" / "sessions"
-    by_env = sessions_dir_for(folder, Settings(), {"AGENT_LSP_SESSIONS_DIR": str(tmp_path / "env")})
+    env = {"AGENT_LSP_SESSIONS_DIR": str(tmp_path / "env")}
+    layers = SettingsLayers(env, config_file=tmp_path / "no-config.toml")
+    by_env = sessions_dir_for(folder, layers.current, env)
     assert by_env.parent == tmp_path / "env"
-    by_setting = sessions_dir_for(folder, Settings(sessions_dir=str(tmp_path / "set")), {"AGENT_LSP_SESSIONS_DIR": "x"})
+    layers.set_layer("initializationOptions", {"sessionsDir": str(tmp_path / "set")})
+    by_setting = sessions_dir_for(folder, layers.current, env)
     assert by_setting.parent == tmp_path / "set"
     other = sessions_dir_for(tmp_path, Settings(sessions_dir=str(tmp_path / "set")), {})
     assert other != by_setting  # one directory per folder

@@ -5,7 +5,7 @@ import difflib
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agent_lsp.tools.edit import apply_spans
+from agent_lsp.tools.text import replace_spans
 from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans, unified_diff
 from agent_lsp.tools.text import split_keepends
 
@@ -43,7 +43,7 @@ def replay(before_lines, after_lines, hunks):
 @example(("\r\n", [(0, 0, ""), (1, 2, ""), (2, 2, "\n")]))  # a "\r" left by one span, its "\n" added by the next
 def test_hunks_from_spans_rebuild_the_new_text(case):
     before, spans = case
-    after = apply_spans(before, spans)
+    after = replace_spans(before, spans)
     old, new = split_keepends(before), split_keepends(after)
     hunks = hunks_from_spans(before, spans)
     assert "".join(replay(old, new, hunks)) == after
@@ -63,7 +63,7 @@ def test_unified_diff_from_spans_matches_difflib():
     before = "".join(f"line {i}\n" for i in range(1, 30))
     spans = [(before.index("line 5"), before.index("line 5") + 6, "LINE 5"),
              (before.index("line 20"), before.index("line 21"), "")]  # fmt: skip
-    after = apply_spans(before, spans)
+    after = replace_spans(before, spans)
     ours = unified_diff(before, after, "f.txt", spans)
     theirs = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), "a/f.txt", "b/f.txt"))
     assert ours == theirs

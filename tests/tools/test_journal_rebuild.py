@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tool_fakes import BufferEditor, Ctx, Tools
 
 from agent_lsp.tools.base import FileChange
-from agent_lsp.tools.edit import apply_spans
+from agent_lsp.tools.text import replace_spans
 from agent_lsp.tools.journal_record import to_record
 
 from agent_lsp.workspace.disk_editor import DiskEditor
@@ -184,7 +184,7 @@ def text_and_spans(draw):
 @given(text_and_spans())
 def test_a_rebuilt_change_reverts_to_the_exact_text(case):
     before, spans = case
-    after = apply_spans(before, spans)
+    after = replace_spans(before, spans)
     if after == before:
         return
     with tempfile.TemporaryDirectory() as tmp:

@@ -32,7 +32,8 @@ def test_substrings_of_the_text_are_found_like_the_scan(text: str, data):
     data=st.data(),
 )
 def test_trimmed_edits_make_the_same_text_and_never_split_a_crlf(text: str, data):
-    from agent_lsp.tools.edit import EditSpec, apply_spans, locate_edits
+    from agent_lsp.tools.edit import EditSpec, locate_edits
+    from agent_lsp.tools.text import replace_spans
 
     start = data.draw(st.integers(0, len(text) - 1))
     end = data.draw(st.integers(start + 1, len(text)))
@@ -45,8 +46,8 @@ def test_trimmed_edits_make_the_same_text_and_never_split_a_crlf(text: str, data
         spans = locate_edits(text, [edit], "f")
     except Exception:
         return  # e.g. overlapping occurrences: an error, not a wrong edit
-    expected = apply_spans(text, [(s, s + len(old), new) for s in _occurrences(text, old)])
-    assert apply_spans(text, spans) == expected
+    expected = replace_spans(text, [(s, s + len(old), new) for s in _occurrences(text, old)])
+    assert replace_spans(text, spans) == expected
     boundaries = {b for s in _occurrences(text, old) for b in (s, s + len(old))}
     for s, e, _ in spans:
         for cut in (s, e):  # trimming moved it: it must not land inside a "\r\n"

@@ -23,7 +23,7 @@ export interface ResolveEnv {
 }
 
 export const MISSING_SERVER_MESSAGE =
-  'agent_lsp: the server was not found. Install it (`pip install agent-lsp`, or `pip install -e .` in a checkout) ' +
+  'agent_lsp: the server was not found. Install it (`pipx install agent-language-server`, or `pip install -e .` in a checkout) ' +
   'so `agent-lsp` is on PATH or in the workspace .venv, or set `agentLsp.server.path` ' +
   '(or `agentLsp.server.pythonPath` to a Python that has agent_lsp).';
 

@@ -1,0 +1,197 @@
+"""The layer rules of docs/architecture.md, checked over every module of agent_lsp.
+
+Every import counts: at module level, inside functions (lazy imports), under
+`if TYPE_CHECKING:`, and modules reached by name through
+`importlib.import_module("...")` or `sys.modules["..."]`. A layer is the
+package directly under agent_lsp (`agent_lsp/lsp/*` is the lsp layer,
+whatever its files are called).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "agent_lsp"
+
+# Higher imports lower, never the other way; equal ranks do not import each other.
+RANK = {
+    "__main__": 8,  # `python -m ...` entry points, above everything
+    "cli": 7,
+    "lsp": 6,
+    "workspace": 5,
+    "config": 4,
+    "tools": 4,
+    "agent": 3,
+    "llm": 2,
+    "store": 1,
+    # Leaves every layer may use; they import nothing of ours.
+    "secrets": 0,  # agent_lsp/secrets.py: masking secrets in whatever leaves the process
+    "process": 0,  # agent_lsp/process.py: child processes that die with the server
+    "__init__": 0,  # the package root: only the version, imports nothing of ours
+}
+
+# Third-party packages only some layers may use (any other third-party import is free).
+# The cli is an LSP *client* of our server: it may use pygls' JSON-RPC client side,
+# the lsprotocol converters and pygls' position codec, never pygls' server.
+RESTRICTED = {
+    "pygls": {
+        "lsp": ("pygls",),
+        "cli": ("pygls.client", "pygls.lsp.client", "pygls.protocol", "pygls.exceptions", "pygls.workspace.position_codec"),
+    },
+    "lsprotocol": {"lsp": ("lsprotocol",), "cli": ("lsprotocol",)},
+    "httpx": {"llm": ("httpx",)},
+}
+
+# Where a layer may use only part of a lower one: the agent takes the model's
+# plain data types, never a provider (which would bring httpx).
+NARROW = {("agent", "llm"): ("agent_lsp.llm.types",)}
+
+@dataclass(frozen=True)
+class Import:
+    file: str  # relative to agent_lsp/, e.g. "lsp/editor.py"
+    line: int
+    module: str
+
+
+def layer_of_file(relative: str) -> str:
+    if relative.endswith("__main__.py"):
+        return "__main__"  # `python -m agent_lsp[.lsp]`: an entry point, whichever package holds it
+    first = relative.split("/")[0]
+    return first.removesuffix(".py")
+
+
+def layer_of_module(module: str) -> str | None:
+    """The layer of one of our modules (None for third-party ones)."""
+    parts = module.split(".")
+    if parts[0] != "agent_lsp":
+        return None
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def module_name(relative: str) -> list[str]:
+    parts = ["agent_lsp", *Path(relative).with_suffix("").parts]
+    return parts[:-1] if parts[-1] == "__init__" else parts
+
+
+def imports_of(relative: str, source: str) -> list[Import]:
+    tree = ast.parse(source)
+    this = module_name(relative)
+    package = this if relative.endswith("__init__.py") else this[:-1]
+    constants = {
+        target.id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+
+    def named(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        if isinstance(node, ast.Name):
+            return constants.get(node.id)
+        return None
+
+    def is_sys_modules(node: ast.AST) -> bool:
+        return isinstance(node, ast.Attribute) and node.attr == "modules" and isinstance(node.value, ast.Name) and node.value.id == "sys"
+
+    found: list[Import] = []
+    for node in ast.walk(tree):
+        modules: list[str | None] = []
+        if isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                modules = [node.module]
+            else:
+                base = package[: len(package) - (node.level - 1)]
+                if node.module:
+                    modules = [".".join([*base, node.module])]
+                else:  # `from . import x`: x may be a module
+                    modules = [".".join([*base, alias.name]) for alias in node.names]
+        elif isinstance(node, ast.Call) and node.args:
+            func = node.func
+            callee = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if callee in ("import_module", "__import__"):
+                modules = [named(node.args[0])]
+            elif callee == "get" and isinstance(func, ast.Attribute) and is_sys_modules(func.value):
+                modules = [named(node.args[0])]
+        elif isinstance(node, ast.Subscript) and is_sys_modules(node.value):
+            modules = [named(node.slice)]
+        found += [Import(relative, node.lineno, m) for m in modules if m]
+    return found
+
+
+def violations(relative: str, source: str) -> list[str]:
+    layer = layer_of_file(relative)
+    problems = []
+    for imp in imports_of(relative, source):
+        where = f"agent_lsp/{imp.file}:{imp.line} imports {imp.module}"
+        target = layer_of_module(imp.module)
+        if target is not None:
+            if target == layer:
+                continue
+            if target not in RANK or layer not in RANK:
+                problems.append(f"{where}: a layer docs/architecture.md does not name")
+            elif RANK[target] >= RANK[layer]:
+                problems.append(f"{where}: {layer} may only import layers below it, and {target} is not")
+            elif (layer, target) in NARROW and imp.module not in NARROW[layer, target]:
+                problems.append(f"{where}: from {target}, {layer} may only import {', '.join(NARROW[layer, target])}")
+            continue
+        top = imp.module.split(".")[0]
+        if top in RESTRICTED:
+            allowed = RESTRICTED[top].get(layer, ())
+            if not any(imp.module == a or imp.module.startswith(a + ".") for a in allowed):
+                users = ", ".join(RESTRICTED[top])
+                problems.append(f"{where}: only {users} may use {top}" + (f" (here: {', '.join(allowed)})" if allowed else ""))
+    return problems
+
+
+def all_modules() -> list[tuple[str, str]]:
+    return [
+        (path.relative_to(PACKAGE).as_posix(), path.read_text(encoding="utf-8"))
+        for path in sorted(PACKAGE.rglob("*.py"))
+    ]
+
+
+def test_every_layer_imports_only_downward_and_only_its_own_libraries():
+    modules = all_modules()
+    assert len(modules) > 40 and {layer_of_file(f) for f, _ in modules} == set(RANK)
+    problems = [problem for relative, source in modules for problem in violations(relative, source)]
+    assert problems == [], "layer rules broken:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize(
+    ("relative", "source", "expected"),
+    [
+        ("agent/loop.py", "def run():\n    import pygls.lsp.server\n", "only lsp, cli may use pygls"),
+        ("agent/loop.py", "from httpx import AsyncClient\n", "only llm may use httpx"),
+        ("agent/loop.py", "if TYPE_CHECKING:\n    from lsprotocol import types\n", "only lsp, cli may use lsprotocol"),
+        ("tools/read.py", "from agent_lsp.lsp.editor import LspEditor\n", "tools may only import layers below it"),
+        ("tools/read.py", "from ..config import Settings\n", "tools may only import layers below it"),
+        ("store/store.py", "from agent_lsp.agent import Agent\n", "store may only import layers below it"),
+        ("workspace/host.py", "import importlib\nM = 'agent_lsp.cli.main'\nimportlib.import_module(M)\n", "workspace may only"),
+        ("lsp/features.py", "import sys\nsys.modules['agent_lsp.cli.run']\n", "lsp may only import layers below it"),
+        ("agent/agent.py", "from agent_lsp.llm.factory import create_provider\n", "agent may only import agent_lsp.llm.types"),
+        ("cli/client.py", "from pygls.lsp.server import LanguageServer\n", "only lsp, cli may use pygls (here: pygls.client"),
+    ],
+)
+def test_the_checker_reports_forbidden_imports(relative, source, expected):
+    (problem,) = violations(relative, source)
+    assert expected in problem and relative in problem
+
+
+def test_the_checker_allows_what_the_rules_allow():
+    allowed = [
+        ("cli/client.py", "from pygls.client import JsonRPCClient\nfrom agent_lsp.lsp import server\n"),
+        ("lsp/__main__.py", "from agent_lsp.cli.main import main\n"),
+        ("lsp/editor.py", "from pygls.workspace.position_codec import PositionCodec\nfrom agent_lsp.tools.text import line_starts\n"),
+        ("agent/agent.py", "from agent_lsp.llm.types import LlmError\nfrom agent_lsp.store.session import Event\nfrom . import inbox\n"),
+        ("llm/transport.py", "import httpx\n"),
+    ]
+    for relative, source in allowed:
+        assert violations(relative, source) == [], relative
