@@ -190,7 +190,10 @@ class AgentProtocol(LanguageServerProtocol):
                 self._large_requests.discard(msg_id)
                 # What a failed handler leaves (exception, traceback, frames holding the params)
                 # is a reference cycle: free it now rather than at some later collection.
-                asyncio.get_running_loop().call_soon(self._server.process.release_memory)
+                try:
+                    asyncio.get_running_loop().call_soon(self._server.process.release_memory)
+                except RuntimeError:  # answered from a worker thread: let the collector do it
+                    pass
         if error is not None and error.code == JsonRpcInternalError.CODE:
             # pygls has logged the traceback; its message and data name server files.
             error = JsonRpcInternalError(INTERNAL_ERROR_MESSAGE).to_response_error()
@@ -241,8 +244,8 @@ def _json_type(value: Any) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
-def _brief(error: Exception, limit: int = 120) -> str:
-    text = str(error)
+def _brief(value: object, limit: int = 120) -> str:
+    text = str(value)
     return text if len(text) <= limit else text[:limit] + "…"
 
 

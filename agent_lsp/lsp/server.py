@@ -124,6 +124,10 @@ def serve_tcp(host: str, port: int, *, process: Any = None) -> int:
         server.protocol.set_writer(writer)
         code = _run(server, FrameReader(connection.makefile("rb")), None)
         writer.close()
+        try:  # wakes the reader thread, which may still wait for a client that waits for us
+            connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
     return code
 
 
