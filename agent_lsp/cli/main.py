@@ -162,33 +162,26 @@ def _log_level_from_env() -> str | None:
     return value if value in LOG_LEVELS else None
 
 
-def _not_a_normal_exit(record: logging.LogRecord) -> bool:
-    error = record.exc_info[1] if record.exc_info else None
-    return not (isinstance(error, SystemExit) and error.code in (0, None))
-
-
 def serve(args: argparse.Namespace) -> int:
     import importlib.util
 
     from agent_lsp.cli import process
     from agent_lsp.lsp import server
 
-    process.install_sigterm_handler()
+    around = process.ServerProcess()
+    around.install_sigterm_handler()
     if getattr(args, "tcp", None):
         host, port = args.tcp
-        # pygls ends a TCP server from inside its connection callback with
-        # sys.exit(0) on `exit`; asyncio would log that as an unhandled error.
-        logging.getLogger("asyncio").addFilter(_not_a_normal_exit)
-        server.serve_tcp(host, port, after_warm_up=process.release_free_memory)
+        around.end(server.serve_tcp(host, port, process=around))
     elif getattr(args, "ws", None):
         if importlib.util.find_spec("websockets") is None:
             print("agent-lsp: --ws needs the websockets package: pip install 'agent-language-server[ws]'", file=sys.stderr)
             return 1
         host, port = args.ws
-        server.serve_ws(host, port, after_warm_up=process.release_free_memory)
+        server.serve_ws(host, port, process=around)
     else:
-        process.end_process(server.serve_stdio(after_warm_up=process.release_free_memory))
-    process.kill_running_commands()  # no shell command outlives the server
+        around.end(server.serve_stdio(process=around))
+    around.kill_running_commands()  # no shell command outlives the server
     return 0
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Callable, Mapping
+from typing import Mapping
 
 from agent_lsp.lsp.features import (
     agent_requests,
@@ -17,18 +17,18 @@ from agent_lsp.lsp.features import (
     mcp_requests,
     session_requests,
 )
-from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 
 FEATURES = (lifecycle, documents, agent_requests, session_requests, mcp_requests, commands, code_actions)
 
 
-def create_server(env: Mapping[str, str] = os.environ, *, after_warm_up: Callable[[], None] = lambda: None) -> AgentLanguageServer:
-    """A server with every feature registered, not yet started. `after_warm_up`
-    runs once the agent code has loaded in the background (the CLI trims memory then)."""
+def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None) -> AgentLanguageServer:
+    """A server with every feature registered, not yet started; `process` is told
+    of the moments the process around it acts on (the CLI's)."""
     # pygls logs every outgoing message at INFO: keep it quiet unless debugging.
     if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
         logging.getLogger("pygls").setLevel(logging.WARNING)
-    server = AgentLanguageServer(env, after_warm_up=after_warm_up)
+    server = AgentLanguageServer(env, process=process)
     for feature in FEATURES:
         feature.register(server)
     return server

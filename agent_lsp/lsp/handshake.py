@@ -27,7 +27,7 @@ import logging
 import os
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, Mapping
+from typing import Any, Mapping
 
 from agent_lsp import __version__
 
@@ -118,28 +118,6 @@ def write_cached(path: Path, result: dict[str, Any]) -> None:
         log.debug("could not cache the initialize result: %s", error)
 
 
-def read_message(stream: BinaryIO) -> tuple[bytes, dict[str, Any]] | None:
-    """One framed JSON-RPC message: (its body, the parsed body, or {} if it is
-    not a JSON object); None at EOF."""
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":", 1)[1].strip())
-        elif line in (b"\r\n", b"\n") and length is not None:
-            break
-    body = stream.read(length)
-    if len(body) < length:
-        return None
-    try:
-        message = json.loads(body)
-    except ValueError:
-        message = {}
-    return body, message if isinstance(message, dict) else {}
-
-
 def frame(message: dict[str, Any]) -> bytes:
     body = json.dumps(message, separators=(",", ":")).encode("utf-8")
     return b"Content-Length: %d\r\n\r\n" % len(body) + body
@@ -155,8 +133,13 @@ class EarlyInitialize:
         self.answered = answered  # the result sent early; None: pygls answers
 
     @classmethod
-    def answer(cls, message: dict[str, Any], writer: Any) -> EarlyInitialize | None:
-        if message.get("method") != "initialize" or "id" not in message:
+    def answer(cls, body: bytes, writer: Any) -> EarlyInitialize | None:
+        """The first message's body: if it is `initialize`, answer it from the cache if possible."""
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return None
+        if not isinstance(message, dict) or message.get("method") != "initialize" or "id" not in message:
             return None
         params = message.get("params")
         cache = cache_path(params if isinstance(params, dict) else {})

@@ -9,11 +9,12 @@ the client is `agent_lsp.lsp.agent_events`.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
     from agent_lsp.agent import Agent
     from agent_lsp.workspace.host import WorkspaceHost
 
-__all__ = ["AgentLanguageServer", "raw_params_converter", "uri_to_path"]
+__all__ = ["AgentLanguageServer", "ProcessPort", "raw_params_converter", "uri_to_path"]
 
 # The agent, tools and providers load on first use (or in the background once
 # initialized): `initialize` answers without waiting for them.
@@ -43,6 +44,41 @@ HOST_MODULE = "agent_lsp.workspace.host"
 log = logging.getLogger(__name__)
 
 READY_TIMEOUT_S = 5.0  # how long a request waits for settings being pulled
+MAX_SESSION_ID = 200  # a session id names files `<id>.jsonl` and `<id>.lock` (file names: 255 bytes)
+
+
+class ProcessPort(Protocol):
+    """What the process around the server does at the server's moments (the
+    CLI's `agent_lsp.cli.process.ServerProcess`)."""
+
+    def agent_code_loaded(self) -> None:
+        """The agent, tools and providers have been imported in the background."""
+
+    def host_built(self) -> None:
+        """A workspace host exists: from now on shell commands may run."""
+
+    def release_memory(self) -> None:
+        """A large message has been answered: its garbage may go back to the OS."""
+
+
+class _NoProcess:
+    def agent_code_loaded(self) -> None:
+        pass
+
+    def host_built(self) -> None:
+        pass
+
+    def release_memory(self) -> None:
+        gc.collect()
+
+
+def shown(text: str, limit: int = 80) -> str:
+    """A client's string as an error message quotes it: cut short if long."""
+    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
+
+
+def unknown_session(session_id: str) -> JsonRpcInvalidParams:
+    return JsonRpcInvalidParams(f"unknown session {shown(session_id)}")
 
 
 def uri_to_path(uri: str) -> Path | None:
@@ -51,7 +87,7 @@ def uri_to_path(uri: str) -> Path | None:
 
 
 class AgentLanguageServer(LanguageServer):
-    def __init__(self, env: Mapping[str, str] = os.environ, *, after_warm_up: Callable[[], None] = lambda: None):
+    def __init__(self, env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None):
         super().__init__(
             "agent-lsp",
             __version__,
@@ -74,7 +110,7 @@ class AgentLanguageServer(LanguageServer):
         # request sent after didChangeConfiguration runs with the new settings.
         self.settings_lock = asyncio.Lock()
         self.pending_problems: list[str] = list(self.settings.problems)
-        self._after_warm_up = after_warm_up  # the process's own step once the agent code has loaded
+        self.process = process or _NoProcess()
         self._tasks: set[asyncio.Task] = set()
 
     # --------------------------------------------------------------- plumbing
@@ -116,7 +152,7 @@ class AgentLanguageServer(LanguageServer):
 
         def load() -> None:
             importlib.import_module(HOST_MODULE)
-            self._after_warm_up()
+            self.process.agent_code_loaded()
 
         threading.Thread(target=load, name="agent-lsp-warm-up", daemon=True).start()
 
@@ -133,6 +169,7 @@ class AgentLanguageServer(LanguageServer):
         if host is None:
             from agent_lsp.workspace.host import WorkspaceHost
 
+            self.process.host_built()
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
                                  on_agent=self.events.attach)
             self.folders[root] = host
@@ -160,29 +197,38 @@ class AgentLanguageServer(LanguageServer):
             return self.host(Path.cwd())  # no folder, no rootUri: where the editor started us
         path = uri_to_path(uri)
         if path is None:
-            raise JsonRpcInvalidParams(f"workspaceUri: not a file URI: {uri}")
-        path = path.resolve()
-        for root in list(self.folders):
-            if path == root or root in path.parents:
-                return self.host(root)
-        if path.is_dir():
-            return self.host(path)
-        raise JsonRpcInvalidParams(f"workspaceUri: not a workspace folder: {uri}")
+            raise JsonRpcInvalidParams(f"workspaceUri: not a file URI: {shown(uri)}")
+        try:
+            path = path.resolve()
+            folder = next((root for root in self.folders if path == root or root in path.parents), None)
+            if folder is None and path.is_dir():
+                folder = path
+        except (OSError, ValueError):  # too long for a path, a NUL in it
+            folder = None
+        if folder is not None:
+            return self.host(folder)
+        raise JsonRpcInvalidParams(f"workspaceUri: not a workspace folder: {shown(uri)}")
 
     def host_for_session(self, session_id: str) -> WorkspaceHost:
+        if not session_id:
+            raise JsonRpcInvalidParams("sessionId: must not be empty")
         for host in self.live_hosts:
             if session_id in host.agents:
                 return host
-        for host in self.hosts:
-            if host.has_session(session_id):
-                return host
-        raise JsonRpcInvalidParams(f"unknown session {session_id}")
+        if len(session_id) <= MAX_SESSION_ID:  # longer ones cannot name a session file
+            for host in self.hosts:
+                try:
+                    if host.has_session(session_id):
+                        return host
+                except (ValueError, OSError):  # not a file name (a path, a NUL)
+                    break
+        raise unknown_session(session_id)
 
     def agent_for(self, session_id: str) -> tuple[WorkspaceHost, Agent]:
         host = self.host_for_session(session_id)
         try:
             return host, host.use(session_id)
         except KeyError:  # UnknownSession: deleted meanwhile
-            raise JsonRpcInvalidParams(f"unknown session {session_id}") from None
+            raise unknown_session(session_id) from None
         except SessionLockedError as error:
             raise SessionInUse(error) from None

@@ -3,17 +3,39 @@ bad params are answered.
 
 pygls does the JSON-RPC; this module adjusts it where an agent server needs
 something else: params of custom methods stay plain JSON (our pydantic models
-validate them, `parse`), and a request whose params pygls cannot structure
-gets an InvalidParams answer instead of none.
+validate them, `parse`), and every message with an id gets exactly one answer
+with the right code, never a traceback (see docs/protocol.md, "Errors"):
+
+- not JSON: -32700; not a JSON-RPC 2.0 request, notification or response
+  (wrong `jsonrpc`, a `method` that is not a string, an id that is not an
+  integer or string, a notification method sent with an id, a request after
+  `shutdown`, a frame too large to read): -32600;
+- params pygls cannot structure: -32602 naming the field (pygls logs it and
+  never answers, which leaves the client waiting forever);
+- an unexpected exception in a handler: -32603 with a fixed message; the
+  traceback goes to the log (pygls would send it, with server paths, in
+  `error.data`).
 """
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
+import asyncio
+import concurrent.futures
+import json
+import logging
+from typing import Any, Generator, TypeVar
 
 from cattrs import ClassValidationError, transform_error
 from pydantic import BaseModel, ValidationError
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcServerError
+from lsprotocol import types
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcServerError,
+)
 from pygls.protocol import (
     JsonRPCNotification,
     JsonRPCRequestMessage,
@@ -21,11 +43,21 @@ from pygls.protocol import (
     LanguageServerProtocol,
     default_converter,
 )
+from pygls.protocol.language_server import lsp_method
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.store.lock import SessionLockedError
 
+log = logging.getLogger(__name__)
+
 M = TypeVar("M", bound=BaseModel)
+
+MAX_ERROR_MESSAGE = 1000
+LARGE_MESSAGE_BYTES = 2**20
+INTERNAL_ERROR_MESSAGE = "internal error in the server (the server log has the details)"
+NOTIFICATIONS = frozenset(
+    method for method, (message_type, *_) in types.METHOD_TO_TYPES.items() if message_type.__name__.endswith("Notification")
+)
 
 
 def raw_params_converter():
@@ -47,9 +79,95 @@ class _Unreadable:
 
 
 class AgentProtocol(LanguageServerProtocol):
-    """pygls' protocol, except that a request with malformed params gets an
-    InvalidParams answer naming the problem (pygls logs it and never answers,
-    which leaves the client waiting forever)."""
+    """pygls' protocol, with every message with an id answered exactly once."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self._client_requests: set[Any] = set()  # the client's requests not answered yet (pygls' table mixes in its own)
+        self._large_requests: set[Any] = set()  # those of them over LARGE_MESSAGE_BYTES
+
+    def receive(self, body: bytes) -> None:
+        """Handle one message body as read from the wire (pygls' loop does
+        `json.loads(body, object_hook=structure_message)` and drops what fails)."""
+        try:
+            data = json.loads(body)
+        except ValueError as error:  # UnicodeDecodeError included
+            self.send_error(None, JsonRpcParseError(f"parse error: not JSON ({_brief(error)})"))
+            return
+        problem = self._envelope_problem(data)
+        if problem is not None:
+            msg_id = data.get("id") if isinstance(data, dict) and _valid_id(data.get("id")) else None
+            if isinstance(data, dict) and "id" not in data:  # a broken notification: nobody to answer
+                log.warning("dropped a message: %s", problem)
+                return
+            self.send_error(msg_id, JsonRpcInvalidRequest(f"invalid request: {problem}"))
+            return
+        if "id" in data and "method" in data:
+            self._client_requests.add(data["id"])
+            if len(body) > LARGE_MESSAGE_BYTES:
+                self._large_requests.add(data["id"])
+        self.handle_message(self.structure_message(data))
+        if data.get("method") == types.SHUTDOWN and "id" in data:
+            # pygls sets this once the shutdown handler is done; a request or an
+            # `exit` sent meanwhile must already see it (refused / exit code 0).
+            self._shutdown = True
+
+    def _envelope_problem(self, data: Any) -> str | None:
+        if not isinstance(data, dict):
+            return f"expected a JSON object, got {_json_type(data)}"
+        if "id" in data and not _valid_id(data["id"]):
+            return f"id must be an integer or a string, got {_json_type(data['id'])}"
+        if data.get("jsonrpc") != "2.0":
+            return '"jsonrpc" must be "2.0"'
+        method = data.get("method")
+        if "method" in data and not isinstance(method, str):
+            return f"method must be a string, got {_json_type(method)}"
+        if method is None:
+            if "result" in data or "error" in data:
+                return None  # a response (pygls logs one to an unknown request)
+            return "a request needs a method" if "id" in data else "a notification needs a method"
+        if "id" in data:
+            if method in NOTIFICATIONS:
+                return f"{method} is a notification: send it without an id"
+            if self._shutdown and method != types.EXIT:
+                return "the server is shutting down (shutdown was received)"
+        return None
+
+    def reject_oversized(self, length: int, limit: int) -> None:
+        self.send_error(None, JsonRpcInvalidRequest(f"invalid request: a message of {length} bytes is over the limit of {limit}; skipped"))
+
+    def send_error(self, msg_id: Any, error: JsonRpcException) -> None:
+        if msg_id is None:  # pygls would leave out `"id": null`, which JSON-RPC requires here
+            self._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": error.code, "message": error.message}})
+            return
+        self._send_response(msg_id, None, error.to_response_error())
+
+    async def settle_requests(self, grace_s: float) -> None:
+        """Let the client's requests in flight finish (at most `grace_s`), then
+        cancel the rest and wait until their answers are sent: every request
+        gets its answer, even when `exit` follows `shutdown` at once."""
+        current = self.msg_id
+        futures = [self._request_futures.get(msg_id) for msg_id in list(self._client_requests) if msg_id != current]
+        pending = [asyncio.wrap_future(f) if isinstance(f, concurrent.futures.Future) else f
+                   for f in futures if f is not None and not f.done()]
+        if not pending:
+            return
+        _, late = await asyncio.wait(pending, timeout=grace_s)
+        for future in late:
+            future.cancel()
+        if late:
+            await asyncio.wait(late, timeout=1.0)
+
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' shutdown, except that it does not cancel every other pending
+        handler once ours returns: ours has settled the client's requests
+        (`settle_requests`), and what is left, an `exit` received meanwhile
+        among them, must run."""
+        if (user_handler := self.fm.features.get(types.SHUTDOWN)) is not None:
+            yield user_handler, args, None
+        self._shutdown = True
+        return None
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
@@ -61,9 +179,74 @@ class AgentProtocol(LanguageServerProtocol):
 
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Unreadable):
-            self._send_response(message.id, None, JsonRpcInvalidParams(message.message).to_response_error())
+            self.send_error(message.id, JsonRpcInvalidParams(message.message))
             return
         super().handle_message(message)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        if _valid_id(msg_id):
+            self._client_requests.discard(msg_id)
+            if msg_id in self._large_requests:
+                self._large_requests.discard(msg_id)
+                # What a failed handler leaves (exception, traceback, frames holding the params)
+                # is a reference cycle: free it now rather than at some later collection.
+                try:
+                    asyncio.get_running_loop().call_soon(self._server.process.release_memory)
+                except RuntimeError:  # answered from a worker thread: let the collector do it
+                    pass
+        if error is not None and error.code == JsonRpcInternalError.CODE:
+            # pygls has logged the traceback; its message and data name server files.
+            error = JsonRpcInternalError(INTERNAL_ERROR_MESSAGE).to_response_error()
+        elif error is not None and len(error.message) > MAX_ERROR_MESSAGE:  # it may quote a huge param
+            error.message = _brief(error.message, MAX_ERROR_MESSAGE)
+        super()._send_response(msg_id, result, error)
+
+
+def _invalid_text(value: Any, path: str) -> str | None:
+    """The path of the first string that cannot be encoded as UTF-8, if any."""
+    if isinstance(value, str):
+        if value.isascii():
+            return None
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return path
+        return None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, list):
+        items = enumerate(value)
+    else:
+        return None
+    for key, item in items:
+        inner = f"{path}.{key}" if path else str(key)
+        where = _invalid_text(key, inner) if isinstance(key, str) else None
+        if where is None:
+            where = _invalid_text(item, inner)
+        if where is not None:
+            return where.encode("utf-8", "backslashreplace").decode()
+    return None
+
+
+def _valid_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _brief(value: object, limit: int = 120) -> str:
+    text = str(value)
+    return text if len(text) <= limit else text[:limit] + "…"
 
 
 def _structure_problem(method: str, error: Exception) -> str:
@@ -89,7 +272,10 @@ def parse(model: type[M], params: Any) -> M:
     if params is None:
         params = {}
     if not isinstance(params, dict):
-        raise JsonRpcInvalidParams(f"params must be an object, got {type(params).__name__}")
+        raise JsonRpcInvalidParams(f"params must be an object, got {_json_type(params)}")
+    where = _invalid_text(params, "")
+    if where is not None:  # JSON may escape one half of a UTF-16 pair; no file or model request can hold it
+        raise JsonRpcInvalidParams(f"{_brief(where) or 'params'}: not valid Unicode (an unpaired surrogate)")
     try:
         return model.model_validate(params)
     except ValidationError as error:

@@ -1,7 +1,7 @@
 """Entry points of the agent_lsp language server (the CLI calls them).
 
     serve_stdio()            what editors launch (`agent-lsp` with no arguments)
-    serve_tcp(host, port)    one client over TCP
+    serve_tcp(host, port)    one client over TCP (read and answered as on stdio)
     serve_ws(host, port)     one client over WebSocket (needs `websockets`: pygls[ws])
 
 Each returns when the client is done; what the process does around them
@@ -14,15 +14,15 @@ module imports no pygls at load time, so `serve_stdio()` can answer
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import os
+import socket
 import sys
 import threading
-from typing import Any, Callable
+from typing import Any
 
-from agent_lsp.lsp.handshake import DISABLE_ENV, EarlyInitialize, InitializeFilter, read_message
-from agent_lsp.lsp.transport import ThreadedWriter, protect_stdout
+from agent_lsp.lsp.handshake import DISABLE_ENV, EarlyInitialize, InitializeFilter
+from agent_lsp.lsp.transport import MAX_MESSAGE_BYTES, FrameReader, Oversized, ThreadedWriter, protect_stdout
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ class _Loader(threading.Thread):
             self.module = None
 
 
-def serve_stdio(*, after_warm_up: Callable[[], None] = lambda: None) -> int:
+def serve_stdio(*, process: Any = None) -> int:
     """Serve LSP on stdin/stdout until `exit` or end of input; the exit code.
 
     fd 1 is moved aside first: print(), C extensions and child processes write
@@ -54,44 +54,53 @@ def serve_stdio(*, after_warm_up: Callable[[], None] = lambda: None) -> int:
     loader = _Loader()
     loader.start()
 
-    first: bytes | None = None  # the first message, read while pygls loads
+    frames = FrameReader(stdin)
+    first: bytes | Oversized | None = None  # the first message, read while pygls loads
     early: EarlyInitialize | None = None
     if not os.environ.get(DISABLE_ENV):
-        item = read_message(stdin)
-        if item is None:  # the client went away before saying anything
+        first = frames.read()
+        if first is None:  # the client went away before saying anything
             writer.close()
             return 0
-        first, message = item
-        early = EarlyInitialize.answer(message, writer)
+        early = EarlyInitialize.answer(first, writer) if isinstance(first, bytes) else None
 
     loader.join()
     module = loader.module or importlib.import_module(IMPLEMENTATION)
-    server = module.create_server(after_warm_up=after_warm_up)
+    server = module.create_server(process=process)
     server.backlog = lambda: writer.backlog
     server.protocol.set_writer(writer if early is None else InitializeFilter(writer, server.protocol, early))
-    code = _run(server, stdin, first)
+    code = _run(server, frames, first)
     writer.close()
     return code
 
 
-def _run(server: Any, stdin: Any, first: bytes | None) -> int:
+def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> int:
+    """pygls' `run_async`, over our frame reader (bounded frames; every body is
+    answered, see `agent_lsp.lsp.rpc`)."""
     import asyncio
-
-    from pygls.io_ import StdinAsyncReader, run_async
 
     server._stop_event = stop_event = threading.Event()
     protocol = server.protocol
 
+    def handle(item: bytes | Oversized) -> None:
+        try:
+            if isinstance(item, Oversized):
+                log.warning("skipped a message of %d bytes (limit %d)", item.length, MAX_MESSAGE_BYTES)
+                protocol.reject_oversized(item.length, MAX_MESSAGE_BYTES)
+            else:
+                protocol.receive(item)
+        except Exception as error:
+            log.exception("Unable to handle message")
+            server.report_server_error(error, None)
+
     async def serve() -> None:
-        if first is not None:  # handled as pygls' loop would have, had it read it
-            try:
-                protocol.handle_message(json.loads(first, object_hook=protocol.structure_message))
-            except Exception as error:
-                log.exception("Unable to handle message")
-                server.report_server_error(error, None)
-        reader = StdinAsyncReader(stdin, server.thread_pool)
-        await run_async(stop_event=stop_event, reader=reader, protocol=protocol, logger=log,
-                        error_handler=server.report_server_error)
+        loop = asyncio.get_running_loop()
+        item = first
+        if item is None:
+            item = await loop.run_in_executor(server.thread_pool, frames.read)
+        while item is not None and not stop_event.is_set():
+            handle(item)
+            item = await loop.run_in_executor(server.thread_pool, frames.read)
 
     try:
         asyncio.run(serve())
@@ -102,18 +111,26 @@ def _run(server: Any, stdin: Any, first: bytes | None) -> int:
     return 0
 
 
-def serve_tcp(host: str, port: int, *, after_warm_up: Callable[[], None] = lambda: None) -> None:
-    """Serve one LSP client over TCP (pygls: one connection per process)."""
-    server = importlib.import_module(IMPLEMENTATION).create_server(after_warm_up=after_warm_up)
+def serve_tcp(host: str, port: int, *, process: Any = None) -> int:
+    """Serve one LSP client over TCP, as on stdio (one connection per process,
+    as pygls does); the exit code."""
+    server = importlib.import_module(IMPLEMENTATION).create_server(process=process)
+    with socket.create_server((host, port)) as listener:
+        log.info("serving LSP on %s:%d", host, port)
+        connection, _ = listener.accept()
+    with connection:
+        writer = ThreadedWriter(connection.makefile("wb", buffering=0))
+        server.backlog = lambda: writer.backlog
+        server.protocol.set_writer(writer)
+        code = _run(server, FrameReader(connection.makefile("rb")), None)
+        writer.close()
+        try:  # wakes the reader thread, which may still wait for a client that waits for us
+            connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+    return code
 
-    def backlog() -> int:
-        transport = getattr(server.protocol.writer, "transport", None)
-        return transport.get_write_buffer_size() if transport is not None else 0
 
-    server.backlog = backlog
-    server.start_tcp(host, port)
-
-
-def serve_ws(host: str, port: int, *, after_warm_up: Callable[[], None] = lambda: None) -> None:
+def serve_ws(host: str, port: int, *, process: Any = None) -> None:
     """Serve one LSP client over WebSocket (needs the `websockets` package: pygls[ws])."""
-    importlib.import_module(IMPLEMENTATION).create_server(after_warm_up=after_warm_up).start_ws(host, port)
+    importlib.import_module(IMPLEMENTATION).create_server(process=process).start_ws(host, port)

@@ -1,4 +1,5 @@
-"""Transports: stdout protection and a writer that never blocks the event loop.
+"""Transports: stdout protection, a writer that never blocks the event loop,
+and a frame reader that never trusts a header with its memory.
 
 pygls writes stdio messages synchronously on the loop thread; a client that
 reads slowly then freezes the whole server. `ThreadedWriter` hands bytes to a
@@ -86,3 +87,79 @@ class ThreadedWriter:
             self._stream.close()
         except OSError:
             pass
+
+
+MAX_MESSAGE_BYTES = 64 * 2**20  # a message body larger than this is skipped, not read
+MAX_HEADER_LINE = 8192
+_SKIP_CHUNK = 65536
+
+
+class Oversized:
+    """A frame whose body was too large to read: it was skipped."""
+
+    def __init__(self, length: int):
+        self.length = length
+
+
+class FrameReader:
+    """Reads `Content-Length` framed messages from a byte stream, in bounded memory.
+
+    pygls' reader trusts the header: `Content-Length: 99999999999` makes it
+    allocate the body and die of MemoryError. Here a body over `limit` bytes is
+    skipped without being kept (`Oversized` is returned so the caller can say
+    so); if a new `Content-Length` header line shows up while skipping, the
+    header lied and reading goes on from there."""
+
+    def __init__(self, stream: BinaryIO, limit: int = MAX_MESSAGE_BYTES):
+        self._stream = stream
+        self._limit = limit
+        self._pending: bytes | None = None  # a header line found while skipping
+
+    def read(self) -> bytes | Oversized | None:
+        """The next message body; None at end of input."""
+        while True:
+            length = self._read_header()
+            if length is None:
+                return None
+            if length <= self._limit:
+                body = self._stream.read(length)
+                if len(body) < length:
+                    return None
+                return body
+            if self._skip(length):
+                return Oversized(length)
+            return None  # end of input while skipping
+
+    def _read_header(self) -> int | None:
+        length: int | None = None
+        while True:
+            if self._pending is not None:
+                line, self._pending = self._pending, None
+            else:
+                line = self._stream.readline(MAX_HEADER_LINE)
+            if not line:
+                return None
+            name, sep, value = line.partition(b":")
+            if sep and name.strip().lower() == b"content-length":
+                try:
+                    length = int(value.strip())
+                except ValueError:
+                    length = None
+                if length is not None and length < 0:
+                    length = None
+            elif not line.strip() and length is not None:
+                return length
+
+    def _skip(self, length: int) -> bool:
+        """Drop `length` bytes (False at end of input), or stop at a header line."""
+        at_line_start = True
+        while length > 0:
+            chunk = self._stream.readline(min(length, _SKIP_CHUNK))
+            if not chunk:
+                return False
+            if at_line_start and chunk[:15].lower() == b"content-length:":
+                self._pending = chunk
+                return True
+            at_line_start = chunk.endswith(b"\n")
+            length -= len(chunk)
+        return True

@@ -9,7 +9,8 @@ import os
 import subprocess
 import sys
 
-from agent_lsp.lsp.handshake import frame, read_message
+from agent_lsp.lsp.handshake import frame
+from agent_lsp.lsp.transport import FrameReader
 
 
 def run_session(tmp_path, messages: list, env: dict | None = None) -> list[dict]:
@@ -23,10 +24,10 @@ def run_session(tmp_path, messages: list, env: dict | None = None) -> list[dict]
     proc = subprocess.run(
         [sys.executable, "-m", "agent_lsp.lsp"], input=data, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, timeout=30
     )
-    stream = io.BytesIO(proc.stdout)
+    frames = FrameReader(io.BytesIO(proc.stdout))
     out = []
-    while (item := read_message(stream)) is not None:
-        out.append(item[1])
+    while (body := frames.read()) is not None:
+        out.append(json.loads(body))
     return out
 
 

@@ -18,6 +18,7 @@ from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
 log = logging.getLogger(__name__)
 
 CONFIG_SECTION = "agentLsp"
+SHUTDOWN_GRACE_S = 2.0  # how long requests in flight at shutdown may take to finish
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -52,10 +53,16 @@ def register(server: AgentLanguageServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: AgentLanguageServer, params: Any) -> None:
+        await ls.protocol.settle_requests(SHUTDOWN_GRACE_S)
         hosts, ls.folders = ls.live_hosts, {}
         for host in hosts:
             await host.close()
         ls.relay.close()
+
+    @server.feature(types.EXIT)
+    async def on_exit(ls: AgentLanguageServer, params: Any) -> None:
+        # `exit` may follow `shutdown` (or requests) without waiting for the answers.
+        await ls.protocol.settle_requests(SHUTDOWN_GRACE_S)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     async def on_folders(ls: AgentLanguageServer, params: types.DidChangeWorkspaceFoldersParams) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
-from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
 from agent_lsp.lsp.rpc import SessionInUse, parse
 from agent_lsp.store.lock import SessionLockedError
 
@@ -113,7 +113,7 @@ def _snapshot_result(host: WorkspaceHost, session_id: str) -> wire.SessionLoadRe
     try:
         snapshot = host.snapshot(session_id)
     except KeyError:
-        raise JsonRpcInvalidParams(f"unknown session {session_id}") from None
+        raise unknown_session(session_id) from None
     return wire.SessionLoadResult(
         session_id=session_id,
         workspace_uri=host.uri,
