@@ -165,7 +165,7 @@ def _log_level_from_env() -> str | None:
 def serve(args: argparse.Namespace) -> int:
     import importlib.util
 
-    from agent_lsp.cli import process
+    from agent_lsp.cli import server_process as process
     from agent_lsp.lsp import server
 
     around = process.ServerProcess()

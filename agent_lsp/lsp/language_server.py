@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.uris import to_fs_path
 
 from agent_lsp import __version__
 from agent_lsp.config import SettingsLayers
@@ -28,6 +27,7 @@ from agent_lsp.lsp.editor import LspEditor
 from agent_lsp.lsp.progress import ProgressReporter
 from agent_lsp.lsp.relay import Relay
 from agent_lsp.lsp.rpc import AgentProtocol, SessionInUse, raw_params_converter
+from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.workspace.documents import Documents
 
@@ -49,7 +49,7 @@ MAX_SESSION_ID = 200  # a session id names files `<id>.jsonl` and `<id>.lock` (f
 
 class ProcessPort(Protocol):
     """What the process around the server does at the server's moments (the
-    CLI's `agent_lsp.cli.process.ServerProcess`)."""
+    CLI's `agent_lsp.cli.server_process.ServerProcess`)."""
 
     def agent_code_loaded(self) -> None:
         """The agent, tools and providers have been imported in the background."""
@@ -82,8 +82,11 @@ def unknown_session(session_id: str) -> JsonRpcInvalidParams:
 
 
 def uri_to_path(uri: str) -> Path | None:
-    path = to_fs_path(uri)
-    return Path(path) if path else None
+    """The path of an editor's file:// URI; None for others (untitled:, remote hosts)."""
+    try:
+        return file_uri_to_path(uri)
+    except ValueError:
+        return None
 
 
 class AgentLanguageServer(LanguageServer):

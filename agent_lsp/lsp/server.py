@@ -5,7 +5,7 @@
     serve_ws(host, port)     one client over WebSocket (needs `websockets`: pygls[ws])
 
 Each returns when the client is done; what the process does around them
-(signals, memory, ending shell commands) is the CLI's (`agent_lsp.cli.process`).
+(signals, memory, ending shell commands) is the CLI's (`agent_lsp.cli.server_process`).
 The server itself is built by `agent_lsp.lsp.handlers.create_server`. This
 module imports no pygls at load time, so `serve_stdio()` can answer
 `initialize` from the handshake cache (`agent_lsp.lsp.handshake`) while pygls loads.
