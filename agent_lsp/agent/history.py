@@ -3,6 +3,8 @@ the assembler that folds stream chunks into an assistant message."""
 
 from __future__ import annotations
 
+import json
+
 from typing import Any
 
 from agent_lsp.store.session import Session
@@ -93,12 +95,14 @@ class Assembler:
     def _clean(block: dict[str, Any]) -> dict[str, Any]:
         return {k: v for k, v in block.items() if k != "_closed"}
 
-    def content(self, *, drop_tool_calls: bool = False) -> list[dict[str, Any]]:
+    def content(self, *, complete_calls_only: bool = False) -> list[dict[str, Any]]:
+        """The message's blocks. `complete_calls_only` (a reply cut at the output
+        limit): a tool call is kept only when its arguments are a whole JSON
+        object; the call the limit cut short is dropped."""
         out = []
         for b in self.blocks:
-            if b["type"] == "tool-call":
-                if drop_tool_calls:
-                    continue
+            if b["type"] == "tool-call" and complete_calls_only and not _whole_arguments(b):
+                continue
             out.append(self._clean(b))
         return out
 
@@ -109,3 +113,17 @@ class Assembler:
 
     def tool_calls(self) -> list[dict[str, Any]]:
         return [self._clean(b) for b in self.blocks if b["type"] == "tool-call"]
+
+
+def _whole_arguments(call: dict[str, Any]) -> bool:
+    """Whether a streamed call's arguments are complete: a closed call whose text
+    parses as a JSON object (a cut one stops mid-value, or before it began)."""
+    if not call.get("_closed"):
+        return False
+    arguments = call.get("arguments")
+    if isinstance(arguments, dict):
+        return True
+    try:
+        return isinstance(json.loads(arguments or ""), dict)
+    except ValueError:
+        return False

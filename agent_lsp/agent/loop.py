@@ -279,7 +279,7 @@ class TurnLoop:
     async def _finish_step(self, token: CancelToken, turn: int, step: int, asm: Assembler, seqs: list[int],
                            provider_name: str, model: str) -> str | None:
         max_tokens = asm.finish == "max-tokens"
-        content = asm.content(drop_tool_calls=max_tokens)
+        content = asm.content(complete_calls_only=max_tokens)
         data: dict[str, Any] = {
             "turn": turn,
             "step": step,
@@ -290,11 +290,13 @@ class TurnLoop:
         data["surfaceOp"] = "append"
         data["sourceEventSeqs"] = seqs
         self.session.append("assistant/message", data)
-        if max_tokens:
-            return "max-tokens"
         calls = [b for b in content if b.get("type") == "tool-call"]
+        if max_tokens and not calls:
+            return "max-tokens"
         if not calls:
             return "completed"
+        # A reply cut while it wrote tool calls: the complete ones run and the
+        # model, seeing their results, goes on (and may redo the cut one).
         concluded = await ToolCallScheduler(self.agent, token, turn, step, calls).run()
         return "completed" if concluded else None
 

@@ -46,9 +46,10 @@ async def test_s14_max_tokens_is_sticky_and_next_turn_unaffected(tmp_path):
     assert turn_ends(agent) == ["max-tokens", "completed"]
 
 
-async def test_s15_max_tokens_drops_tool_calls(tmp_path):
+async def test_s15_max_tokens_drops_the_cut_tool_call(tmp_path):
     tool = FnTool("t")
-    agent = make_agent(tmp_path, [{"maxTokens": "", "tools": [{"name": "t", "arguments": {}}]}], tools=[tool])
+    cut = {"name": "t", "arguments": '{"path": "src/ap'}  # the output limit struck mid-argument
+    agent = make_agent(tmp_path, [{"maxTokens": "", "tools": [cut]}], tools=[tool])
     agent.followup("go")
     await settle(agent)
     assert tool.runs == []
@@ -58,6 +59,22 @@ async def test_s15_max_tokens_drops_tool_calls(tmp_path):
     assert "usage" in msg
     assert [m["role"] for m in agent.derive_messages()] == ["user"]
     assert turn_ends(agent) == ["max-tokens"]
+
+
+async def test_s15_max_tokens_keeps_the_complete_tool_calls(tmp_path):
+    tool = FnTool("t")
+    whole = {"name": "t", "arguments": {"path": "a.py"}, "id": "whole"}
+    cut = {"name": "t", "arguments": '{"path": "b', "id": "cut"}
+    agent = make_agent(tmp_path, [{"maxTokens": "", "tools": [whole, cut]}, {"text": "done"}], tools=[tool])
+    agent.followup("go")
+    await settle(agent)
+    assert [c.data["callId"] for c in events_of(agent, "tool/call")] == ["whole"]
+    assert len(tool.runs) == 1
+    blocks = events_of(agent, "assistant/message")[0].data["message"]["content"]
+    assert [b["id"] for b in blocks if b["type"] == "tool-call"] == ["whole"]
+    # The model got the result of the complete call and finished the turn.
+    assert request_texts(agent.provider.requests[1])[-1] == "t ok"
+    assert turn_ends(agent) == ["completed"]
 
 
 async def test_s16_empty_stop_anchor(tmp_path):

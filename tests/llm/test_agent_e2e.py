@@ -112,3 +112,36 @@ async def test_anthropic_tool_round_trip_passes_thinking_back(server, tmp_path):
     assert server.hangups == []  # both requests went over one pooled connection
     await agent.dispose()
     await provider.aclose()
+
+
+def _openai_sse(chunks: list[dict]) -> bytes:
+    import json
+
+    return b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
+
+
+async def test_a_reply_cut_while_writing_tool_calls_keeps_the_complete_ones(server, tmp_path):
+    """A small local model runs into the output limit in its second call: the first
+    call runs, the cut one is dropped, and the model gets the first one's result."""
+    def call(index: int, call_id: str, arguments: str) -> dict:
+        return {"choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "id": call_id, "type": "function",
+                "function": {"name": "get_weather", "arguments": arguments}}]}, "finish_reason": None}]}
+
+    cut = _openai_sse([
+        call(0, "call_a", '{"city": "Paris"}'),
+        call(1, "call_b", '{"city": "Lo'),
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]},
+    ])
+    done = _openai_sse([
+        {"choices": [{"index": 0, "delta": {"content": "Paris is mild."}, "finish_reason": None}]},
+        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    ])
+    server.queue(Reply.sse(cut), Reply.sse(done))
+    provider = OpenAIProvider(base_url=server.url + "/v1", api_key="sk-test", timeouts=Timeouts(2, 2, 2))
+    agent = Agent(SessionStore(tmp_path).create(), providers={"openai": provider}, tools=ToolRegistry([WeatherTool()]),
+                  options=AgentOptions(provider="openai", model="gpt-4.1-nano"))
+    await run_turn(agent, "weather in Paris and London?")
+    assert [c["callId"] for c in events(agent, "tool/call")] == ["call_a"]
+    second = server.requests[-1].body["messages"]
+    assert second[-1]["role"] == "tool" and "18C in Paris" in second[-1]["content"]
+    assert [e["reason"]["kind"] for e in events(agent, "turn/end")] == ["completed"]
