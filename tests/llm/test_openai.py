@@ -230,6 +230,7 @@ async def test_401_names_what_to_fix_and_never_the_key(server, provider):
     assert error.code == "AUTH"
     assert "OPENAI_API_KEY" in error.failure["message"]
     assert KEY not in str(error.failure) and KEY[8:20] not in str(error.failure)
+    assert "provided: ." not in error.failure["message"]  # the masked key leaves readable text
 
 
 async def test_error_event_inside_the_stream(server, provider):
