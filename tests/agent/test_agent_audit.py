@@ -1,5 +1,5 @@
-"""Gaps found in the spec audit (rules R2.13, R8 lifecycle events, R11.5 fork,
-issue 2 item 7 fallback); each test is named after the rule it pins."""
+"""Gaps found in an audit of the loop (rules R2.13, R8 lifecycle events, R11.5 fork,
+the fallback model); each test is named after the rule it pins."""
 
 from agent_lsp.agent.events import only
 from agent_lsp.agent import Agent, AgentOptions, RetryOptions, account_work
@@ -49,7 +49,7 @@ async def test_r11_4_session_start_resume_after_load(tmp_path):
     Agent(session, providers={"scripted": ScriptedProvider()}, options=AgentOptions(provider="scripted", model="m"),
           subscribers=listeners)
     assert seen[1] == ("agent/session-start", {"source": "resume", "sessionId": session.id})
-    assert [n for n, _ in seen] == ["agent/created", "agent/session-start"]  # resume starts idle (R11.4.7)
+    assert [n for n, _ in seen] == ["agent/created", "agent/session-start"]  # resume starts idle (R11.4)
 
 
 async def test_r8_session_start_source_override_and_subscriber_lists(tmp_path):
@@ -134,7 +134,7 @@ async def until_running_then_cancel(agent):
     await settle(agent)
 
 
-# ------------------------------------------------ issue 2 item 7: fallback model
+# ------------------------------------------------ fallback model
 
 
 async def test_i7_overloaded_falls_back_after_the_transient_budget(tmp_path):

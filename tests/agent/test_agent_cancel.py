@@ -1,4 +1,4 @@
-"""Cancellation cases of spec §13.1 and the grace-abandon rule of issue 2."""
+"""Cancellation cases and the grace-abandon rule (docs/agent-loop.md)."""
 
 import asyncio
 

@@ -1,4 +1,4 @@
-"""Spec §15 scenarios 30–33 and manual compaction (R10.9)."""
+"""Loop scenarios 30–33 and manual compaction (R10.9)."""
 
 import asyncio
 

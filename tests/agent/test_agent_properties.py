@@ -1,4 +1,4 @@
-"""Property tests (hypothesis) for the log invariants of spec §11.6."""
+"""Property tests (hypothesis) for the session log's invariants (docs/agent-loop.md)."""
 
 import asyncio
 import tempfile

@@ -1,4 +1,4 @@
-"""Recovery (spec §9, seed 004): transient retry with backoff, fallback model."""
+"""Recovery: transient retry with backoff, fallback model."""
 
 import random
 

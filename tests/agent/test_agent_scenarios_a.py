@@ -1,4 +1,4 @@
-"""Spec §15 scenarios 1–13: turn order, inbox, pre-step, turn-stopping."""
+"""Loop scenarios 1–13: turn order, inbox, pre-step, turn-stopping."""
 
 import asyncio
 

@@ -1,4 +1,4 @@
-"""Spec §15 scenarios 14–22: max-tokens, anchors, tool scheduling."""
+"""Loop scenarios 14–22: max-tokens, anchors, tool scheduling."""
 
 import asyncio
 

@@ -1,4 +1,4 @@
-"""Spec §15 scenarios 23–29: cancellation, disposal, request errors."""
+"""Loop scenarios 23–29: cancellation, disposal, request errors."""
 
 import asyncio
 

@@ -1,4 +1,4 @@
-"""Spec §15 scenarios 34–36: crash repair, resume, reconstructability."""
+"""Loop scenarios 34–36: crash repair, resume, reconstructability."""
 
 import asyncio
 import json

@@ -1,4 +1,4 @@
-"""Fork (spec R11.5) and torn/corrupt file handling (issue 2 item 9)."""
+"""Fork (R11.5) and torn/corrupt file handling."""
 
 import json
 
