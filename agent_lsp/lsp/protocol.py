@@ -86,7 +86,7 @@ class Range(WireModel):
 
 
 class ContentBlock(WireModel):
-    """A content block of a user message (spec: llm/types.py blocks); `text` for text blocks."""
+    """A content block of a user message (the blocks of llm/types.py); `text` for text blocks."""
 
     model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
     type: str

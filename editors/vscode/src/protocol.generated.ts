@@ -421,7 +421,7 @@ export interface CompactionSummaryEvent {
   type: 'compaction/summary';
 }
 /**
- * A content block of a user message (spec: llm/types.py blocks); `text` for text blocks.
+ * A content block of a user message (the blocks of llm/types.py); `text` for text blocks.
  */
 export interface ContentBlock {
   text?: string | null;
