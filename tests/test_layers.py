@@ -10,6 +10,7 @@ whatever its files are called).
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -196,3 +197,45 @@ def test_the_checker_allows_what_the_rules_allow():
     ]
     for relative, source in allowed:
         assert violations(relative, source) == [], relative
+
+
+# Rule 4: the variables that are settings (or choose and reach a model) are read by config only.
+SETTING_VARIABLE = re.compile(r"^(AGENT_LSP|OPENAI|ANTHROPIC)_[A-Z0-9_]+$")
+READS_SETTINGS_ITSELF = {
+    "config.py": "the settings layers",
+    # Logging is set up before anything loads (config brings pydantic, which the
+    # fast start defers); an invalid value is still reported by the settings.
+    "cli/main.py": "AGENT_LSP_LOG_LEVEL for the log set-up at start",
+}
+
+
+def setting_reads(source: str) -> list[str]:
+    """Names of setting variables looked up by `.get("X")`, `getenv("X")` or `[ "X" ]`."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        key = None
+        if isinstance(node, ast.Call) and node.args and (
+            isinstance(node.func, ast.Attribute) and node.func.attr in ("get", "getenv", "pop")
+            or isinstance(node.func, ast.Name) and node.func.id == "getenv"
+        ):
+            key = node.args[0]
+        elif isinstance(node, ast.Subscript):
+            key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and SETTING_VARIABLE.match(key.value):
+            found.append(key.value)
+    return found
+
+
+def test_settings_come_from_the_environment_through_config_only():
+    problems = [
+        f"{relative}: reads {name} (take it from the settings or config.model_environment())"
+        for relative, source in all_modules()
+        if relative not in READS_SETTINGS_ITSELF
+        for name in setting_reads(source)
+    ]
+    assert problems == [], "\n".join(problems)
+
+
+def test_the_environment_checker_sees_each_way_of_reading():
+    source = 'import os\nos.environ.get("OPENAI_API_KEY")\nos.getenv("AGENT_LSP_MODEL")\nenv["ANTHROPIC_BASE_URL"]\nenv.get("HOME")\n'
+    assert setting_reads(source) == ["OPENAI_API_KEY", "AGENT_LSP_MODEL", "ANTHROPIC_BASE_URL"]
