@@ -110,7 +110,11 @@ const tests: [string, () => Promise<void>][] = [
       assert.deepEqual(texts, [HELLO]);
       const user = a.sessions.transcript.items.find((i) => i.kind === 'user') as any;
       assert.equal(user.text, 'hi there');
-      const rendered = await waitFor('the panel to render the answer', () => (a.panel.lastRendered?.lastText === HELLO ? a.panel.lastRendered : null));
+      // The panel draws asynchronously: the answer may show one render before the turn's footer.
+      const rendered = await waitFor('the panel to render the answer and the turn footer', () => {
+        const last = a.panel.lastRendered;
+        return last?.lastText === HELLO && last.items >= 3 ? last : null;
+      });
       assert.ok(rendered.items >= 3, `user, answer and turn footer rendered (${rendered.items})`);
     },
   ],
