@@ -392,6 +392,18 @@ class TurnRevert(EventModel):
     skipped: list[SkippedPath]
 
 
+class SubagentStart(EventModel):
+    """Appended to the parent's log when a `subagent` tool call starts its child
+    session; the call's `tool/result` meta `subagent` says how it ended."""
+
+    turn: int
+    step: int
+    call_id: str
+    child_session_id: str
+    description: str
+    agent_type: str | None = None
+
+
 DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "agent/inbox/spliced": InboxSpliced,
     "turn/start": TurnStart,
@@ -414,6 +426,7 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "llm/fallback": LlmFallback,
     "session/end-seed": SessionEndSeed,
     "turn/revert": TurnRevert,
+    "subagent/start": SubagentStart,
 }
 
 
@@ -477,6 +490,18 @@ class ToolResultLive(EventModel):
     data: ToolResult
 
 
+class SubagentStatus(EventModel):
+    """A parent's sub-agent started (`running`) or ended; `usage` (summed over the
+    child's model calls) comes with the end."""
+
+    call_id: str
+    child_session_id: str
+    description: str
+    agent_type: str | None = None
+    status: Literal["running", "completed", "cancelled", "failed"]
+    usage: Usage | None = None
+
+
 LIVE_EVENTS: dict[str, type[EventModel]] = {
     "agent/created": AgentRef,
     "agent/session-start": SessionStart,
@@ -488,12 +513,13 @@ LIVE_EVENTS: dict[str, type[EventModel]] = {
     "agent/tool/progress": ToolProgress,
     "agent/tool/result": ToolResultLive,
     "agent/disposed": AgentRef,
+    "agent/subagent/status": SubagentStatus,
 }
 
 # The live events a client is sent (as notifications of the same name).
 CLIENT_LIVE_EVENTS = (
     "agent/status", "agent/inbox/inserted", "agent/inbox/discarded", "agent/inbox/claimed",
-    "agent/error", "agent/tool/progress",
+    "agent/error", "agent/tool/progress", "agent/subagent/status",
 )
 
 

@@ -299,6 +299,10 @@ class ToolProgressParams(events.ToolProgress):
     session_id: str
 
 
+class SubagentStatusParams(events.SubagentStatus):
+    session_id: str = Field(description="the parent session")
+
+
 # ------------------------------------------------------- server -> client requests
 
 
@@ -364,6 +368,17 @@ class McpListResult(WireModel):
     servers: list[McpServerStatus]
 
 
+# ------------------------------------------------------------------ sub-agents
+
+
+class SubagentCancelParams(WireModel):
+    session_id: str = Field(description="the sub-agent's own session (childSessionId)")
+
+
+class SubagentCancelResult(WireModel):
+    cancelled: bool
+
+
 # ------------------------------------------------------------------ the method table
 
 CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
@@ -378,6 +393,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
     "agent/mcp/list": (McpListParams, McpListResult),
+    "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
 }
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
@@ -388,6 +404,7 @@ SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
     "agent/inbox/claimed": InboxClaimedParams,
     "agent/error": AgentErrorParams,
     "agent/tool/progress": ToolProgressParams,
+    "agent/subagent/status": SubagentStatusParams,
 }
 
 SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {

@@ -27,14 +27,16 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.ports import Editor
-from agent_lsp.config import Settings, data_dir, model_environment
+from agent_lsp.config import Settings, config_dir, data_dir, model_environment
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
+from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
+from agent_lsp.workspace.subagents import Subagents
 
 if TYPE_CHECKING:
     from agent_lsp.llm.factory import ResolvedModel
@@ -117,6 +119,7 @@ class WorkspaceHost:
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
+        self.subagents = Subagents(self, config_dir(env), Path.home())
 
     # ------------------------------------------------------------------ store
 
@@ -304,23 +307,32 @@ class WorkspaceHost:
 
     # -------------------------------------------------------------- building
 
-    def resolve_model(self) -> ResolvedModel:
-        """The model the settings and env ask for; ValueError with a readable message if unusable."""
+    def resolve_model(self, model: str | None = None) -> ResolvedModel:
+        """The model the settings and env ask for (`model` names another one of the
+        same provider); ValueError with a readable message if unusable."""
         # Imported here: the providers bring httpx (~3 MB), which an idle server
         # (an editor open, the agent not used yet) does not need.
         from agent_lsp.llm.factory import create_provider
 
-        return create_provider(self.settings.model, model_environment(self.env))
+        settings = self.settings.model if model is None else self.settings.model.model_copy(update={"model": model})
+        return create_provider(settings, model_environment(self.env))
 
     def _make_agent(self, session) -> Agent:
-        resolved = self.resolve_model()
+        agent = self.build_agent(session, tools=self.tool_registry(), system_prompt=self.system_prompt)
+        self._offer_mcp_tools(agent)
+        return agent
+
+    def build_agent(self, session, *, tools: ToolRegistry, system_prompt, model: str | None = None) -> Agent:
+        """An agent on `session` with these tools and system prompt, live in this
+        host (its events reach the client); a sub-agent's is built here too."""
+        resolved = self.resolve_model(model)
         providers = {resolved.provider_name: resolved.provider}
         if resolved.fallback is not None:
             providers[resolved.fallback.provider_name] = resolved.fallback.provider
         options = AgentOptions(
             provider=resolved.provider_name,
             model=resolved.model,
-            system_prompt=self._system_prompt,
+            system_prompt=system_prompt,
             max_tokens=self.settings.model.max_output_tokens,
             temperature=self.settings.model.temperature,
             max_parallel_tool_calls=self.settings.max_parallel_tool_calls,
@@ -328,12 +340,19 @@ class WorkspaceHost:
             fallback_provider=resolved.fallback.provider_name if resolved.fallback else None,
             fallback_model=resolved.fallback.model if resolved.fallback else None,
         )
-        agent = Agent(session, providers=providers, tools=self.tool_registry(), options=options)
-        self._offer_mcp_tools(agent)
+        agent = Agent(session, providers=providers, tools=tools, options=options)
         self.agents[agent.session_id] = agent
         if self.on_agent is not None:
             self.on_agent(agent)
         return agent
+
+    async def retire_agent(self, agent: Agent) -> None:
+        """Take an agent out of this host (a finished sub-agent): later requests on
+        its session load the log afresh."""
+        if self.agents.get(agent.session_id) is agent:
+            del self.agents[agent.session_id]
+        self._stale.discard(agent)
+        await self._retire(agent)
 
     def tool_registry(self) -> ToolRegistry:
         if self._registry is None:
@@ -341,6 +360,7 @@ class WorkspaceHost:
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
             self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
                                                       command_env=command_env))
+            self._registry.add(SubagentTool(self.subagents))
             self.mcp_manager().set_registry(self._registry)
         return self._registry
 
@@ -379,6 +399,6 @@ class WorkspaceHost:
 
         agent.hooks.register("system-prompt/assemble", assemble)
 
-    def _system_prompt(self) -> str:
+    def system_prompt(self) -> str:
         open_files = [p for p in self.editor.open_documents() if p == self.root or self.root in p.parents]
         return build_system_prompt([self.root], open_files=open_files)

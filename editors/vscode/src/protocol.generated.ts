@@ -27,6 +27,8 @@ export const METHODS = {
   'agent/session/new': 'agent/session/new',
   'agent/status': 'agent/status',
   'agent/steer': 'agent/steer',
+  'agent/subagent/cancel': 'agent/subagent/cancel',
+  'agent/subagent/status': 'agent/subagent/status',
   'agent/tool/progress': 'agent/tool/progress',
   'agent/turn/revert': 'agent/turn/revert',
   'session/event': 'session/event'
@@ -53,7 +55,8 @@ export type Event =
   | LlmRetryStartedEvent
   | LlmFallbackEvent
   | SessionEndSeedEvent
-  | TurnRevertEvent;
+  | TurnRevertEvent
+  | SubagentStartEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -835,6 +838,35 @@ export interface SkippedPath {
   [k: string]: unknown;
 }
 /**
+ * A durable `subagent/start` event.
+ */
+export interface SubagentStartEvent {
+  data: SubagentStart;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'subagent/start';
+}
+/**
+ * Appended to the parent's log when a `subagent` tool call starts its child
+ * session; the call's `tool/result` meta `subagent` says how it ended.
+ */
+export interface SubagentStart {
+  agentType?: string | null;
+  callId: string;
+  childSessionId: string;
+  description: string;
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
  * A second model to use when the primary one is unavailable. Unset
  * fields inherit the primary's (its key comes from the same env vars).
  */
@@ -1128,6 +1160,28 @@ export interface SteerParams {
   content: string | ContentBlock[];
   context?: ContextItem[] | null;
   sessionId: string;
+}
+export interface SubagentCancelParams {
+  /**
+   * the sub-agent's own session (childSessionId)
+   */
+  sessionId: string;
+}
+export interface SubagentCancelResult {
+  cancelled: boolean;
+}
+export interface SubagentStatusParams {
+  agentType?: string | null;
+  callId: string;
+  childSessionId: string;
+  description: string;
+  /**
+   * the parent session
+   */
+  sessionId: string;
+  status: 'running' | 'completed' | 'cancelled' | 'failed';
+  usage?: Usage1 | null;
+  [k: string]: unknown;
 }
 export interface ToolProgressParams {
   callId: string;

@@ -20,6 +20,7 @@ M.METHODS = {
   ["agent/session/compact"] = "agent/session/compact",
   ["agent/turn/revert"] = "agent/turn/revert",
   ["agent/mcp/list"] = "agent/mcp/list",
+  ["agent/subagent/cancel"] = "agent/subagent/cancel",
   ["session/event"] = "session/event",
   ["agent/status"] = "agent/status",
   ["agent/inbox/inserted"] = "agent/inbox/inserted",
@@ -27,6 +28,7 @@ M.METHODS = {
   ["agent/inbox/claimed"] = "agent/inbox/claimed",
   ["agent/error"] = "agent/error",
   ["agent/tool/progress"] = "agent/tool/progress",
+  ["agent/subagent/status"] = "agent/subagent/status",
   ["agent/permission"] = "agent/permission",
   ["agent/saveDocuments"] = "agent/saveDocuments",
 }
