@@ -33,6 +33,9 @@ from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
+from agent_lsp.workspace.hook_config import workspace_hooks
+from agent_lsp.workspace.project_settings import read_project_settings
+from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 
@@ -117,6 +120,7 @@ class WorkspaceHost:
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
+        self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
 
     # ------------------------------------------------------------------ store
 
@@ -251,6 +255,7 @@ class WorkspaceHost:
         self.settings = settings
         self.policy = self._make_policy()
         self._registry = None
+        self._hooks = None
         if self._mcp is not None:
             if mcp_changed:
                 manager, self._mcp = self._mcp, None
@@ -330,6 +335,7 @@ class WorkspaceHost:
         )
         agent = Agent(session, providers=providers, tools=self.tool_registry(), options=options)
         self._offer_mcp_tools(agent)
+        self.user_hooks().attach(agent)
         self.agents[agent.session_id] = agent
         if self.on_agent is not None:
             self.on_agent(agent)
@@ -343,6 +349,20 @@ class WorkspaceHost:
                                                       command_env=command_env))
             self.mcp_manager().set_registry(self._registry)
         return self._registry
+
+    # ----------------------------------------------------------------- hooks
+
+    def user_hooks(self) -> UserHooks:
+        if self._hooks is None:
+            project_files, problems = read_project_settings(self.root)
+            commands, bad = workspace_hooks(self.settings.hooks, project_files)
+            for problem in problems + bad:
+                log.warning("hooks: %s", problem)
+            shell = self.settings.shell
+            self._hooks = UserHooks(commands, root=self.root, editor=self.editor, policy=self.policy,
+                                    transcript_of=self.store.path_of,
+                                    env_policy=CommandEnvPolicy(shell.inherit, tuple(shell.pass_env)))
+        return self._hooks
 
     # ------------------------------------------------------------------- MCP
 
