@@ -116,6 +116,8 @@ class Settings(BaseModel):
     cancel_grace_s: float = Field(default=2.0, ge=0, le=60, alias="cancelGraceSeconds")
     mcp_servers: dict[str, Any] = Field(default_factory=dict, description="MCP servers by name (see docs/mcp.md)")
     mcp: McpSettings = Field(default_factory=McpSettings)
+    # Kept raw, as mcpServers: agent_lsp.workspace.hook_config checks each entry (Claude Code's shape).
+    hooks: dict[str, Any] = Field(default_factory=dict, description="user hooks by event name (see docs/capabilities.md)")
 
 
 # ------------------------------------------------------------------ platform dirs

@@ -404,6 +404,19 @@ class SubagentStart(EventModel):
     agent_type: str | None = None
 
 
+class HookRun(EventModel):
+    """Appended by the workspace host when a user hook blocked, failed, timed out or
+    could not continue a turn (not model-visible; see docs/capabilities.md)."""
+
+    event: str = Field(description="PreToolUse, PostToolUse, UserPromptSubmit, Stop or SessionStart")
+    command: str
+    source: Literal["user", "project"]
+    origin: str = Field(description='"settings" or the project file the hook came from')
+    outcome: Literal["blocked", "failed", "timeout"]
+    message: str
+    exit_code: int | None = None
+
+
 DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "agent/inbox/spliced": InboxSpliced,
     "turn/start": TurnStart,
@@ -427,6 +440,7 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "session/end-seed": SessionEndSeed,
     "turn/revert": TurnRevert,
     "subagent/start": SubagentStart,
+    "hook/run": HookRun,
 }
 
 

@@ -34,6 +34,9 @@ from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
+from agent_lsp.workspace.hook_config import workspace_hooks
+from agent_lsp.workspace.project_settings import read_project_settings
+from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 from agent_lsp.workspace.subagents import Subagents
@@ -120,6 +123,7 @@ class WorkspaceHost:
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
         self.subagents = Subagents(self, config_dir(env), Path.home())
+        self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
 
     # ------------------------------------------------------------------ store
 
@@ -254,6 +258,7 @@ class WorkspaceHost:
         self.settings = settings
         self.policy = self._make_policy()
         self._registry = None
+        self._hooks = None
         if self._mcp is not None:
             if mcp_changed:
                 manager, self._mcp = self._mcp, None
@@ -341,6 +346,7 @@ class WorkspaceHost:
             fallback_model=resolved.fallback.model if resolved.fallback else None,
         )
         agent = Agent(session, providers=providers, tools=tools, options=options)
+        self.user_hooks().attach(agent)
         self.agents[agent.session_id] = agent
         if self.on_agent is not None:
             self.on_agent(agent)
@@ -363,6 +369,20 @@ class WorkspaceHost:
             self._registry.add(SubagentTool(self.subagents))
             self.mcp_manager().set_registry(self._registry)
         return self._registry
+
+    # ----------------------------------------------------------------- hooks
+
+    def user_hooks(self) -> UserHooks:
+        if self._hooks is None:
+            project_files, problems = read_project_settings(self.root)
+            commands, bad = workspace_hooks(self.settings.hooks, project_files)
+            for problem in problems + bad:
+                log.warning("hooks: %s", problem)
+            shell = self.settings.shell
+            self._hooks = UserHooks(commands, root=self.root, editor=self.editor, policy=self.policy,
+                                    transcript_of=self.store.path_of,
+                                    env_policy=CommandEnvPolicy(shell.inherit, tuple(shell.pass_env)))
+        return self._hooks
 
     # ------------------------------------------------------------------- MCP
 

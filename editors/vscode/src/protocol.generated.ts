@@ -56,7 +56,8 @@ export type Event =
   | LlmFallbackEvent
   | SessionEndSeedEvent
   | TurnRevertEvent
-  | SubagentStartEvent;
+  | SubagentStartEvent
+  | HookRunEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -867,6 +868,42 @@ export interface SubagentStart {
   [k: string]: unknown;
 }
 /**
+ * A durable `hook/run` event.
+ */
+export interface HookRunEvent {
+  data: HookRun;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'hook/run';
+}
+/**
+ * Appended by the workspace host when a user hook blocked, failed, timed out or
+ * could not continue a turn (not model-visible; see docs/capabilities.md).
+ */
+export interface HookRun {
+  command: string;
+  /**
+   * PreToolUse, PostToolUse, UserPromptSubmit, Stop or SessionStart
+   */
+  event: string;
+  exitCode?: number | null;
+  message: string;
+  /**
+   * "settings" or the project file the hook came from
+   */
+  origin: string;
+  outcome: 'blocked' | 'failed' | 'timeout';
+  source: 'user' | 'project';
+  [k: string]: unknown;
+}
+/**
  * A second model to use when the primary one is unavailable. Unset
  * fields inherit the primary's (its key comes from the same env vars).
  */
@@ -1118,6 +1155,12 @@ export interface SessionRef {
  */
 export interface Settings {
   cancelGraceSeconds?: number;
+  /**
+   * user hooks by event name (see docs/capabilities.md)
+   */
+  hooks?: {
+    [k: string]: unknown;
+  };
   /**
    * agent_lsp's log level; default: the command line's --log-level
    */
