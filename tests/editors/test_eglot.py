@@ -92,3 +92,17 @@ def test_eglot_answers_a_permission_question_in_its_generic_dialog(tmp_path: Pat
     workspace, report = run_eglot(tmp_path, script, "Checked and fixed.")
     assert "permission questions: 1" in report
     assert (workspace / "checked.txt").read_text() == "ok\n"
+
+
+def test_eglot_a_command_after_an_edit_reads_the_edited_file(tmp_path: Path):
+    # eglot answers workspace/applyEdit before it sends the didChange (it sends
+    # changes when idle): the server saves the edited text, not its older copy,
+    # so the command that runs next sees the fix on disk.
+    script = [
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Checking.", "tools": [{"name": "run_command", "arguments": {"command": "grep -n 'return' stats.py > seen.txt"}}]},
+        {"text": "Fixed and checked."},
+    ]
+    workspace, _ = run_eglot(tmp_path, script, "Fixed and checked.")
+    assert (workspace / "seen.txt").read_text() == f"2:    {FIXED_LINE}\n"
+    assert (workspace / "stats.py").read_text() == f"def mean(values):\n    {FIXED_LINE}\n"

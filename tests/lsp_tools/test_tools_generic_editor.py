@@ -129,3 +129,21 @@ async def test_an_unanswered_permission_question_is_a_deny(editor: BufferEditor,
     assert not (workspace / "unanswered.txt").exists()
     stored = sessions / folder_key(workspace) / "permissions.json"
     assert not stored.exists() or "unanswered" not in json.dumps(json.loads(stored.read_text()))
+
+
+async def test_a_file_that_already_holds_the_edited_text_is_not_written(editor: BufferEditor, workspace: Path):
+    # The agent's edit undoes the user's unsaved change: the buffer is back to
+    # what is on disk, so the file is left alone (editors watching it see no change).
+    import os
+
+    path = workspace / "unchanged.py"
+    path.write_text("limit = 2\n", encoding="utf-8")
+    os.utime(path, (1_000_000_000, 1_000_000_000))
+    editor.open(path)
+    editor.type(path, "limit = 1\n")
+    _, results = await run_turn(
+        editor, [call("edit_file", path="unchanged.py", edits=[{"oldText": "limit = 1", "newText": "limit = 2"}]), {"text": "ok"}]
+    )
+    assert not is_error(results[0]), text_of(results[0])
+    assert editor.text(path) == "limit = 2\n"
+    assert path.stat().st_mtime == 1_000_000_000
