@@ -252,6 +252,8 @@ class LspEditor:
                 detail=request.detail,
                 command=request.command,
                 path=str(request.path) if request.path else None,
+                choices=list(request.choices),
+                asks_every_time=request.asks_every_time,
             )
             try:
                 reply = await _shielded(self.server.protocol.send_request_async("agent/permission", wire_dump(params)))
@@ -261,11 +263,13 @@ class LspEditor:
             except Exception as error:
                 log.warning("agent/permission failed: %s", error)
                 return "deny"
-        message = request.title if not request.detail else f"{request.title}\n{request.detail}"
+        titles = [title for title, answer in PERMISSION_ACTIONS.items() if answer in request.choices]
+        # The choices are in the text too: some clients show only the message until asked to complete.
+        lines = [request.title, request.detail, request.asks_every_time, f"Answer: {' / '.join(titles)}"]
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
-            message=f"agent-lsp: {message}",
-            actions=[types.MessageActionItem(title=title) for title in PERMISSION_ACTIONS],
+            message="agent-lsp: " + "\n".join(line for line in lines if line),
+            actions=[types.MessageActionItem(title=title) for title in titles],
         )
         try:
             reply = await _shielded(self.server.protocol.send_request_async(types.WINDOW_SHOW_MESSAGE_REQUEST, params))
@@ -275,7 +279,7 @@ class LspEditor:
             log.warning("window/showMessageRequest failed: %s", error)
             return "deny"
         title = getattr(reply, "title", None) if reply is not None else None
-        return PERMISSION_ACTIONS.get(title or "", "deny")
+        return PERMISSION_ACTIONS.get(title or "", "deny") if title in titles else "deny"
 
 
 class _Unsupported(Exception):

@@ -109,12 +109,14 @@ async def test_permission_through_show_message_request(editor: BufferEditor, wor
     assert error_code(results[0]) == "PERMISSION_DENIED" and not (workspace / "denied.txt").exists()
     (question,) = editor.show_message_requests[asked_before:]
     assert "touch denied.txt" in question.message
-    assert [a.title for a in question.actions] == ["Allow once", "Allow for session", "Always allow", "Deny"]
+    # the ask rule of the settings pins "touch" to asking: only the answers it honours, and why
+    assert [a.title for a in question.actions] == ["Allow once", "Deny"]
+    assert '"commandPrefix": "touch"' in question.message and "asks every time" in question.message
+    assert question.message.endswith("Answer: Allow once / Deny")
 
-    editor.message_answer = "Always allow"
+    editor.message_answer = "Allow once"
     _, results = await run_turn(editor, [call("run_command", command="touch allowed.txt"), {"text": "ok"}])
     assert not is_error(results[0]) and (workspace / "allowed.txt").exists()
-    # the ask rule of the settings pins "touch" to asking: "always" counts as once
     asked = len(editor.show_message_requests)
     editor.message_answer = "Allow once"
     await run_turn(editor, [call("run_command", command="touch allowed.txt"), {"text": "ok"}])
