@@ -314,6 +314,11 @@ class PermissionParams(WireModel):
     detail: str | None = None
     command: str | None = None
     path: str | None = None
+    choices: list[Literal["once", "session", "always", "deny"]] = Field(
+        default=["once", "session", "always", "deny"],
+        description="the answers the server honours; show only these (a command it always confirms has once and deny)",
+    )
+    asks_every_time: str | None = Field(default=None, description="why this is asked every time, for the user")
 
 
 class PermissionResult(WireModel):

@@ -1053,6 +1053,14 @@ export interface TimeoutSettings {
   idle?: number;
 }
 export interface PermissionParams {
+  /**
+   * why this is asked every time, for the user
+   */
+  asksEveryTime?: string | null;
+  /**
+   * the answers the server honours; show only these (a command it always confirms has once and deny)
+   */
+  choices?: ('once' | 'session' | 'always' | 'deny')[];
   command?: string | null;
   detail?: string | null;
   kind: 'command' | 'read' | 'write' | 'delete';
