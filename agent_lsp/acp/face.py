@@ -84,7 +84,7 @@ class AcpAgent:
 
     def on_connect(self, connection: Any) -> None:
         self.connection = connection
-        self.editor = AcpEditor(connection, lambda: list(self.hosts),
+        self.editor = AcpEditor(connection, lambda: list(self.hosts), self._updates_sent,
                                 permission_timeout_s=self.settings.current.permissions.ask_timeout_seconds)
 
     # --------------------------------------------------------------- lifecycle
@@ -175,6 +175,11 @@ class AcpAgent:
                 current_session.reset(session_token)
 
         agent.hooks.register("tools/execute", around_tool, first=True)
+
+    async def _updates_sent(self, session_id: str) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            await session.drained()
 
     async def _send_update(self, session_id: str, update: Any) -> None:
         await self.connection.session_update(session_id=session_id, update=update)
