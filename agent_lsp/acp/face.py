@@ -46,6 +46,7 @@ from acp.schema import (
 from agent_lsp import __version__
 from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session
 from agent_lsp.acp.session import AcpSession
+from agent_lsp.acp.terminal import run_in_terminal
 from agent_lsp.acp.updates import UpdateMapper
 from agent_lsp.agent import Agent
 from agent_lsp.agent.compaction import CompactionError
@@ -58,6 +59,7 @@ log = logging.getLogger(__name__)
 
 STOP_REASONS = {"completed": "end_turn", "max-tokens": "max_tokens", "blocked": "refusal",
                 "aborted": "cancelled", "interrupted": "cancelled"}
+SESSION_IN_USE_CODE = -32010  # the LSP face's code for the same refusal (docs/protocol.md)
 CANCEL_ANSWER_S = 0.08  # a cancelled prompt is answered by then even if its turn has not ended yet
 FILE_TOOLS = frozenset({"read_file", "edit_file", "write_file"})
 STEER_METHOD = "agent-lsp/steer"  # `_agent-lsp/steer` on the wire (ACP extension methods start with "_")
@@ -94,6 +96,7 @@ class AcpAgent:
         fs = getattr(client_capabilities, "fs", None)
         assert self.editor is not None
         self.editor.configure(reads=bool(fs and fs.read_text_file), writes=bool(fs and fs.write_text_file))
+        self.client_terminal = bool(getattr(client_capabilities, "terminal", False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -167,6 +170,8 @@ class AcpAgent:
             try:
                 if path is not None:
                     await editor.prefetch(agent.session_id, path)
+                if payload.get("name") == "run_command" and self.client_terminal:
+                    return await self._in_terminal(host, agent, payload)
                 return await next_(payload)
             finally:
                 if path is not None:
@@ -175,6 +180,16 @@ class AcpAgent:
                 current_session.reset(session_token)
 
         agent.hooks.register("tools/execute", around_tool, first=True)
+
+    async def _in_terminal(self, host: WorkspaceHost, agent: Agent, payload: dict[str, Any]) -> Any:
+        session = self.sessions[agent.session_id]
+        await session.drained()  # the tool call is shown before its permission question
+
+        async def authorize(request: Any) -> Any:
+            return await host.policy.authorize(self.editor, request)
+
+        return await run_in_terminal(self.connection, agent.session_id, payload["callId"], payload["arguments"],
+                                     host.root, authorize, payload["context"], session.push)
 
     async def _updates_sent(self, session_id: str) -> None:
         session = self.sessions.get(session_id)
@@ -201,7 +216,7 @@ class AcpAgent:
         except UnknownSession:
             raise _invalid(f"unknown session {session_id} in {host.root}", sessionId=session_id) from None
         except SessionLockedError as error:
-            raise RequestError(-32002, f"session {session_id} is open in another agent-lsp process: {error}",
+            raise RequestError(SESSION_IN_USE_CODE, f"session {session_id} is open in another agent-lsp process: {error}",
                                {"sessionId": session_id}) from None
         session = self.sessions[agent.session_id]
         session.replay()

@@ -202,3 +202,33 @@ async def test_sessions_are_listed_and_slash_commands_are_offered(tmp_path, work
         assert answer.stop_reason == "end_turn"
         assert (workspace / "app.py").read_text() == "x = 1\n"
         assert client.text(sid).endswith("Reverted turn 1: 1 file(s) restored.")
+
+
+async def test_commands_run_in_the_client_terminal_when_it_offers_terminals(tmp_path, workspace):
+    run = {"name": "run_command", "arguments": {"command": "echo in-terminal; pwd; exit 3"}}
+    slow = {"name": "run_command", "arguments": {"command": "sleep 30"}}
+    client = AcpTestClient(terminals=True, answers=["allow_once", "allow_once"])
+    async with acp_agent(client, tmp_path / "sessions", [{"tools": [run]}, {"text": "ran"}, {"tools": [slow]}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("run")]), 30)
+        (first,) = client.terminal_runs.values()
+        assert first["command"] == ["bash", "-c", "echo in-terminal; pwd; exit 3"] and first["cwd"] == str(workspace)
+        assert first["released"]
+        updates = [u for u in client.of(sid) if u.session_update == "tool_call_update"]
+        showing, result = updates
+        assert showing.status == "in_progress" and showing.content[0].terminal_id == "term_1"
+        seen = result.content[-1].content.text
+        assert "in-terminal" in seen and str(workspace) in seen and "[exit code 3]" in seen
+        assert len(client.permission_requests) == 1
+
+        running = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("wait")]))
+        while len(client.terminal_runs) < 2:
+            await asyncio.sleep(0.01)
+        await conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(running, 5)).stop_reason == "cancelled"
+        second = client.terminal_runs["term_2"]
+        for _ in range(300):
+            if second["released"]:
+                break
+            await asyncio.sleep(0.01)
+        assert second["process"].returncode is not None and second["released"]  # killed, then released
