@@ -38,6 +38,7 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     SessionCapabilities,
+    SetSessionConfigOptionResponse,
     SessionInfo,
     SessionListCapabilities,
     UnstructuredCommandInput,
@@ -45,6 +46,7 @@ from acp.schema import (
 
 from agent_lsp import __version__
 from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session
+from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
 from agent_lsp.acp.session import AcpSession
 from agent_lsp.acp.terminal import run_in_terminal
 from agent_lsp.acp.updates import UpdateMapper
@@ -80,6 +82,7 @@ class AcpAgent:
         self.settings = settings
         self.hosts: dict[Path, WorkspaceHost] = {}
         self.sessions: dict[str, AcpSession] = {}
+        self.models: dict[str, ModelChoice] = {}  # the model each session uses (acp/models.py)
         self.connection: Any = None
         self.editor: AcpEditor | None = None
         self.client_terminal = False
@@ -154,6 +157,7 @@ class AcpAgent:
         if old is not None:
             old.close()
         self.sessions[agent.session_id] = AcpSession(agent, UpdateMapper(host.root), self._send_update)
+        self.models[agent.session_id] = ModelChoice(agent)
         editor = self.editor
         assert editor is not None
 
@@ -207,7 +211,7 @@ class AcpAgent:
         agent = host.new_session()
         session = self.sessions[agent.session_id]
         asyncio.get_running_loop().call_soon(self._announce_commands, session)  # after the answer
-        return NewSessionResponse(session_id=agent.session_id)
+        return NewSessionResponse(session_id=agent.session_id, config_options=[self.models[agent.session_id].option()])
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
         host = self._host(cwd)
@@ -222,7 +226,7 @@ class AcpAgent:
         session.replay()
         self._announce_commands(session)
         await session.drained()
-        return LoadSessionResponse()
+        return LoadSessionResponse(config_options=[self.models[agent.session_id].option()])
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
         hosts = [self._host(cwd)] if cwd else list(self.hosts.values())
@@ -280,6 +284,15 @@ class AcpAgent:
                     f", {len(report.skipped)} left alone (changed since)" if report.skipped else "") + "."
         session.push(update_agent_message_text(text))
         await session.drained()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: Any, **kwargs: Any) -> SetSessionConfigOptionResponse:
+        self._host_of(session_id)
+        choice = self.models[session_id]
+        if config_id != MODEL_OPTION:
+            raise _invalid(f"unknown config option {config_id!r}; the options are: {MODEL_OPTION}", configId=config_id)
+        if not isinstance(value, str) or not choice.choose(value):
+            raise _invalid(f"unknown model {value!r}; the choices are: {', '.join(choice.choices)}", value=value)
+        return SetSessionConfigOptionResponse(config_options=[choice.option()])
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)

@@ -146,8 +146,9 @@ def agent_env(sessions_dir: Path) -> dict[str, str]:
     return env
 
 
-def settings_arg(sessions_dir: Path, script: list[Any], **extra: Any) -> list[str]:
-    settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(sessions_dir), **extra}
+def settings_arg(sessions_dir: Path, script: list[Any], model_extra: dict[str, Any] | None = None, **extra: Any) -> list[str]:
+    model = {"provider": "scripted", "script": script, **(model_extra or {})}
+    settings = {"model": model, "sessionsDir": str(sessions_dir), **extra}
     return ["--settings", json.dumps(settings)]
 
 

@@ -232,3 +232,25 @@ async def test_commands_run_in_the_client_terminal_when_it_offers_terminals(tmp_
                 break
             await asyncio.sleep(0.01)
         assert second["process"].returncode is not None and second["released"]  # killed, then released
+
+
+async def test_the_configured_models_are_a_config_option_the_client_can_switch(tmp_path, workspace):
+    client = AcpTestClient()
+    sessions = tmp_path / "sessions"
+    model = {"fallback": {"model": "scripted-small"}}
+    async with acp_agent(client, sessions, [{"text": "one"}, {"text": "two"}], model_extra=model) as conn:
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        (option,) = new.config_options
+        assert (option.id, option.category, option.current_value) == ("model", "model", "scripted/scripted")
+        assert [o.value for o in option.options] == ["scripted/scripted", "scripted-fallback/scripted-small"]
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("first")])
+        switched = await conn.set_config_option(config_id="model", session_id=new.session_id,
+                                                value="scripted-fallback/scripted-small")
+        assert switched.config_options[0].current_value == "scripted-fallback/scripted-small"
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("second")])
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.set_config_option(config_id="model", session_id=new.session_id, value="gpt-9")
+        assert "unknown model 'gpt-9'" in str(unknown.value)
+    log = next(sessions.rglob(f"{new.session_id}.jsonl")).read_text().splitlines()
+    answered = [json.loads(line)["data"]["message"]["model"] for line in log if '"assistant/message"' in line]
+    assert answered == ["scripted", "scripted-small"]
