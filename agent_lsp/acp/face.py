@@ -298,9 +298,10 @@ class AcpAgent:
         session = self.sessions.get(session_id)
         if session is None:
             return
+        cancelled = session.open_prompts()
         session.agent.cancel("user")
         # the turn ends within its grace; the client hears `cancelled` by CANCEL_ANSWER_S at the latest
-        asyncio.get_running_loop().call_later(CANCEL_ANSWER_S, session.cancel_prompts)
+        asyncio.get_running_loop().call_later(CANCEL_ANSWER_S, session.cancel_prompts, cancelled)
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method != STEER_METHOD:

@@ -254,3 +254,17 @@ async def test_the_configured_models_are_a_config_option_the_client_can_switch(t
     log = next(sessions.rglob(f"{new.session_id}.jsonl")).read_text().splitlines()
     answered = [json.loads(line)["data"]["message"]["model"] for line in log if '"assistant/message"' in line]
     assert answered == ["scripted", "scripted-small"]
+
+
+async def test_a_prompt_sent_right_after_a_cancel_runs(tmp_path, workspace):
+    client = AcpTestClient()
+    async with acp_agent(client, tmp_path / "sessions", [{"hang": "waiting"}, {"text": "next one"}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        hanging = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("one")]))
+        while "waiting" not in client.text(sid):
+            await asyncio.sleep(0.01)
+        await conn.cancel(session_id=sid)
+        following = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("two")]), 30)
+        assert (await hanging).stop_reason == "cancelled"
+        assert following.stop_reason == "end_turn"
+        assert client.text(sid) == "waitingnext one"
