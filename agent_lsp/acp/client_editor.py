@@ -65,9 +65,12 @@ class _Snapshot:
 class AcpEditor:
     """One per ACP connection, shared by the workspace hosts of its sessions."""
 
-    def __init__(self, connection: Any, roots_of: Any, *, permission_timeout_s: float = 300.0):
+    def __init__(self, connection: Any, roots_of: Any, updates_sent: Any, *, permission_timeout_s: float = 300.0):
         self.connection = connection  # acp.AgentSideConnection (the client's methods)
         self._roots_of = roots_of  # () -> the workspace roots of the connection's sessions
+        # async (session id) -> None once the session's queued updates are out: a question
+        # about a tool call must not reach the client before the tool call itself
+        self._updates_sent = updates_sent
         self.permission_timeout_s = permission_timeout_s
         self.reads = False
         self.writes = False
@@ -93,6 +96,7 @@ class AcpEditor:
     async def _client_text(self, session_id: str, path: Path) -> str | None:
         """The client's text of `path`, or None when it has none (no such file)."""
         try:
+            await self._updates_sent(session_id)
             reply = await self.connection.read_text_file(session_id=session_id, path=str(path))
         except Exception as error:  # the client's error for a missing file, or a dropped connection
             log.debug("fs/read_text_file %s: %s", path, error)
@@ -207,6 +211,7 @@ class AcpEditor:
             raw_input={"command": request.command} if request.command else None,
         )
         try:
+            await self._updates_sent(session_id)
             reply = await asyncio.wait_for(
                 asyncio.shield(self.connection.request_permission(
                     session_id=session_id, tool_call=tool_call, options=list(PERMISSION_OPTIONS))),

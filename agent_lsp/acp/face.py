@@ -38,6 +38,7 @@ from acp.schema import (
     PromptCapabilities,
     PromptResponse,
     SessionCapabilities,
+    SetSessionConfigOptionResponse,
     SessionInfo,
     SessionListCapabilities,
     UnstructuredCommandInput,
@@ -45,7 +46,9 @@ from acp.schema import (
 
 from agent_lsp import __version__
 from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session
+from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
 from agent_lsp.acp.session import AcpSession
+from agent_lsp.acp.terminal import run_in_terminal
 from agent_lsp.acp.updates import UpdateMapper
 from agent_lsp.agent import Agent
 from agent_lsp.agent.compaction import CompactionError
@@ -58,6 +61,7 @@ log = logging.getLogger(__name__)
 
 STOP_REASONS = {"completed": "end_turn", "max-tokens": "max_tokens", "blocked": "refusal",
                 "aborted": "cancelled", "interrupted": "cancelled"}
+SESSION_IN_USE_CODE = -32010  # the LSP face's code for the same refusal (docs/protocol.md)
 CANCEL_ANSWER_S = 0.08  # a cancelled prompt is answered by then even if its turn has not ended yet
 FILE_TOOLS = frozenset({"read_file", "edit_file", "write_file"})
 STEER_METHOD = "agent-lsp/steer"  # `_agent-lsp/steer` on the wire (ACP extension methods start with "_")
@@ -78,13 +82,14 @@ class AcpAgent:
         self.settings = settings
         self.hosts: dict[Path, WorkspaceHost] = {}
         self.sessions: dict[str, AcpSession] = {}
+        self.models: dict[str, ModelChoice] = {}  # the model each session uses (acp/models.py)
         self.connection: Any = None
         self.editor: AcpEditor | None = None
         self.client_terminal = False
 
     def on_connect(self, connection: Any) -> None:
         self.connection = connection
-        self.editor = AcpEditor(connection, lambda: list(self.hosts),
+        self.editor = AcpEditor(connection, lambda: list(self.hosts), self._updates_sent,
                                 permission_timeout_s=self.settings.current.permissions.ask_timeout_seconds)
 
     # --------------------------------------------------------------- lifecycle
@@ -94,6 +99,7 @@ class AcpAgent:
         fs = getattr(client_capabilities, "fs", None)
         assert self.editor is not None
         self.editor.configure(reads=bool(fs and fs.read_text_file), writes=bool(fs and fs.write_text_file))
+        self.client_terminal = bool(getattr(client_capabilities, "terminal", False))
         return InitializeResponse(
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
@@ -151,6 +157,7 @@ class AcpAgent:
         if old is not None:
             old.close()
         self.sessions[agent.session_id] = AcpSession(agent, UpdateMapper(host.root), self._send_update)
+        self.models[agent.session_id] = ModelChoice(agent)
         editor = self.editor
         assert editor is not None
 
@@ -167,6 +174,8 @@ class AcpAgent:
             try:
                 if path is not None:
                     await editor.prefetch(agent.session_id, path)
+                if payload.get("name") == "run_command" and self.client_terminal:
+                    return await self._in_terminal(host, agent, payload)
                 return await next_(payload)
             finally:
                 if path is not None:
@@ -175,6 +184,21 @@ class AcpAgent:
                 current_session.reset(session_token)
 
         agent.hooks.register("tools/execute", around_tool, first=True)
+
+    async def _in_terminal(self, host: WorkspaceHost, agent: Agent, payload: dict[str, Any]) -> Any:
+        session = self.sessions[agent.session_id]
+        await session.drained()  # the tool call is shown before its permission question
+
+        async def authorize(request: Any) -> Any:
+            return await host.policy.authorize(self.editor, request)
+
+        return await run_in_terminal(self.connection, agent.session_id, payload["callId"], payload["arguments"],
+                                     host.root, authorize, payload["context"], session.push)
+
+    async def _updates_sent(self, session_id: str) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            await session.drained()
 
     async def _send_update(self, session_id: str, update: Any) -> None:
         await self.connection.session_update(session_id=session_id, update=update)
@@ -187,7 +211,7 @@ class AcpAgent:
         agent = host.new_session()
         session = self.sessions[agent.session_id]
         asyncio.get_running_loop().call_soon(self._announce_commands, session)  # after the answer
-        return NewSessionResponse(session_id=agent.session_id)
+        return NewSessionResponse(session_id=agent.session_id, config_options=[self.models[agent.session_id].option()])
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
         host = self._host(cwd)
@@ -196,13 +220,13 @@ class AcpAgent:
         except UnknownSession:
             raise _invalid(f"unknown session {session_id} in {host.root}", sessionId=session_id) from None
         except SessionLockedError as error:
-            raise RequestError(-32002, f"session {session_id} is open in another agent-lsp process: {error}",
+            raise RequestError(SESSION_IN_USE_CODE, f"session {session_id} is open in another agent-lsp process: {error}",
                                {"sessionId": session_id}) from None
         session = self.sessions[agent.session_id]
         session.replay()
         self._announce_commands(session)
         await session.drained()
-        return LoadSessionResponse()
+        return LoadSessionResponse(config_options=[self.models[agent.session_id].option()])
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
         hosts = [self._host(cwd)] if cwd else list(self.hosts.values())
@@ -261,13 +285,23 @@ class AcpAgent:
         session.push(update_agent_message_text(text))
         await session.drained()
 
+    async def set_config_option(self, config_id: str, session_id: str, value: Any, **kwargs: Any) -> SetSessionConfigOptionResponse:
+        self._host_of(session_id)
+        choice = self.models[session_id]
+        if config_id != MODEL_OPTION:
+            raise _invalid(f"unknown config option {config_id!r}; the options are: {MODEL_OPTION}", configId=config_id)
+        if not isinstance(value, str) or not choice.choose(value):
+            raise _invalid(f"unknown model {value!r}; the choices are: {', '.join(choice.choices)}", value=value)
+        return SetSessionConfigOptionResponse(config_options=[choice.option()])
+
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
         session = self.sessions.get(session_id)
         if session is None:
             return
+        cancelled = session.open_prompts()
         session.agent.cancel("user")
         # the turn ends within its grace; the client hears `cancelled` by CANCEL_ANSWER_S at the latest
-        asyncio.get_running_loop().call_later(CANCEL_ANSWER_S, session.cancel_prompts)
+        asyncio.get_running_loop().call_later(CANCEL_ANSWER_S, session.cancel_prompts, cancelled)
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         if method != STEER_METHOD:

@@ -100,9 +100,13 @@ class AcpSession:
         if future is not None and not future.done():
             future.set_result(reason)
 
-    def cancel_prompts(self) -> None:
-        """session/cancel: every prompt of this session ends as cancelled now."""
-        for message_id in list(self._prompts):
+    def open_prompts(self) -> list[str]:
+        return list(self._prompts)
+
+    def cancel_prompts(self, message_ids: list[str]) -> None:
+        """session/cancel: these prompts end as cancelled now, if their turns have not
+        ended yet (a prompt sent after the cancel is not one of them)."""
+        for message_id in message_ids:
             self._resolve(message_id, CANCELLED)
 
     def close(self) -> None:

@@ -196,6 +196,7 @@ def serve(args: argparse.Namespace) -> int:
 
 def acp_command(args: argparse.Namespace) -> int:
     from agent_lsp.acp import server
+    from agent_lsp.cli import server_process as process
     from agent_lsp.cli.run import UsageError, load_settings
 
     try:
@@ -203,7 +204,11 @@ def acp_command(args: argparse.Namespace) -> int:
     except UsageError as error:
         print(f"agent-lsp: {error}", file=sys.stderr)
         return 2
-    return server.serve_stdio(settings)
+    around = process.ServerProcess()
+    around.install_sigterm_handler()
+    around.host_built()  # sessions (and their shell commands) start with the first session/new
+    around.end(server.serve_stdio(settings))  # no shell command outlives the agent
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

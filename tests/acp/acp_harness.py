@@ -20,10 +20,16 @@ import acp
 from acp.schema import (
     AllowedOutcome,
     ClientCapabilities,
+    CreateTerminalResponse,
     DeniedOutcome,
     FileSystemCapabilities,
+    KillTerminalResponse,
     ReadTextFileResponse,
+    ReleaseTerminalResponse,
     RequestPermissionResponse,
+    TerminalExitStatus,
+    TerminalOutputResponse,
+    WaitForTerminalExitResponse,
     WriteTextFileResponse,
 )
 
@@ -35,7 +41,10 @@ def updates_json(updates: list[Any]) -> list[dict[str, Any]]:
 
 
 class AcpTestClient:
-    def __init__(self, *, buffers: dict[str, str] | None = None, answers: list[str] | None = None):
+    def __init__(self, *, buffers: dict[str, str] | None = None, answers: list[str] | None = None,
+                 terminals: bool = False):
+        self.terminals = terminals  # run commands in "terminals" of ours (real processes)
+        self.terminal_runs: dict[str, dict[str, Any]] = {}
         self.updates: dict[str, list[Any]] = {}
         self.buffers = buffers  # path -> text; None: no fs capability
         self.writes: list[tuple[str, str]] = []
@@ -46,7 +55,7 @@ class AcpTestClient:
 
     def capabilities(self) -> ClientCapabilities:
         fs = self.buffers is not None
-        return ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs))
+        return ClientCapabilities(fs=FileSystemCapabilities(read_text_file=fs, write_text_file=fs), terminal=self.terminals)
 
     def of(self, session_id: str) -> list[Any]:
         return self.updates.get(session_id, [])
@@ -80,6 +89,45 @@ class AcpTestClient:
         self.buffers[path] = content
         return WriteTextFileResponse()
 
+    async def create_terminal(self, session_id: str, command: str, args: list[str] | None = None, env: Any = None,
+                              cwd: str | None = None, output_byte_limit: int | None = None, **kwargs: Any):
+        assert self.terminals, "terminal/create without the capability"
+        process = await asyncio.create_subprocess_exec(command, *(args or []), cwd=cwd, stdout=asyncio.subprocess.PIPE,
+                                                       stderr=asyncio.subprocess.STDOUT, start_new_session=True)
+        terminal_id = f"term_{len(self.terminal_runs) + 1}"
+        run = {"command": [command, *(args or [])], "cwd": cwd, "process": process, "output": b"", "released": False}
+
+        async def read() -> None:
+            while chunk := await process.stdout.read(4096):
+                run["output"] += chunk
+
+        run["reader"] = asyncio.ensure_future(read())
+        self.terminal_runs[terminal_id] = run
+        return CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def wait_for_terminal_exit(self, session_id: str, terminal_id: str, **kwargs: Any):
+        run = self.terminal_runs[terminal_id]
+        code = await run["process"].wait()
+        await run["reader"]
+        return WaitForTerminalExitResponse(exit_code=code if code >= 0 else None, signal=None if code >= 0 else "SIGKILL")
+
+    async def terminal_output(self, session_id: str, terminal_id: str, **kwargs: Any):
+        run = self.terminal_runs[terminal_id]
+        code = run["process"].returncode
+        status = None if code is None else TerminalExitStatus(exit_code=code if code >= 0 else None)
+        return TerminalOutputResponse(output=run["output"].decode(), truncated=False, exit_status=status)
+
+    async def kill_terminal(self, session_id: str, terminal_id: str, **kwargs: Any):
+        process = self.terminal_runs[terminal_id]["process"]
+        if process.returncode is None:
+            os.killpg(process.pid, 9)
+            await process.wait()
+        return KillTerminalResponse()
+
+    async def release_terminal(self, session_id: str, terminal_id: str, **kwargs: Any):
+        self.terminal_runs[terminal_id]["released"] = True
+        return ReleaseTerminalResponse()
+
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         raise acp.RequestError.method_not_found(method)
 
@@ -98,8 +146,9 @@ def agent_env(sessions_dir: Path) -> dict[str, str]:
     return env
 
 
-def settings_arg(sessions_dir: Path, script: list[Any], **extra: Any) -> list[str]:
-    settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(sessions_dir), **extra}
+def settings_arg(sessions_dir: Path, script: list[Any], model_extra: dict[str, Any] | None = None, **extra: Any) -> list[str]:
+    model = {"provider": "scripted", "script": script, **(model_extra or {})}
+    settings = {"model": model, "sessionsDir": str(sessions_dir), **extra}
     return ["--settings", json.dumps(settings)]
 
 

@@ -54,4 +54,4 @@ async def test_a_session_open_over_lsp_is_refused_over_acp(tmp_path):
         async with acp_agent(client, sessions, []) as conn:
             with pytest.raises(acp.RequestError) as refused:
                 await conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
-            assert "open in another agent-lsp process" in str(refused.value)
+            assert refused.value.code == -32010 and "open in another agent-lsp process" in str(refused.value)

@@ -202,3 +202,69 @@ async def test_sessions_are_listed_and_slash_commands_are_offered(tmp_path, work
         assert answer.stop_reason == "end_turn"
         assert (workspace / "app.py").read_text() == "x = 1\n"
         assert client.text(sid).endswith("Reverted turn 1: 1 file(s) restored.")
+
+
+async def test_commands_run_in_the_client_terminal_when_it_offers_terminals(tmp_path, workspace):
+    run = {"name": "run_command", "arguments": {"command": "echo in-terminal; pwd; exit 3"}}
+    slow = {"name": "run_command", "arguments": {"command": "sleep 30"}}
+    client = AcpTestClient(terminals=True, answers=["allow_once", "allow_once"])
+    async with acp_agent(client, tmp_path / "sessions", [{"tools": [run]}, {"text": "ran"}, {"tools": [slow]}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("run")]), 30)
+        (first,) = client.terminal_runs.values()
+        assert first["command"] == ["bash", "-c", "echo in-terminal; pwd; exit 3"] and first["cwd"] == str(workspace)
+        assert first["released"]
+        updates = [u for u in client.of(sid) if u.session_update == "tool_call_update"]
+        showing, result = updates
+        assert showing.status == "in_progress" and showing.content[0].terminal_id == "term_1"
+        seen = result.content[-1].content.text
+        assert "in-terminal" in seen and str(workspace) in seen and "[exit code 3]" in seen
+        assert len(client.permission_requests) == 1
+
+        running = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("wait")]))
+        while len(client.terminal_runs) < 2:
+            await asyncio.sleep(0.01)
+        await conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(running, 5)).stop_reason == "cancelled"
+        second = client.terminal_runs["term_2"]
+        for _ in range(300):
+            if second["released"]:
+                break
+            await asyncio.sleep(0.01)
+        assert second["process"].returncode is not None and second["released"]  # killed, then released
+
+
+async def test_the_configured_models_are_a_config_option_the_client_can_switch(tmp_path, workspace):
+    client = AcpTestClient()
+    sessions = tmp_path / "sessions"
+    model = {"fallback": {"model": "scripted-small"}}
+    async with acp_agent(client, sessions, [{"text": "one"}, {"text": "two"}], model_extra=model) as conn:
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        (option,) = new.config_options
+        assert (option.id, option.category, option.current_value) == ("model", "model", "scripted/scripted")
+        assert [o.value for o in option.options] == ["scripted/scripted", "scripted-fallback/scripted-small"]
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("first")])
+        switched = await conn.set_config_option(config_id="model", session_id=new.session_id,
+                                                value="scripted-fallback/scripted-small")
+        assert switched.config_options[0].current_value == "scripted-fallback/scripted-small"
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("second")])
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.set_config_option(config_id="model", session_id=new.session_id, value="gpt-9")
+        assert "unknown model 'gpt-9'" in str(unknown.value)
+    log = next(sessions.rglob(f"{new.session_id}.jsonl")).read_text().splitlines()
+    answered = [json.loads(line)["data"]["message"]["model"] for line in log if '"assistant/message"' in line]
+    assert answered == ["scripted", "scripted-small"]
+
+
+async def test_a_prompt_sent_right_after_a_cancel_runs(tmp_path, workspace):
+    client = AcpTestClient()
+    async with acp_agent(client, tmp_path / "sessions", [{"hang": "waiting"}, {"text": "next one"}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        hanging = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("one")]))
+        while "waiting" not in client.text(sid):
+            await asyncio.sleep(0.01)
+        await conn.cancel(session_id=sid)
+        following = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("two")]), 30)
+        assert (await hanging).stop_reason == "cancelled"
+        assert following.stop_reason == "end_turn"
+        assert client.text(sid) == "waitingnext one"
