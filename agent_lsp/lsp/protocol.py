@@ -244,6 +244,34 @@ class SessionLoadResult(WireModel):
     )
 
 
+class SessionReplayParams(SessionRef):
+    """One page of a session's transcript: `forward` from `seq` (default 0), or
+    `backward`, ending just before `seq` (default: the newest page)."""
+
+    direction: Literal["forward", "backward"] = "forward"
+    seq: int | None = Field(default=None, ge=0)
+    limit: int = Field(default=200, ge=1, le=1000, description="at most this many events (after merging)")
+
+
+class SessionReplayResult(WireModel):
+    """A page of the log, `startSeq..nextSeq-1`, runs of text (or reasoning) deltas
+    merged into one `assistant/chunk` with `lastSeq`; `endSeq` is the length of the
+    log when answered (the seq the next live event gets)."""
+
+    session_id: str
+    workspace_uri: str
+    status: Literal["idle", "running"]
+    events: list[Event]
+    start_seq: int
+    next_seq: int
+    end_seq: int
+    inbox: Inbox
+    held_by_pid: int | None = Field(
+        default=None,
+        description="set when another agent-lsp process has the session open: a read-only page from disk",
+    )
+
+
 class SessionDeleteResult(WireModel):
     deleted: bool
 
@@ -394,6 +422,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/new": (SessionNewParams, SessionRef),
     "agent/session/list": (SessionListParams, SessionListResult),
     "agent/session/load": (SessionRef, SessionLoadResult),
+    "agent/session/replay": (SessionReplayParams, SessionReplayResult),
     "agent/session/delete": (SessionRef, SessionDeleteResult),
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),

@@ -25,6 +25,7 @@ export const METHODS = {
   'agent/session/list': 'agent/session/list',
   'agent/session/load': 'agent/session/load',
   'agent/session/new': 'agent/session/new',
+  'agent/session/replay': 'agent/session/replay',
   'agent/status': 'agent/status',
   'agent/steer': 'agent/steer',
   'agent/subagent/cancel': 'agent/subagent/cancel',
@@ -1157,6 +1158,38 @@ export interface SessionNewParams {
 }
 export interface SessionRef {
   sessionId: string;
+}
+/**
+ * One page of a session's transcript: `forward` from `seq` (default 0), or
+ * `backward`, ending just before `seq` (default: the newest page).
+ */
+export interface SessionReplayParams {
+  direction?: 'forward' | 'backward';
+  /**
+   * at most this many events (after merging)
+   */
+  limit?: number;
+  seq?: number | null;
+  sessionId: string;
+}
+/**
+ * A page of the log, `startSeq..nextSeq-1`, runs of text (or reasoning) deltas
+ * merged into one `assistant/chunk` with `lastSeq`; `endSeq` is the length of the
+ * log when answered (the seq the next live event gets).
+ */
+export interface SessionReplayResult {
+  endSeq: number;
+  events: Event[];
+  /**
+   * set when another agent-lsp process has the session open: a read-only page from disk
+   */
+  heldByPid?: number | null;
+  inbox: Inbox;
+  nextSeq: number;
+  sessionId: string;
+  startSeq: number;
+  status: 'idle' | 'running';
+  workspaceUri: string;
 }
 /**
  * The `agentLsp` settings object (same shape in every layer).

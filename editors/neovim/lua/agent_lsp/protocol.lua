@@ -16,6 +16,7 @@ M.METHODS = {
   ["agent/session/new"] = "agent/session/new",
   ["agent/session/list"] = "agent/session/list",
   ["agent/session/load"] = "agent/session/load",
+  ["agent/session/replay"] = "agent/session/replay",
   ["agent/session/delete"] = "agent/session/delete",
   ["agent/session/compact"] = "agent/session/compact",
   ["agent/turn/revert"] = "agent/turn/revert",
