@@ -33,6 +33,7 @@ from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
+from agent_lsp.workspace.checkpoints import WorkspaceCheckpoints
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.project_settings import read_project_settings
@@ -48,6 +49,7 @@ log = logging.getLogger(__name__)
 
 WORKSPACE_MARKER = "workspace.json"  # names the folder a sessions directory belongs to
 PERMISSIONS_FILE = "permissions.json"  # "always" answers for this folder
+CHECKPOINTS_DIR = "checkpoints"  # contents of the folder's files before commands ran
 
 
 def sessions_root(settings: Settings, env: Mapping[str, str] = os.environ) -> Path:
@@ -117,6 +119,9 @@ class WorkspaceHost:
         self.current_session_id: str | None = None
         self.store = self._open_store()
         self.journal = EditJournal()
+        # what shell commands change, journaled for revert (a shadow store, not the user's repository)
+        self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
+                                                excluded=(self.store.directory,))
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
@@ -297,6 +302,7 @@ class WorkspaceHost:
             await asyncio.gather(*self._background, return_exceptions=True)
         if self._mcp is not None:
             await self._mcp.stop()
+        self.checkpoints.close()
 
     async def _retire(self, agent: Agent) -> None:
         """Dispose an agent and close its providers' connections."""
@@ -365,7 +371,7 @@ class WorkspaceHost:
             shell = self.settings.shell
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
             self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
-                                                      command_env=command_env))
+                                                      command_env=command_env, commands=self.checkpoints))
             self._registry.add(SubagentTool(self.subagents))
             self.mcp_manager().set_registry(self._registry)
         return self._registry
