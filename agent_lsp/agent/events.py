@@ -417,6 +417,29 @@ class HookRun(EventModel):
     exit_code: int | None = None
 
 
+class PlanItem(EventModel):
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+    priority: Literal["high", "medium", "low"] | None = None
+
+
+class PlanUpdate(EventModel):
+    """The session's plan as the model last wrote it (`todo_write`): the whole list."""
+
+    turn: int
+    step: int
+    call_id: str
+    items: list[PlanItem]
+
+
+class SessionMode(EventModel):
+    """The session's permission mode changed (`agent/session/mode`)."""
+
+    mode: Literal["default", "plan"]
+    previous: Literal["default", "plan"]
+    carried_plan: bool | None = Field(default=None, description="leaving plan mode: the plan was queued for the next turn")
+
+
 DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "agent/inbox/spliced": InboxSpliced,
     "turn/start": TurnStart,
@@ -441,6 +464,8 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "turn/revert": TurnRevert,
     "subagent/start": SubagentStart,
     "hook/run": HookRun,
+    "plan/update": PlanUpdate,
+    "session/mode": SessionMode,
 }
 
 

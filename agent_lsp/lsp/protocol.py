@@ -412,6 +412,20 @@ class SubagentCancelResult(WireModel):
     cancelled: bool
 
 
+# ------------------------------------------------------------- permission modes
+
+
+class SessionModeParams(WireModel):
+    session_id: str
+    mode: Literal["default", "plan"]
+    carry_plan: bool = Field(default=True, description="leaving plan mode: queue the plan for the next turn")
+
+
+class SessionModeResult(WireModel):
+    mode: Literal["default", "plan"]
+    previous: Literal["default", "plan"]
+
+
 # ------------------------------------------------------------------ the method table
 
 CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
@@ -428,6 +442,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
     "agent/mcp/list": (McpListParams, McpListResult),
     "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
+    "agent/session/mode": (SessionModeParams, SessionModeResult),
 }
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {

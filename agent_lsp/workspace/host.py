@@ -34,12 +34,14 @@ from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.checkpoints import WorkspaceCheckpoints
+from agent_lsp.tools.todo import TodoWrite
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
+from agent_lsp.workspace.session_modes import SessionModes
 from agent_lsp.workspace.subagents import Subagents
 
 if TYPE_CHECKING:
@@ -122,6 +124,7 @@ class WorkspaceHost:
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
         self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
                                                 excluded=(self.store.directory,))
+        self.modes = SessionModes(self)
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
@@ -144,13 +147,15 @@ class WorkspaceHost:
 
     def _make_policy(self) -> PermissionPolicy:
         permissions = self.settings.permissions
-        return PermissionPolicy(
+        policy = PermissionPolicy(
             self.store.directory / PERMISSIONS_FILE,
             roots=[self.root],
             rules=[PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
             defaults=dict(permissions.defaults),
             ask_timeout_s=permissions.ask_timeout_seconds,
         )
+        policy.mode_of = self.modes.mode_of  # plan mode refuses edits and commands
+        return policy
 
     @property
     def sessions_dir(self) -> Path:
@@ -224,6 +229,7 @@ class WorkspaceHost:
             self.current_session_id = None
         self.journal.forget(session_id)
         self.policy.forget_session(session_id)
+        self.modes.forget(session_id)
         return self.store.delete(session_id)
 
     async def revert_turn(self, session_id: str, turn: int) -> RevertReport:
@@ -373,6 +379,7 @@ class WorkspaceHost:
             self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
                                                       command_env=command_env, commands=self.checkpoints))
             self._registry.add(SubagentTool(self.subagents))
+            self._registry.add(TodoWrite(self.modes))
             self.mcp_manager().set_registry(self._registry)
         return self._registry
 

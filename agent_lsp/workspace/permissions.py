@@ -20,6 +20,11 @@ with ;, &&, |, …) or a path glob (workspace-relative). A tool name ending in
 
 The question goes to the editor (`Editor.ask_permission`); no answer, a
 timeout, an error or an answer we do not know is "deny".
+
+Before all of that, the session's permission mode: in `plan` mode only reads
+pass (reading and searching the workspace); a write, delete or command is
+refused without asking, whatever the rules say. The mode is per session and
+recorded in its log (`agent_lsp.workspace.session_modes`).
 """
 
 from __future__ import annotations
@@ -31,7 +36,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 from agent_lsp.agent.ports import Editor, PermissionRequest
 from agent_lsp.tools.base import Verdict
@@ -67,6 +72,14 @@ ALWAYS_ASK_LABELS: Mapping[str, str] = dict(zip(ALWAYS_ASK_PATTERNS, (
     "git clean", "a download piped into a shell", "formatting a disk", "dd writing a device",
     "a recursive chmod", "a recursive chown", "a fork bomb", "shutting the machine down", "writing a disk device",
 )))
+
+
+PermissionMode = Literal["default", "plan"]
+PERMISSION_MODES: tuple[str, ...] = ("default", "plan")
+PLAN_MODE_REFUSAL = (
+    "Plan mode is on for this session: you may read and search the workspace, but not edit files or run "
+    "commands. Write your plan with todo_write instead; the user leaves plan mode to let you carry it out."
+)
 
 _CONTROL = re.compile(r"[;&|`\n<>]|\$\(")
 ANSWERS = ("once", "session", "always", "deny")
@@ -152,6 +165,7 @@ class PermissionPolicy:
         self._session_grants: dict[str, list[PermissionRule]] = {}
         self._stored: list[PermissionRule] = []
         self._stored_stamp: tuple[int, int] | None = None
+        self.mode_of: Callable[[str | None], str] = lambda session_id: "default"  # the session's permission mode
 
     # ----------------------------------------------------------- decisions
 
@@ -179,6 +193,8 @@ class PermissionPolicy:
         return self.defaults.get(request.tool) or self.defaults.get(request.kind, "ask"), None
 
     async def authorize(self, editor: Editor, request: PermissionRequest) -> Verdict:
+        if request.kind != "read" and self.mode_of(request.session_id) == "plan":
+            return Verdict(False, PLAN_MODE_REFUSAL)
         action, pinned = self._decide(request)
         if action == "allow":
             return Verdict(True)

@@ -91,6 +91,7 @@ class Subagents:
             model=agent_type.model if agent_type else None,
         )
         child_id = child.session_id
+        self.host.modes.inherit(child, ctx.session_id)
         self.running[child_id] = child
         link = {"callId": ctx.call_id, "childSessionId": child_id, "description": args.description}
         if agent_type is not None:

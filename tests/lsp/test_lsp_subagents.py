@@ -165,3 +165,26 @@ async def test_a_child_gets_read_only_tools_unless_its_agent_type_widens_them(wo
         assert refused["error"]["code"] == "UNKNOWN_TOOL"
         assert results["bogus"]["error"]["code"] == "INVALID_ARGUMENTS"
         assert "unknown agent type 'nobody' (known: scribe)" in results["bogus"]["message"]["content"][0]["text"]
+
+
+async def test_a_crash_mid_child_is_repaired_in_both_sessions(workspace: Path, tmp_path: Path):
+    script = [
+        {"when": "delegate", "tools": [subagent_call("call_x", "wait", "TASK-X: wait")]},
+        {"when": "TASK-X", "hang": "halfway"},
+    ]
+    sessions = tmp_path / "sessions"
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=script) as editor:
+        parent = (await editor.request("agent/followup", {"content": "delegate it"}))["sessionId"]
+        child = await editor.wait_for(lambda: children_of(editor, parent).get("call_x"), what="child started")
+        await editor.wait_for(lambda: "halfway" in editor.streamed_text(child), what="child streaming")
+        await editor.kill()
+
+    async with running_server(folders=[workspace], sessions_dir=sessions) as editor:
+        parent_events = (await editor.request("agent/session/load", {"sessionId": parent}))["events"]
+        result = next(e["data"] for e in parent_events if e["type"] == "tool/result")
+        assert result["callId"] == "call_x" and result["error"]["code"] == "TOOL_OUTCOME_UNKNOWN"
+        assert parent_events[-2]["data"]["reason"] == {"kind": "interrupted"}  # then session/end-seed
+        child_events = (await editor.request("agent/session/load", {"sessionId": child}))["events"]
+        assert "halfway" in "".join(e["data"]["chunk"].get("text", "") for e in child_events
+                                    if e["type"] == "assistant/chunk")
+        assert [e["data"]["reason"] for e in child_events if e["type"] == "turn/end"] == [{"kind": "interrupted"}]

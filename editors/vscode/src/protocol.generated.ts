@@ -24,6 +24,7 @@ export const METHODS = {
   'agent/session/delete': 'agent/session/delete',
   'agent/session/list': 'agent/session/list',
   'agent/session/load': 'agent/session/load',
+  'agent/session/mode': 'agent/session/mode',
   'agent/session/new': 'agent/session/new',
   'agent/session/replay': 'agent/session/replay',
   'agent/status': 'agent/status',
@@ -58,7 +59,9 @@ export type Event =
   | SessionEndSeedEvent
   | TurnRevertEvent
   | SubagentStartEvent
-  | HookRunEvent;
+  | HookRunEvent
+  | PlanUpdateEvent
+  | SessionModeEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -905,6 +908,66 @@ export interface HookRun {
   [k: string]: unknown;
 }
 /**
+ * A durable `plan/update` event.
+ */
+export interface PlanUpdateEvent {
+  data: PlanUpdate;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'plan/update';
+}
+/**
+ * The session's plan as the model last wrote it (`todo_write`): the whole list.
+ */
+export interface PlanUpdate {
+  callId: string;
+  items: PlanItem[];
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+export interface PlanItem {
+  content: string;
+  priority?: ('high' | 'medium' | 'low') | null;
+  status: 'pending' | 'in_progress' | 'completed';
+  [k: string]: unknown;
+}
+/**
+ * A durable `session/mode` event.
+ */
+export interface SessionModeEvent {
+  data: SessionMode;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'session/mode';
+}
+/**
+ * The session's permission mode changed (`agent/session/mode`).
+ */
+export interface SessionMode {
+  /**
+   * leaving plan mode: the plan was queued for the next turn
+   */
+  carriedPlan?: boolean | null;
+  mode: 'default' | 'plan';
+  previous: 'default' | 'plan';
+  [k: string]: unknown;
+}
+/**
  * A second model to use when the primary one is unavailable. Unset
  * fields inherit the primary's (its key comes from the same env vars).
  */
@@ -1151,6 +1214,18 @@ export interface SessionLoadResult {
   sessionId: string;
   status: 'idle' | 'running';
   workspaceUri: string;
+}
+export interface SessionModeParams {
+  /**
+   * leaving plan mode: queue the plan for the next turn
+   */
+  carryPlan?: boolean;
+  mode: 'default' | 'plan';
+  sessionId: string;
+}
+export interface SessionModeResult {
+  mode: 'default' | 'plan';
+  previous: 'default' | 'plan';
 }
 export interface SessionNewParams {
   title?: string | null;

@@ -22,6 +22,7 @@ M.METHODS = {
   ["agent/turn/revert"] = "agent/turn/revert",
   ["agent/mcp/list"] = "agent/mcp/list",
   ["agent/subagent/cancel"] = "agent/subagent/cancel",
+  ["agent/session/mode"] = "agent/session/mode",
   ["session/event"] = "session/event",
   ["agent/status"] = "agent/status",
   ["agent/inbox/inserted"] = "agent/inbox/inserted",
