@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.ports import Editor
-from agent_lsp.config import Settings, data_dir, model_environment
+from agent_lsp.config import Settings, config_dir, data_dir, model_environment
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
+from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.project_settings import read_project_settings
@@ -121,6 +122,7 @@ class WorkspaceHost:
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
         self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
+        self._skills: dict[str, Skill] | None = None  # read with the tool registry
 
     # ------------------------------------------------------------------ store
 
@@ -256,6 +258,7 @@ class WorkspaceHost:
         self.policy = self._make_policy()
         self._registry = None
         self._hooks = None
+        self._skills = None
         if self._mcp is not None:
             if mcp_changed:
                 manager, self._mcp = self._mcp, None
@@ -347,8 +350,18 @@ class WorkspaceHost:
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
             self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
                                                       command_env=command_env))
+            if self.skills():
+                self._registry.add(SkillTool(self.skills()))
             self.mcp_manager().set_registry(self._registry)
         return self._registry
+
+    def skills(self) -> dict[str, Skill]:
+        """The skills of the folder and the user (read again after a settings change)."""
+        if self._skills is None:
+            self._skills, problems = load_skills(skill_folders(self.root, config_dir(self.env), Path.home()))
+            for problem in problems:
+                log.warning("%s", problem)
+        return self._skills
 
     # ----------------------------------------------------------------- hooks
 
