@@ -27,14 +27,15 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.ports import Editor
-from agent_lsp.config import Settings, config_dir, data_dir, model_environment
+from agent_lsp.config import Settings, config_dir, data_dir, model_environment, read_policy
 from agent_lsp.mcp import McpManager, workspace_servers
-from agent_lsp.mcp.config import user_file_servers
+from agent_lsp.mcp.config import ServerProblem, user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.hook_config import workspace_hooks
+from agent_lsp.workspace.managed import guard_denied_tools, policy_permission_rules, turned_off
 from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import build_system_prompt
@@ -115,6 +116,7 @@ class WorkspaceHost:
         self.agents: dict[str, Agent] = {}
         self.current_session_id: str | None = None
         self.store = self._open_store()
+        self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
@@ -141,7 +143,8 @@ class WorkspaceHost:
         return PermissionPolicy(
             self.store.directory / PERMISSIONS_FILE,
             roots=[self.root],
-            rules=[PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
+            rules=policy_permission_rules(self.managed_policy)
+            + [PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
             defaults=dict(permissions.defaults),
             ask_timeout_s=permissions.ask_timeout_seconds,
         )
@@ -339,6 +342,7 @@ class WorkspaceHost:
         agent = Agent(session, providers=providers, tools=self.tool_registry(), options=options)
         self._offer_mcp_tools(agent)
         self.user_hooks().attach(agent)
+        guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
         self.agents[agent.session_id] = agent
         if self.on_agent is not None:
             self.on_agent(agent)
@@ -348,9 +352,9 @@ class WorkspaceHost:
         if self._registry is None:
             shell = self.settings.shell
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
-            self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
-                                                      command_env=command_env))
-            if self.skills():
+            tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal, command_env=command_env)
+            self._registry = ToolRegistry([t for t in tools if not self.managed_policy.denies_tool(t.name)])
+            if self.skills() and not self.managed_policy.denies_tool(SkillTool.name):
                 self._registry.add(SkillTool(self.skills()))
             self.mcp_manager().set_registry(self._registry)
         return self._registry
@@ -368,6 +372,10 @@ class WorkspaceHost:
     def user_hooks(self) -> UserHooks:
         if self._hooks is None:
             project_files, problems = read_project_settings(self.root)
+            if not self.managed_policy.allow_project_hooks:
+                if any("hooks" in f.data for f in project_files):
+                    problems.append(turned_off("project hooks", self.managed_policy_path))
+                project_files = []
             commands, bad = workspace_hooks(self.settings.hooks, project_files)
             for problem in problems + bad:
                 log.warning("hooks: %s", problem)
@@ -382,6 +390,10 @@ class WorkspaceHost:
     def mcp_manager(self) -> McpManager:
         if self._mcp is None:
             servers, problems = workspace_servers(self.root, self.settings.mcp_servers, user_file_servers(self.env), self.env)
+            if not self.managed_policy.allow_project_mcp_servers:
+                reason = turned_off("project MCP servers", self.managed_policy_path)
+                problems += [ServerProblem(s.name, "project", reason) for s in servers if s.is_project]
+                servers = [s for s in servers if not s.is_project]
             mcp = self.settings.mcp
             self._mcp = McpManager(
                 servers, problems, root=self.root, editor=self.editor, policy=self.policy,
