@@ -32,11 +32,15 @@ from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import ServerProblem, user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
+from agent_lsp.tools.base import ToolEnv
+from agent_lsp.tools.memory import Remember
+from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.managed import guard_denied_tools, policy_permission_rules, turned_off
 from agent_lsp.workspace.project_settings import read_project_settings
+from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
@@ -125,6 +129,7 @@ class WorkspaceHost:
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
         self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
         self._skills: dict[str, Skill] | None = None  # read with the tool registry
+        self._rules: list[Rule] | None = None  # .agents/rules, read with the first session
 
     # ------------------------------------------------------------------ store
 
@@ -262,6 +267,7 @@ class WorkspaceHost:
         self._registry = None
         self._hooks = None
         self._skills = None
+        self._rules = None
         if self._mcp is not None:
             if mcp_changed:
                 manager, self._mcp = self._mcp, None
@@ -342,6 +348,7 @@ class WorkspaceHost:
         agent = Agent(session, providers=providers, tools=self.tool_registry(), options=options)
         self._offer_mcp_tools(agent)
         self.user_hooks().attach(agent)
+        attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix
         guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
         self.agents[agent.session_id] = agent
         if self.on_agent is not None:
@@ -353,11 +360,22 @@ class WorkspaceHost:
             shell = self.settings.shell
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
             tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal, command_env=command_env)
+            env = ToolEnv(editor=self.editor, roots=WorkspaceRoots([self.root]), policy=self.policy, journal=self.journal,
+                          command_env=command_env)
+            tools.append(Remember(env))
             self._registry = ToolRegistry([t for t in tools if not self.managed_policy.denies_tool(t.name)])
             if self.skills() and not self.managed_policy.denies_tool(SkillTool.name):
                 self._registry.add(SkillTool(self.skills()))
             self.mcp_manager().set_registry(self._registry)
         return self._registry
+
+    def rules(self) -> list[Rule]:
+        """The project's rules files (read again after a settings change)."""
+        if self._rules is None:
+            self._rules, problems = load_rules(self.root)
+            for problem in problems:
+                log.warning("%s", problem)
+        return self._rules
 
     def skills(self) -> dict[str, Skill]:
         """The skills of the folder and the user (read again after a settings change)."""

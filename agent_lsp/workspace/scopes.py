@@ -5,7 +5,7 @@ editor (`initializationOptions`, `workspace/configuration`), the project
 (its settings files, `.mcp.json`, skills folders), and the managed policy
 above them all. `merged_view()` answers with the effective settings (each
 value with the layer that set it), the permission rules, hooks, MCP servers
-and skills with their source, and what the policy turned off. It reads what a
+skills and rules with their source, the memory file, and what the policy turned off. It reads what a
 server started on the folder would read, but starts nothing. `agent-lsp
 config show` prints it.
 """
@@ -20,9 +20,11 @@ from typing import Any, Mapping
 from agent_lsp.config import LAYER_ORDER, SettingsLayers, config_dir, user_config_path
 from agent_lsp.mcp import workspace_servers
 from agent_lsp.mcp.config import user_file_servers
+from agent_lsp.tools.memory import MEMORY_FILE, memory_path
 from agent_lsp.tools.skills import load_skills, skill_folders
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.project_settings import read_project_settings
+from agent_lsp.workspace.rules import load_rules
 
 # Shown in sections of their own, each entry with its source.
 SECTIONED = ("hooks", "mcpServers", "permissions.rules")
@@ -46,6 +48,8 @@ class MergedView:
     hooks: list[Entry] = field(default_factory=list)
     mcp_servers: list[Entry] = field(default_factory=list)
     skills: list[Entry] = field(default_factory=list)
+    rules: list[Entry] = field(default_factory=list)
+    memory: str | None = None  # the memory file, when there is one
     problems: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -109,6 +113,11 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
     for skill in skills.values():
         note = "off: the managed policy denies the skill tool" if policy.denies_tool("skill") else ""
         view.skills.append(Entry(skill.name, skill.description, f"{skill.source} {skill.path}", note))
+    rules, bad = load_rules(root)
+    problems += bad
+    for rule in rules:
+        view.rules.append(Entry(rule.relative, ", ".join(rule.globs) or "every session", "project"))
+    view.memory = str(memory_path(root)) if memory_path(root).is_file() else None
     view.problems = [str(p) for p in problems]
     return view
 
@@ -116,7 +125,7 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
 def format_view(view: MergedView) -> str:
     lines = [f"workspace: {view.workspace}", f"managed policy: {view.policy or 'none'}"]
     sections = [("settings", view.settings), ("permission rules", view.permission_rules), ("hooks", view.hooks),
-                ("MCP servers", view.mcp_servers), ("skills", view.skills)]
+                ("MCP servers", view.mcp_servers), ("skills", view.skills), ("rules", view.rules)]
     for title, entries in sections:
         lines.append("")
         lines.append(f"{title}:" if entries else f"{title}: none")
@@ -124,6 +133,7 @@ def format_view(view: MergedView) -> str:
             value = entry.value if isinstance(entry.value, str) and title != "settings" else _show(entry.value)
             note = f"  [{entry.note}]" if entry.note else ""
             lines.append(f"  {entry.name} = {value}    # {entry.source}{note}")
+    lines += ["", f"memory: {view.memory or f'none yet ({MEMORY_FILE} once the agent remembers something)'}"]
     if view.problems:
         lines += ["", "problems:", *(f"  {p}" for p in view.problems)]
     return "\n".join(lines) + "\n"
