@@ -123,6 +123,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_client_options(sessions)
     _add_logging_options(sessions, top_level=False)
 
+    config = commands.add_parser("config", help="show the merged configuration of a workspace",
+                                 description="Print the settings, permission rules, hooks, MCP servers and skills "
+                                 "that apply in the workspace, each with where it came from (defaults, the user's "
+                                 "config file, the environment, --settings as an editor would send them, the "
+                                 "project, the managed policy). Starts nothing.")
+    config.add_argument("action", nargs="?", choices=("show",), default="show")
+    config.add_argument("--json", action="store_true", help="print JSON instead of text")
+    _add_client_options(config)
+    _add_logging_options(config, top_level=False)
+
     demo = commands.add_parser("demo", help="watch the agent fix a bug in a sample project",
                                description="Copy a small sample project to a temporary folder, start the "
                                "server, and let the agent read a file and fix a bug in it through LSP, "
@@ -241,6 +251,10 @@ def _main(argv: Sequence[str] | None) -> int:
         return sessions.sessions_command(args)
     if command == "acp":
         return acp_command(args)
+    if command == "config":
+        from agent_lsp.cli import config_show
+
+        return config_show.config_command(args)
     if command == "demo":
         from agent_lsp.cli import demo
 

@@ -18,11 +18,12 @@ from agent_lsp.lsp.features import (
     mode_requests,
     session_requests,
     subagent_requests,
+    skill_requests,
 )
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 
 FEATURES = (lifecycle, documents, agent_requests, session_requests, mcp_requests, subagent_requests, mode_requests,
-            commands, code_actions)
+            skill_requests, commands, code_actions)
 
 
 def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None) -> AgentLanguageServer:

@@ -426,6 +426,34 @@ class SessionModeResult(WireModel):
     previous: Literal["default", "plan"]
 
 
+# ----------------------------------------------------------------------- skills
+
+
+class SkillListParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: every open workspace")
+
+
+class SkillInfo(WireModel):
+    workspace_uri: str
+    name: str
+    description: str
+    source: Literal["user", "project"] = Field(description="the user's skills folder or the workspace's")
+    path: str = Field(description="the skill's SKILL.md")
+
+
+class SkillListResult(WireModel):
+    skills: list[SkillInfo]
+
+
+class SkillRunParams(WireModel):
+    """Invoke a skill as the user: its instructions (and `arguments`) enter as a followup."""
+
+    name: str
+    arguments: str | None = Field(default=None, description="what the user adds, e.g. the text after /name")
+    session_id: str | None = Field(default=None, description="no sessionId: the workspace's current session")
+    workspace_uri: str | None = None
+
+
 # ------------------------------------------------------------------ the method table
 
 CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
@@ -443,6 +471,8 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/mcp/list": (McpListParams, McpListResult),
     "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
     "agent/session/mode": (SessionModeParams, SessionModeResult),
+    "agent/skill/list": (SkillListParams, SkillListResult),
+    "agent/skill/run": (SkillRunParams, MessageRef),
 }
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
@@ -466,6 +496,7 @@ COMMANDS = {
     "agentLsp.steer": "args: [text] or [FollowupCommandArgs]; result MessageRef",
     "agentLsp.cancel": "args: [] or [sessionId] or [{sessionId, keepInbox?}]; result {}",
     "agentLsp.newSession": "args: [] or [{workspaceUri?, title?}]; result SessionRef",
+    "agentLsp.runSkill": "args: [name] or [SkillRunParams]; result MessageRef",
 }
 
 

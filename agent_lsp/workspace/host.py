@@ -27,17 +27,23 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.ports import Editor
-from agent_lsp.config import Settings, config_dir, data_dir, model_environment
+from agent_lsp.config import Settings, config_dir, data_dir, model_environment, read_policy
 from agent_lsp.mcp import McpManager, workspace_servers
-from agent_lsp.mcp.config import user_file_servers
+from agent_lsp.mcp.config import ServerProblem, user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.checkpoints import WorkspaceCheckpoints
 from agent_lsp.tools.todo import TodoWrite
+from agent_lsp.tools.base import ToolEnv
+from agent_lsp.tools.memory import Remember
+from agent_lsp.tools.paths import WorkspaceRoots
+from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.hook_config import workspace_hooks
+from agent_lsp.workspace.managed import guard_denied_tools, policy_permission_rules, turned_off
 from agent_lsp.workspace.project_settings import read_project_settings
+from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
@@ -120,6 +126,7 @@ class WorkspaceHost:
         self.agents: dict[str, Agent] = {}
         self.current_session_id: str | None = None
         self.store = self._open_store()
+        self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
         self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
@@ -132,6 +139,8 @@ class WorkspaceHost:
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
         self.subagents = Subagents(self, config_dir(env), Path.home())
         self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
+        self._skills: dict[str, Skill] | None = None  # read with the tool registry
+        self._rules: list[Rule] | None = None  # .agents/rules, read with the first session
 
     # ------------------------------------------------------------------ store
 
@@ -150,7 +159,8 @@ class WorkspaceHost:
         policy = PermissionPolicy(
             self.store.directory / PERMISSIONS_FILE,
             roots=[self.root],
-            rules=[PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
+            rules=policy_permission_rules(self.managed_policy)
+            + [PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
             defaults=dict(permissions.defaults),
             ask_timeout_s=permissions.ask_timeout_seconds,
         )
@@ -270,6 +280,8 @@ class WorkspaceHost:
         self.policy = self._make_policy()
         self._registry = None
         self._hooks = None
+        self._skills = None
+        self._rules = None
         if self._mcp is not None:
             if mcp_changed:
                 manager, self._mcp = self._mcp, None
@@ -359,6 +371,8 @@ class WorkspaceHost:
         )
         agent = Agent(session, providers=providers, tools=tools, options=options)
         self.user_hooks().attach(agent)
+        attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix
+        guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
         self.agents[agent.session_id] = agent
         if self.on_agent is not None:
             self.on_agent(agent)
@@ -376,18 +390,42 @@ class WorkspaceHost:
         if self._registry is None:
             shell = self.settings.shell
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
-            self._registry = ToolRegistry(build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
-                                                      command_env=command_env, commands=self.checkpoints))
-            self._registry.add(SubagentTool(self.subagents))
-            self._registry.add(TodoWrite(self.modes))
+            tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
+                                command_env=command_env, commands=self.checkpoints)
+            env = ToolEnv(editor=self.editor, roots=WorkspaceRoots([self.root]), policy=self.policy, journal=self.journal,
+                          command_env=command_env)
+            tools += [Remember(env), SubagentTool(self.subagents), TodoWrite(self.modes)]
+            if self.skills():
+                tools.append(SkillTool(self.skills()))
+            self._registry = ToolRegistry([t for t in tools if not self.managed_policy.denies_tool(t.name)])
             self.mcp_manager().set_registry(self._registry)
         return self._registry
+
+    def rules(self) -> list[Rule]:
+        """The project's rules files (read again after a settings change)."""
+        if self._rules is None:
+            self._rules, problems = load_rules(self.root)
+            for problem in problems:
+                log.warning("%s", problem)
+        return self._rules
+
+    def skills(self) -> dict[str, Skill]:
+        """The skills of the folder and the user (read again after a settings change)."""
+        if self._skills is None:
+            self._skills, problems = load_skills(skill_folders(self.root, config_dir(self.env), Path.home()))
+            for problem in problems:
+                log.warning("%s", problem)
+        return self._skills
 
     # ----------------------------------------------------------------- hooks
 
     def user_hooks(self) -> UserHooks:
         if self._hooks is None:
             project_files, problems = read_project_settings(self.root)
+            if not self.managed_policy.allow_project_hooks:
+                if any("hooks" in f.data for f in project_files):
+                    problems.append(turned_off("project hooks", self.managed_policy_path))
+                project_files = []
             commands, bad = workspace_hooks(self.settings.hooks, project_files)
             for problem in problems + bad:
                 log.warning("hooks: %s", problem)
@@ -402,6 +440,10 @@ class WorkspaceHost:
     def mcp_manager(self) -> McpManager:
         if self._mcp is None:
             servers, problems = workspace_servers(self.root, self.settings.mcp_servers, user_file_servers(self.env), self.env)
+            if not self.managed_policy.allow_project_mcp_servers:
+                reason = turned_off("project MCP servers", self.managed_policy_path)
+                problems += [ServerProblem(s.name, "project", reason) for s in servers if s.is_project]
+                servers = [s for s in servers if not s.is_project]
             mcp = self.settings.mcp
             self._mcp = McpManager(
                 servers, problems, root=self.root, editor=self.editor, policy=self.policy,

@@ -27,6 +27,8 @@ export const METHODS = {
   'agent/session/mode': 'agent/session/mode',
   'agent/session/new': 'agent/session/new',
   'agent/session/replay': 'agent/session/replay',
+  'agent/skill/list': 'agent/skill/list',
+  'agent/skill/run': 'agent/skill/run',
   'agent/status': 'agent/status',
   'agent/steer': 'agent/steer',
   'agent/subagent/cancel': 'agent/subagent/cancel',
@@ -1309,6 +1311,43 @@ export interface ShellSettings {
    * variables (names or globs) passed through even so
    */
   passEnv?: string[];
+}
+export interface SkillInfo {
+  description: string;
+  name: string;
+  /**
+   * the skill's SKILL.md
+   */
+  path: string;
+  /**
+   * the user's skills folder or the workspace's
+   */
+  source: 'user' | 'project';
+  workspaceUri: string;
+}
+export interface SkillListParams {
+  /**
+   * no workspaceUri: every open workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface SkillListResult {
+  skills: SkillInfo[];
+}
+/**
+ * Invoke a skill as the user: its instructions (and `arguments`) enter as a followup.
+ */
+export interface SkillRunParams {
+  /**
+   * what the user adds, e.g. the text after /name
+   */
+  arguments?: string | null;
+  name: string;
+  /**
+   * no sessionId: the workspace's current session
+   */
+  sessionId?: string | null;
+  workspaceUri?: string | null;
 }
 export interface StatusParams {
   sessionId: string;
