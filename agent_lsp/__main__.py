@@ -2,7 +2,10 @@
 
 import sys
 
-from agent_lsp.cli.main import main
+try:
+    from agent_lsp.cli.main import main
+except KeyboardInterrupt:  # Ctrl-C while Python still imports the CLI: quit as main() would, no traceback
+    sys.exit(130)
 
 if __name__ == "__main__":
     sys.exit(main())
