@@ -173,7 +173,7 @@ class AcpEditor:
     async def _write_text(self, session_id: str, edit: TextFileEdit) -> str | None:
         """Write one text edit through the client; the reason when it is refused."""
         path = self._confine(edit.path)
-        current = await self._client_text(session_id, path)
+        current = await self._client_text(session_id, path) if self.reads else None
         if current is None:
             current = path.read_text(encoding="utf-8") if path.is_file() else ""
         snapshot = self._snapshots.get(path)

@@ -187,7 +187,7 @@ class AcpAgent:
 
     async def _in_terminal(self, host: WorkspaceHost, agent: Agent, payload: dict[str, Any]) -> Any:
         session = self.sessions[agent.session_id]
-        await session.drained()  # the tool call is shown before its permission question
+        await session.drained()  # the tool call is shown before its permission question or terminal
 
         async def authorize(request: Any) -> Any:
             return await host.policy.authorize(self.editor, request)
