@@ -9,6 +9,8 @@ Layers, lowest precedence first (a later layer overrides keys of earlier ones):
 3. environment variables (`ENV_VARS` below)
 4. `initializationOptions` of the LSP `initialize` request
 5. `workspace/configuration` section "agentLsp" (re-read on didChangeConfiguration)
+6. the managed policy's pinned `model` keys (`ManagedPolicy` below): above every
+   other layer, so no user, project or editor setting changes them
 
 Each layer is a JSON-like dict in the wire shape (camelCase keys, e.g.
 `{"model": {"provider": "openai", "model": "gpt-4o"}, "sessionsDir": "..."}`).
@@ -47,7 +49,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "AGENT_LSP_PERMISSION_TIMEOUT_SECONDS": ("permissions", "askTimeoutSeconds"),
 }
 
-LAYER_ORDER = ("file", "env", "initializationOptions", "workspace")
+LAYER_ORDER = ("file", "env", "initializationOptions", "workspace", "policy")
 
 
 class _Camel(BaseModel):
@@ -116,6 +118,57 @@ class Settings(BaseModel):
     cancel_grace_s: float = Field(default=2.0, ge=0, le=60, alias="cancelGraceSeconds")
     mcp_servers: dict[str, Any] = Field(default_factory=dict, description="MCP servers by name (see docs/mcp.md)")
     mcp: McpSettings = Field(default_factory=McpSettings)
+    # Kept raw, as mcpServers: agent_lsp.workspace.hook_config checks each entry (Claude Code's shape).
+    hooks: dict[str, Any] = Field(default_factory=dict, description="user hooks by event name (see docs/capabilities.md)")
+
+
+# ------------------------------------------------------------------ managed policy
+
+
+class PolicyRuleSettings(PermissionRuleSettings):
+    action: Literal["ask", "deny"]  # a policy tightens; what it does not deny stays the user's to decide
+
+
+class ManagedPolicy(_Camel):
+    """The system-wide policy file an administrator installs (see docs/capabilities.md).
+    Nothing in the user's, the project's or the editor's settings loosens it."""
+
+    denied_tools: list[str] = Field(default_factory=list, description='tool names, "prefix*" or "*": never run')
+    rules: list[PolicyRuleSettings] = Field(default_factory=list, description="permission rules that come first")
+    model: dict[str, Any] = Field(default_factory=dict, description="model settings pinned for every session")
+    allow_project_hooks: bool = True
+    allow_project_mcp_servers: bool = True
+
+    def denies_tool(self, name: str) -> bool:
+        return any(p == "*" or p == name or (p.endswith("*") and name.startswith(p[:-1])) for p in self.denied_tools)
+
+
+def policy_path(env: Mapping[str, str] = os.environ) -> Path:
+    """$AGENT_LSP_POLICY, else the platform's system-wide place."""
+    explicit = env.get("AGENT_LSP_POLICY")
+    if explicit:
+        return Path(explicit)
+    if sys.platform == "win32":
+        return Path(env.get("PROGRAMDATA") or "C:/ProgramData") / APP_DIR_NAME / "policy.toml"
+    if sys.platform == "darwin":
+        return Path("/Library/Application Support") / APP_DIR_NAME / "policy.toml"
+    return Path("/etc") / APP_DIR_NAME / "policy.toml"
+
+
+def read_policy(env: Mapping[str, str] = os.environ) -> tuple[ManagedPolicy, Path | None, list[str]]:
+    """The managed policy (empty when there is no file) and where it came from.
+    A policy file that cannot be read or validated denies every tool: it was
+    installed to restrict, so failing open would loosen it."""
+    path = policy_path(env)
+    data, problems = read_config_file(path)
+    if not problems and not path.exists():
+        return ManagedPolicy(), None, []
+    if not problems:
+        try:
+            return ManagedPolicy.model_validate(data), path, []
+        except ValidationError as error:
+            problems = [Problem(f"managed policy {path}: {describe_invalid(item)}") for item in error.errors()]
+    return ManagedPolicy(denied_tools=["*"]), path, [Problem(f"{p}; every tool is denied until it is fixed") for p in problems]
 
 
 # ------------------------------------------------------------------ platform dirs
@@ -367,6 +420,12 @@ class SettingsLayers:
         self.problems += problems
         self.problems += self.set_layer("file", data, source=str(path))
         self.problems += self.set_layer("env", env_layer(env), source="environment")
+        self.policy, self.policy_path, problems = read_policy(env)
+        self.problems += problems
+        if self.policy.model:
+            pinned = dict(self.policy.model)
+            pinned.setdefault("fallback", None)  # a fallback from another layer would leave the pinned model
+            self.problems += self.set_layer("policy", {"model": pinned}, source=f"managed policy {self.policy_path}")
 
     def layer(self, name: str) -> dict[str, Any]:
         return copy.deepcopy(self._layers[name])

@@ -327,6 +327,10 @@ class ToolProgressParams(events.ToolProgress):
     session_id: str
 
 
+class SubagentStatusParams(events.SubagentStatus):
+    session_id: str = Field(description="the parent session")
+
+
 # ------------------------------------------------------- server -> client requests
 
 
@@ -338,6 +342,11 @@ class PermissionParams(WireModel):
     detail: str | None = None
     command: str | None = None
     path: str | None = None
+    choices: list[Literal["once", "session", "always", "deny"]] = Field(
+        default=["once", "session", "always", "deny"],
+        description="the answers the server honours; show only these (a command it always confirms has once and deny)",
+    )
+    asks_every_time: str | None = Field(default=None, description="why this is asked every time, for the user")
 
 
 class PermissionResult(WireModel):
@@ -392,6 +401,59 @@ class McpListResult(WireModel):
     servers: list[McpServerStatus]
 
 
+# ------------------------------------------------------------------ sub-agents
+
+
+class SubagentCancelParams(WireModel):
+    session_id: str = Field(description="the sub-agent's own session (childSessionId)")
+
+
+class SubagentCancelResult(WireModel):
+    cancelled: bool
+
+
+# ------------------------------------------------------------- permission modes
+
+
+class SessionModeParams(WireModel):
+    session_id: str
+    mode: Literal["default", "plan"]
+    carry_plan: bool = Field(default=True, description="leaving plan mode: queue the plan for the next turn")
+
+
+class SessionModeResult(WireModel):
+    mode: Literal["default", "plan"]
+    previous: Literal["default", "plan"]
+
+
+# ----------------------------------------------------------------------- skills
+
+
+class SkillListParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: every open workspace")
+
+
+class SkillInfo(WireModel):
+    workspace_uri: str
+    name: str
+    description: str
+    source: Literal["user", "project"] = Field(description="the user's skills folder or the workspace's")
+    path: str = Field(description="the skill's SKILL.md")
+
+
+class SkillListResult(WireModel):
+    skills: list[SkillInfo]
+
+
+class SkillRunParams(WireModel):
+    """Invoke a skill as the user: its instructions (and `arguments`) enter as a followup."""
+
+    name: str
+    arguments: str | None = Field(default=None, description="what the user adds, e.g. the text after /name")
+    session_id: str | None = Field(default=None, description="no sessionId: the workspace's current session")
+    workspace_uri: str | None = None
+
+
 # ------------------------------------------------------------------ the method table
 
 CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
@@ -407,6 +469,10 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
     "agent/mcp/list": (McpListParams, McpListResult),
+    "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
+    "agent/session/mode": (SessionModeParams, SessionModeResult),
+    "agent/skill/list": (SkillListParams, SkillListResult),
+    "agent/skill/run": (SkillRunParams, MessageRef),
 }
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
@@ -417,6 +483,7 @@ SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
     "agent/inbox/claimed": InboxClaimedParams,
     "agent/error": AgentErrorParams,
     "agent/tool/progress": ToolProgressParams,
+    "agent/subagent/status": SubagentStatusParams,
 }
 
 SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
@@ -429,6 +496,7 @@ COMMANDS = {
     "agentLsp.steer": "args: [text] or [FollowupCommandArgs]; result MessageRef",
     "agentLsp.cancel": "args: [] or [sessionId] or [{sessionId, keepInbox?}]; result {}",
     "agentLsp.newSession": "args: [] or [{workspaceUri?, title?}]; result SessionRef",
+    "agentLsp.runSkill": "args: [name] or [SkillRunParams]; result MessageRef",
 }
 
 

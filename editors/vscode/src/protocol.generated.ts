@@ -24,10 +24,15 @@ export const METHODS = {
   'agent/session/delete': 'agent/session/delete',
   'agent/session/list': 'agent/session/list',
   'agent/session/load': 'agent/session/load',
+  'agent/session/mode': 'agent/session/mode',
   'agent/session/new': 'agent/session/new',
   'agent/session/replay': 'agent/session/replay',
+  'agent/skill/list': 'agent/skill/list',
+  'agent/skill/run': 'agent/skill/run',
   'agent/status': 'agent/status',
   'agent/steer': 'agent/steer',
+  'agent/subagent/cancel': 'agent/subagent/cancel',
+  'agent/subagent/status': 'agent/subagent/status',
   'agent/tool/progress': 'agent/tool/progress',
   'agent/turn/revert': 'agent/turn/revert',
   'session/event': 'session/event'
@@ -54,7 +59,11 @@ export type Event =
   | LlmRetryStartedEvent
   | LlmFallbackEvent
   | SessionEndSeedEvent
-  | TurnRevertEvent;
+  | TurnRevertEvent
+  | SubagentStartEvent
+  | HookRunEvent
+  | PlanUpdateEvent
+  | SessionModeEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -836,6 +845,131 @@ export interface SkippedPath {
   [k: string]: unknown;
 }
 /**
+ * A durable `subagent/start` event.
+ */
+export interface SubagentStartEvent {
+  data: SubagentStart;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'subagent/start';
+}
+/**
+ * Appended to the parent's log when a `subagent` tool call starts its child
+ * session; the call's `tool/result` meta `subagent` says how it ended.
+ */
+export interface SubagentStart {
+  agentType?: string | null;
+  callId: string;
+  childSessionId: string;
+  description: string;
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
+ * A durable `hook/run` event.
+ */
+export interface HookRunEvent {
+  data: HookRun;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'hook/run';
+}
+/**
+ * Appended by the workspace host when a user hook blocked, failed, timed out or
+ * could not continue a turn (not model-visible; see docs/capabilities.md).
+ */
+export interface HookRun {
+  command: string;
+  /**
+   * PreToolUse, PostToolUse, UserPromptSubmit, Stop or SessionStart
+   */
+  event: string;
+  exitCode?: number | null;
+  message: string;
+  /**
+   * "settings" or the project file the hook came from
+   */
+  origin: string;
+  outcome: 'blocked' | 'failed' | 'timeout';
+  source: 'user' | 'project';
+  [k: string]: unknown;
+}
+/**
+ * A durable `plan/update` event.
+ */
+export interface PlanUpdateEvent {
+  data: PlanUpdate;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'plan/update';
+}
+/**
+ * The session's plan as the model last wrote it (`todo_write`): the whole list.
+ */
+export interface PlanUpdate {
+  callId: string;
+  items: PlanItem[];
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+export interface PlanItem {
+  content: string;
+  priority?: ('high' | 'medium' | 'low') | null;
+  status: 'pending' | 'in_progress' | 'completed';
+  [k: string]: unknown;
+}
+/**
+ * A durable `session/mode` event.
+ */
+export interface SessionModeEvent {
+  data: SessionMode;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'session/mode';
+}
+/**
+ * The session's permission mode changed (`agent/session/mode`).
+ */
+export interface SessionMode {
+  /**
+   * leaving plan mode: the plan was queued for the next turn
+   */
+  carriedPlan?: boolean | null;
+  mode: 'default' | 'plan';
+  previous: 'default' | 'plan';
+  [k: string]: unknown;
+}
+/**
  * A second model to use when the primary one is unavailable. Unset
  * fields inherit the primary's (its key comes from the same env vars).
  */
@@ -985,6 +1119,14 @@ export interface TimeoutSettings {
   idle?: number;
 }
 export interface PermissionParams {
+  /**
+   * why this is asked every time, for the user
+   */
+  asksEveryTime?: string | null;
+  /**
+   * the answers the server honours; show only these (a command it always confirms has once and deny)
+   */
+  choices?: ('once' | 'session' | 'always' | 'deny')[];
   command?: string | null;
   detail?: string | null;
   kind: 'command' | 'read' | 'write' | 'delete';
@@ -1075,6 +1217,18 @@ export interface SessionLoadResult {
   status: 'idle' | 'running';
   workspaceUri: string;
 }
+export interface SessionModeParams {
+  /**
+   * leaving plan mode: queue the plan for the next turn
+   */
+  carryPlan?: boolean;
+  mode: 'default' | 'plan';
+  sessionId: string;
+}
+export interface SessionModeResult {
+  mode: 'default' | 'plan';
+  previous: 'default' | 'plan';
+}
 export interface SessionNewParams {
   title?: string | null;
   workspaceUri?: string | null;
@@ -1120,6 +1274,12 @@ export interface SessionReplayResult {
 export interface Settings {
   cancelGraceSeconds?: number;
   /**
+   * user hooks by event name (see docs/capabilities.md)
+   */
+  hooks?: {
+    [k: string]: unknown;
+  };
+  /**
    * agent_lsp's log level; default: the command line's --log-level
    */
   logLevel?: ('debug' | 'info' | 'warning' | 'error') | null;
@@ -1152,6 +1312,43 @@ export interface ShellSettings {
    */
   passEnv?: string[];
 }
+export interface SkillInfo {
+  description: string;
+  name: string;
+  /**
+   * the skill's SKILL.md
+   */
+  path: string;
+  /**
+   * the user's skills folder or the workspace's
+   */
+  source: 'user' | 'project';
+  workspaceUri: string;
+}
+export interface SkillListParams {
+  /**
+   * no workspaceUri: every open workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface SkillListResult {
+  skills: SkillInfo[];
+}
+/**
+ * Invoke a skill as the user: its instructions (and `arguments`) enter as a followup.
+ */
+export interface SkillRunParams {
+  /**
+   * what the user adds, e.g. the text after /name
+   */
+  arguments?: string | null;
+  name: string;
+  /**
+   * no sessionId: the workspace's current session
+   */
+  sessionId?: string | null;
+  workspaceUri?: string | null;
+}
 export interface StatusParams {
   sessionId: string;
   status: 'idle' | 'running';
@@ -1161,6 +1358,28 @@ export interface SteerParams {
   content: string | ContentBlock[];
   context?: ContextItem[] | null;
   sessionId: string;
+}
+export interface SubagentCancelParams {
+  /**
+   * the sub-agent's own session (childSessionId)
+   */
+  sessionId: string;
+}
+export interface SubagentCancelResult {
+  cancelled: boolean;
+}
+export interface SubagentStatusParams {
+  agentType?: string | null;
+  callId: string;
+  childSessionId: string;
+  description: string;
+  /**
+   * the parent session
+   */
+  sessionId: string;
+  status: 'running' | 'completed' | 'cancelled' | 'failed';
+  usage?: Usage1 | null;
+  [k: string]: unknown;
 }
 export interface ToolProgressParams {
   callId: string;

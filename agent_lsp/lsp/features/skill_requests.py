@@ -1,0 +1,67 @@
+"""agent/skill/list and agent/skill/run (also the `agentLsp.runSkill` command):
+the skills of the workspace folders, and a skill invoked by the user
+(see docs/capabilities.md)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.rpc import parse
+
+
+def register(server: AgentLanguageServer) -> None:
+    @server.feature("agent/skill/list")
+    async def skill_list_request(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SkillListParams, params)
+        await ls.ready()
+        hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
+        skills = [
+            wire.SkillInfo(workspace_uri=host.uri, name=skill.name, description=skill.description,
+                           source=skill.source, path=str(skill.path))
+            for host in hosts for skill in host.skills().values()
+        ]
+        return wire.wire_dump(wire.SkillListResult(skills=skills))
+
+    @server.feature("agent/skill/run")
+    async def skill_run_request(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SkillRunParams, params)
+        await ls.ready()
+        return wire.wire_dump(run_skill(ls, p))
+
+    @server.command("agentLsp.runSkill")
+    async def cmd_run_skill(ls: AgentLanguageServer, *args: Any) -> dict:
+        if len(args) != 1:
+            raise JsonRpcInvalidParams("arguments: expected one argument, the skill's name or {name, arguments?, sessionId?}")
+        value = {"name": args[0]} if isinstance(args[0], str) else args[0]
+        p = parse(wire.SkillRunParams, value)
+        await ls.ready()
+        ref = run_skill(ls, p, use_current=True)
+        ls.command_sessions.add(ref.session_id)
+        return wire.wire_dump(ref)
+
+
+def run_skill(ls: AgentLanguageServer, p: wire.SkillRunParams, *, use_current: bool = False) -> wire.MessageRef:
+    from agent_lsp.tools.base import ToolError  # with the agent machinery, not at server start
+    from agent_lsp.tools.skills import invocation_text
+
+    if p.session_id:
+        host, agent = ls.agent_for(p.session_id)
+    else:
+        host = ls.host_for_uri(p.workspace_uri)
+        agent = None
+    skill = host.skills().get(p.name)
+    if skill is None:
+        known = ", ".join(host.skills()) or "none"
+        raise JsonRpcInvalidParams(f"name: no skill named {p.name!r} in {host.root} (skills: {known})")
+    try:
+        text = invocation_text(skill, p.arguments)
+    except ToolError as error:  # the file changed since it was listed
+        raise JsonRpcInvalidParams(f"name: skill {p.name!r}: {error.message}") from None
+    if agent is None:
+        agent = host.current() if use_current else host.new_session()
+    message = agent.followup(text)
+    return wire.MessageRef(session_id=agent.session_id, message_id=message["id"])

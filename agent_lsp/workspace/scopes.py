@@ -1,0 +1,171 @@
+"""One merged view of what applies in a workspace, and where each value came from.
+
+Scopes, lowest first: defaults, the user (config file, environment), the
+editor (`initializationOptions`, `workspace/configuration`), the project
+(its settings files, `.mcp.json`, skills folders), and the managed policy
+above them all. `merged_view()` answers with the effective settings (each
+value with the layer that set it), the permission rules, hooks, MCP servers
+skills and rules with their source, the memory file, and what the policy turned off. It reads what a
+server started on the folder would read, but starts nothing. `agent-lsp
+config show` prints it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from agent_lsp.config import LAYER_ORDER, SettingsLayers, config_dir, user_config_path
+from agent_lsp.mcp import workspace_servers
+from agent_lsp.mcp.config import user_file_servers
+from agent_lsp.tools.memory import MEMORY_FILE, memory_path
+from agent_lsp.tools.skills import load_skills, skill_folders
+from agent_lsp.workspace.hook_config import workspace_hooks
+from agent_lsp.workspace.project_settings import read_project_settings
+from agent_lsp.workspace.rules import load_rules
+
+# Shown in sections of their own, each entry with its source.
+SECTIONED = ("hooks", "mcpServers", "permissions.rules")
+_MASKED = "**********"  # how pydantic dumps a SecretStr
+
+
+@dataclass
+class Entry:
+    name: str
+    value: Any
+    source: str
+    note: str = ""
+
+
+@dataclass
+class MergedView:
+    workspace: str
+    policy: str | None
+    settings: list[Entry] = field(default_factory=list)
+    permission_rules: list[Entry] = field(default_factory=list)
+    hooks: list[Entry] = field(default_factory=list)
+    mcp_servers: list[Entry] = field(default_factory=list)
+    skills: list[Entry] = field(default_factory=list)
+    rules: list[Entry] = field(default_factory=list)
+    memory: str | None = None  # the memory file, when there is one
+    problems: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings: Mapping[str, Any] | None = None) -> MergedView:
+    root = root.resolve()
+    layers = SettingsLayers(env)
+    problems = list(layers.problems)
+    if editor_settings:
+        problems += layers.set_layer("initializationOptions", dict(editor_settings), source="--settings")
+    policy, policy_file = layers.policy, layers.policy_path
+    sources = {
+        "file": f"user config {user_config_path(env)}",
+        "env": "environment",
+        "initializationOptions": "editor settings",
+        "workspace": "editor settings",
+        "policy": f"managed policy {policy_file}",
+    }
+    view = MergedView(str(root), str(policy_file) if policy_file else None)
+    current = layers.current.model_dump(mode="json", by_alias=True)
+    for name, value in _leaves(current):
+        if name.startswith(SECTIONED):
+            continue
+        layer = next((n for n in reversed(LAYER_ORDER) if _has_path(layers.layer(n), name.split("."))), None)
+        if value and (value == _MASKED or ".headers." in f".{name}."):  # SecretStr fields dump masked
+            value = "(set, not shown)"
+        view.settings.append(Entry(name, value, sources[layer] if layer else "default"))
+
+    policy_source = sources["policy"]
+    for pattern in policy.denied_tools:
+        view.permission_rules.append(Entry(pattern, "deny", policy_source, "denied tool"))
+    for rule in policy.rules:
+        view.permission_rules.append(Entry(rule.tool, rule.action, policy_source, _rule_note(rule)))
+    rules_layer = next((n for n in reversed(LAYER_ORDER) if _has_path(layers.layer(n), ["permissions", "rules"])), None)
+    for rule in layers.current.permissions.rules:
+        view.permission_rules.append(Entry(rule.tool, rule.action, sources.get(rules_layer or "", "default"), _rule_note(rule)))
+
+    project_files, bad = read_project_settings(root)
+    problems += bad
+    commands, bad = workspace_hooks(layers.current.hooks, project_files)
+    problems += bad
+    for command in commands:
+        off = command.is_project and not policy.allow_project_hooks
+        note = "off: the managed policy forbids project hooks" if off else ("runs once trusted" if command.is_project else "")
+        source = f"project {command.origin}" if command.is_project else "user or editor settings"
+        matcher = f" ({command.matcher})" if command.matcher else ""
+        view.hooks.append(Entry(f"{command.event}{matcher}", command.command, source, note))
+
+    servers, server_problems = workspace_servers(root, layers.current.mcp_servers, user_file_servers(env), env)
+    problems += [str(p) for p in server_problems]
+    server_sources = {"user": sources["file"], "project": "project .mcp.json", "editor": "editor settings"}
+    for server in servers:
+        off = server.is_project and not policy.allow_project_mcp_servers
+        note = "off: the managed policy forbids project servers" if off else ("starts once trusted" if server.is_project else "")
+        view.mcp_servers.append(Entry(server.name, server.shown, server_sources[server.source], note))
+
+    skills, bad = load_skills(skill_folders(root, config_dir(env), Path(env.get("HOME") or Path.home())))
+    problems += bad
+    for skill in skills.values():
+        note = "off: the managed policy denies the skill tool" if policy.denies_tool("skill") else ""
+        view.skills.append(Entry(skill.name, skill.description, f"{skill.source} {skill.path}", note))
+    rules, bad = load_rules(root)
+    problems += bad
+    for rule in rules:
+        view.rules.append(Entry(rule.relative, ", ".join(rule.globs) or "every session", "project"))
+    view.memory = str(memory_path(root)) if memory_path(root).is_file() else None
+    view.problems = [str(p) for p in problems]
+    return view
+
+
+def format_view(view: MergedView) -> str:
+    lines = [f"workspace: {view.workspace}", f"managed policy: {view.policy or 'none'}"]
+    sections = [("settings", view.settings), ("permission rules", view.permission_rules), ("hooks", view.hooks),
+                ("MCP servers", view.mcp_servers), ("skills", view.skills), ("rules", view.rules)]
+    for title, entries in sections:
+        lines.append("")
+        lines.append(f"{title}:" if entries else f"{title}: none")
+        for entry in entries:
+            value = entry.value if isinstance(entry.value, str) and title != "settings" else _show(entry.value)
+            note = f"  [{entry.note}]" if entry.note else ""
+            lines.append(f"  {entry.name} = {value}    # {entry.source}{note}")
+    lines += ["", f"memory: {view.memory or f'none yet ({MEMORY_FILE} once the agent remembers something)'}"]
+    if view.problems:
+        lines += ["", "problems:", *(f"  {p}" for p in view.problems)]
+    return "\n".join(lines) + "\n"
+
+
+def _show(value: Any) -> str:
+    import json
+
+    return json.dumps(value)
+
+
+def _rule_note(rule: Any) -> str:
+    if rule.command_prefix:
+        return f"commands starting with {rule.command_prefix!r}"
+    if rule.path_glob:
+        return f"paths matching {rule.path_glob!r}"
+    return ""
+
+
+def _leaves(data: Any, prefix: str = "") -> list[tuple[str, Any]]:
+    if isinstance(data, dict) and data:
+        out: list[tuple[str, Any]] = []
+        for key, value in data.items():
+            out += _leaves(value, f"{prefix}.{key}" if prefix else key)
+        return out
+    return [(prefix, data)]
+
+
+def _has_path(layer: Mapping[str, Any], path: list[str]) -> bool:
+    node: Any = layer
+    for key in path:
+        if not isinstance(node, Mapping) or key not in node:
+            return False
+        node = node[key]
+    return True
