@@ -66,7 +66,8 @@ class Agent:
         self.inbox = Inbox(session, self.emit)
         # R2.12: only splices after the header's seedLength (a fork's inherited
         # prefix) rebuild the inbox: a parent's pending work is not the child's.
-        self.inbox.rebuild(session.events[session.inherited_length:])
+        # (held events only: the stream chunks a long session keeps on disk hold no splice)
+        self.inbox.rebuild(session.events.held(session.inherited_length))
         self._status = "idle"
         self._token: CancelToken | None = None  # the active activity's controller
         self._activity: asyncio.Task[None] | None = None

@@ -60,7 +60,7 @@ class TurnLoop:
         self.last_header: dict[str, Any] | None = None
         self._last_route: dict[str, Any] | None = None
         self._config: dict[str, Any] | None = None  # the routed call config, sticky across steps
-        for e in reversed(session.events):
+        for e in session.events.held(reverse=True):  # the chunks kept on disk are neither
             if e.type == "request/header" and self.last_header is None:
                 self.last_header = e.data.get("header")
             if e.type == "request/context" and self._last_route is None:

@@ -65,16 +65,17 @@ class UnreadableEventError(Exception):
 
 
 class StoredEvent(Event):
-    """An event of the log that lives in the session file; `time` and `data`
-    are read from it on first use."""
+    """An event of the log that lives in the session file (a chunk); `time` and
+    `data` are read from it on first use. Made on every access (cheap: one per
+    event a reader walks past), never kept by the log."""
 
     __slots__ = ("_log", "_loaded")
+    type = CHUNK  # type: ignore[assignment]  # every released event is a chunk
 
     def __init__(self, log: "EventLog", seq: int):  # noqa: D107 - fields come from the file
         self._log = log
-        self._loaded: Event | None = None
-        object.__setattr__(self, "seq", seq)
-        object.__setattr__(self, "type", CHUNK)
+        self._loaded = None
+        self.seq = seq
 
     def _load(self) -> Event:
         if self._loaded is None:
@@ -188,7 +189,7 @@ class EventLog:
 
     def __getitem__(self, index: int | slice) -> Any:
         if isinstance(index, slice):
-            return [self._event(i) for i in range(*index.indices(len(self._items)))]
+            return EventRange(self, range(*index.indices(len(self._items))))
         if index < 0:
             index += len(self._items)
         if not 0 <= index < len(self._items):
@@ -200,12 +201,16 @@ class EventLog:
         return event if event is not None else StoredEvent(self, seq)
 
     def __iter__(self) -> Iterator[Event]:
-        for seq in range(len(self._items)):
-            yield self._event(seq)
+        return self._walk(range(len(self._items)))
 
     def __reversed__(self) -> Iterator[Event]:
-        for seq in range(len(self._items) - 1, -1, -1):
-            yield self._event(seq)
+        return self._walk(range(len(self._items) - 1, -1, -1))
+
+    def _walk(self, seqs: range) -> Iterator[Event]:
+        items = self._items
+        for seq in seqs:
+            event = items[seq]
+            yield event if event is not None else StoredEvent(self, seq)
 
     def __bool__(self) -> bool:
         return bool(self._items)
@@ -217,9 +222,13 @@ class EventLog:
 
     __hash__ = None  # type: ignore[assignment]
 
-    def held(self) -> Iterator[Event]:
-        """The events held in memory, in seq order."""
-        return (e for e in self._items if e is not None)
+    def held(self, start: int = 0, *, reverse: bool = False) -> Iterator[Event]:
+        """The events held in memory (every event but the chunks of finished
+        messages) from seq `start` on, in seq order or newest first: what a
+        reader that looks for other events than chunks walks."""
+        items = self._items
+        seqs = range(len(items) - 1, start - 1, -1) if reverse else range(start, len(items))
+        return (items[seq] for seq in seqs if items[seq] is not None)  # type: ignore[misc]
 
     def held_range(self, start: int, stop: int) -> bool:
         """Whether every event `start..stop-1` is held in memory."""
@@ -337,3 +346,34 @@ class EventLog:
         if self._path is None:
             raise UnreadableEventError("the session file of released events is unknown")
         return self._path
+
+
+class EventRange:
+    """A slice of an EventLog (`log[a:b]`): a sequence of its events that makes
+    them as it is walked, like the log itself."""
+
+    __slots__ = ("_log", "_seqs")
+
+    def __init__(self, log: EventLog, seqs: range):
+        self._log, self._seqs = log, seqs
+
+    def __len__(self) -> int:
+        return len(self._seqs)
+
+    def __getitem__(self, index: int | slice) -> Any:
+        if isinstance(index, slice):
+            return EventRange(self._log, self._seqs[index])
+        return self._log[self._seqs[index]]
+
+    def __iter__(self) -> Iterator[Event]:
+        return self._log._walk(self._seqs)
+
+    def __reversed__(self) -> Iterator[Event]:
+        return self._log._walk(self._seqs[::-1])
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (EventRange, EventLog, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]

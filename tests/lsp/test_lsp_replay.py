@@ -13,8 +13,8 @@ from lsp_harness import EditorUnderTest, running_server
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-ANSWERS = ["first answer " * 150, "second, longer answer " * 200, "third ✓ answer with \"quotes\"\n" * 60]
-THOUGHT = "thinking it over " * 40
+ANSWERS = ["first answer " * 80, "second, longer answer " * 100, "third ✓ answer with \"quotes\"\n" * 40]
+THOUGHT = "thinking it over " * 20
 
 
 @pytest.fixture(scope="module")

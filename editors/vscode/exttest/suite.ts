@@ -270,6 +270,31 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
+    'a session replayed a few events a page draws progressively and ends as it was shown live',
+    async () => {
+      const a = await api();
+      const sessionId = a.sessions.sessionId!;
+      const live = view(a.sessions.transcript.items);
+      await vscode.commands.executeCommand('agentLsp.newSession');
+      const counts: number[] = [];
+      const watch = a.sessions.onDidChange(() => counts.push(a.sessions.transcript.items.length));
+      a.sessions.pageSize = 3;
+      try {
+        await vscode.commands.executeCommand('agentLsp.resumeSession', sessionId);
+      } finally {
+        a.sessions.pageSize = 200;
+        watch.dispose();
+      }
+      assert.deepEqual(view(a.sessions.transcript.items), live);
+      // drawn while the pages came: the transcript showed part of the session first
+      assert.ok(counts.some((n) => n > 0 && n < live.length), `drawn: ${counts.join(', ')} of ${live.length}`);
+      const rendered = await waitFor('the panel to show the replayed session', () =>
+        a.panel.lastRendered?.items === live.length ? a.panel.lastRendered : null,
+      );
+      assert.equal(rendered.items, live.length);
+    },
+  ],
+  [
     "the server's code action \"Ask agent about selection\" goes to the panel's session with the selection",
     async () => {
       const a = await api();

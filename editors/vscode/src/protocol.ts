@@ -83,6 +83,14 @@ export interface LoadResult {
   heldByPid?: number | null;
 }
 
+/** One page of agent/session/replay: the log's seqs startSeq..nextSeq-1, deltas merged. */
+export interface ReplayPage extends LoadResult {
+  startSeq: number;
+  nextSeq: number;
+  /** The length of the log when answered: the seq of the next live event. */
+  endSeq: number;
+}
+
 export type PermissionParams = wire.PermissionParams;
 
 /** agent/turn/revert's answer as the panel shows it (error: the request failed). */
@@ -105,6 +113,7 @@ export const Methods = {
   sessionNew: M['agent/session/new'],
   sessionList: M['agent/session/list'],
   sessionLoad: M['agent/session/load'],
+  sessionReplay: M['agent/session/replay'],
   sessionDelete: M['agent/session/delete'],
   sessionCompact: M['agent/session/compact'],
   turnRevert: M['agent/turn/revert'],

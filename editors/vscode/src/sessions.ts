@@ -1,15 +1,16 @@
 // The window's current agent session: which one it is (kept across reloads),
 // its transcript (the same reducer the webview runs), and the requests that
 // act on it. Events for other sessions are ignored; a hole in the event
-// sequence reloads the session from the server.
+// sequence reloads the session from the server. A stored session is shown
+// page by page (agent/session/replay, replay.ts).
 
 import * as vscode from 'vscode';
 import { Batcher } from './batcher';
 import {
   AgentStatus,
   ContextItem,
-  LoadResult,
   Methods,
+  ReplayPage,
   RevertOutcome,
   SessionEvent,
   SessionSummary,
@@ -18,6 +19,7 @@ import {
 import { SendAction, methodFor } from './input';
 import { HeldBy, SESSION_IN_USE, heldByOf, heldNotice, sessionInUse } from './sessionLock';
 import { Transcript, applyEvents, applyToolProgress, createTranscript, loadTranscript } from './transcript';
+import { PAGE, replayPages } from './replay';
 
 const SESSION_KEY = 'agentLsp.sessionId';
 const REVERTS_KEY = (sessionId: string) => `agentLsp.reverts.${sessionId}`;
@@ -53,6 +55,10 @@ export class SessionController implements vscode.Disposable {
   private readonly statusEmitter = new vscode.EventEmitter<AgentStatus>();
   private readonly changeEmitter = new vscode.EventEmitter<void>();
   private reloading: Promise<void> | null = null;
+  /** Events per replayed page (agent/session/replay's limit). */
+  pageSize = PAGE;
+  /** Set while a session's pages are being replayed: its live events wait here. */
+  private paging: { sessionId: string; held: SessionEvent[] } | null = null;
   readonly onDidChangeStatus = this.statusEmitter.event;
   /** Fires after the transcript changed (batched with the view). */
   readonly onDidChange = this.changeEmitter.event;
@@ -146,9 +152,18 @@ export class SessionController implements vscode.Disposable {
   // ------------------------------------------------------------ server → us
 
   handleEvents(sessionId: string, events: SessionEvent[]): void {
+    if (this.paging && sessionId === this.paging.sessionId) {
+      this.paging.held.push(...events); // drawn after the replay's last page
+      return;
+    }
     if (sessionId !== this.transcriptState.sessionId || this.reloading) {
       return;
     }
+    this.apply(events);
+  }
+
+  /** Events of the shown session, live or replayed, to the transcript and the view. */
+  private apply(events: SessionEvent[]): void {
     const { gap } = applyEvents(this.transcriptState, events);
     if (gap) {
       void this.reload();
@@ -189,11 +204,36 @@ export class SessionController implements vscode.Disposable {
     return sessionId;
   }
 
+  /** Show a stored session page by page (the first page replaces what was
+   * shown, later ones are applied as live events are); live events of the
+   * session that arrive meanwhile wait until the last page is in. */
   async load(sessionId: string): Promise<void> {
-    const result = await this.requester().request<LoadResult>(Methods.sessionLoad, { sessionId });
-    const events = result.events ?? [];
-    const id = result.sessionId ?? sessionId;
-    await this.adopt(loadTranscript(id, events, result.status ?? 'idle', result.inbox), [...events], heldByOf(id, result));
+    const held: SessionEvent[] = [];
+    const paging = { sessionId, held };
+    this.paging = paging;
+    let last: ReplayPage | null = null;
+    try {
+      for await (const page of replayPages(this.requester(), sessionId, this.pageSize)) {
+        const events = page.events ?? [];
+        if (!last) {
+          const id = page.sessionId ?? sessionId;
+          await this.adopt(loadTranscript(id, events, page.status ?? 'idle', page.inbox), [...events], heldByOf(id, page));
+        } else {
+          this.apply(events);
+        }
+        last = page;
+      }
+    } finally {
+      if (this.paging === paging) {
+        this.paging = null;
+      }
+    }
+    if (last && this.transcriptState.sessionId === (last.sessionId ?? sessionId)) {
+      this.apply(held);
+      if (last.status && last.status !== this.transcriptState.status) {
+        this.handleStatus(this.transcriptState.sessionId, last.status);
+      }
+    }
   }
 
   /** Re-read the current session (after a hole in the events or a server restart). */

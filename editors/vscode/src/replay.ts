@@ -1,0 +1,39 @@
+// A stored session's log in pages (agent/session/replay), oldest first, each
+// page in seq order with streamed deltas merged: the form live notifications
+// take under load, so the transcript reducer draws a page as it draws live
+// events. A server without agent/session/replay gives the whole log in one
+// agent/session/load answer, as one page.
+
+import { LoadResult, Methods, ReplayPage } from './protocol';
+import type { Requester } from './sessions';
+
+/** Events asked for per page. */
+export const PAGE = 200;
+const METHOD_NOT_FOUND = -32601;
+
+export async function* replayPages(requester: Requester, sessionId: string, limit = PAGE): AsyncGenerator<ReplayPage> {
+  let seq = 0;
+  for (;;) {
+    let page: ReplayPage;
+    try {
+      page = await requester.request<ReplayPage>(Methods.sessionReplay, { sessionId, seq, limit });
+    } catch (error) {
+      if (seq === 0 && (error as { code?: number } | null)?.code === METHOD_NOT_FOUND) {
+        yield asOnePage(await requester.request<LoadResult>(Methods.sessionLoad, { sessionId }));
+        return;
+      }
+      throw error;
+    }
+    yield page;
+    if (page.nextSeq >= page.endSeq) {
+      return;
+    }
+    seq = page.nextSeq;
+  }
+}
+
+function asOnePage(loaded: LoadResult): ReplayPage {
+  const events = loaded.events ?? [];
+  const end = events.length ? events[events.length - 1].seq + 1 : 0;
+  return { ...loaded, events, startSeq: 0, nextSeq: end, endSeq: end };
+}
