@@ -89,6 +89,8 @@ def frame(message: dict) -> bytes:
 class Client:
     """A plain JSON-RPC client of the server over stdio (no pygls: its own cost stays out)."""
 
+    command: tuple[str, ...] = (sys.executable, "-m", "agent_lsp.lsp")
+
     def __init__(self) -> None:
         self.next_id = 10
         self.answers: dict[int, asyncio.Future] = {}
@@ -103,7 +105,7 @@ class Client:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(AGENT_LSP_CONFIG=str(tmp / "none.toml"), XDG_CACHE_HOME=str(tmp / "cache"), OPENAI_API_KEY="sk-bench")
         self.proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "agent_lsp.lsp", stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            *self.command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.DEVNULL, env=env, limit=2**24)
         self.reader = asyncio.ensure_future(self._read())
         self.workspace = workspace
