@@ -14,9 +14,8 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 
-from . import anthropic, models, openai
+from . import models
 from .settings import ModelEnvironment, ModelSettings
-from .transport import Timeouts
 from .types import ModelInfo, ModelProvider
 
 log = logging.getLogger(__name__)
@@ -24,7 +23,6 @@ log = logging.getLogger(__name__)
 DEFAULT_MODELS = {"anthropic": "claude-sonnet-4-5", "openai": "gpt-4.1", "scripted": "scripted"}
 _KEY_VARS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 _URL_VARS = {"anthropic": "ANTHROPIC_BASE_URL", "openai": "OPENAI_BASE_URL"}
-_DEFAULT_URLS = {"anthropic": anthropic.DEFAULT_BASE_URL, "openai": openai.DEFAULT_BASE_URL}
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,7 @@ def _base_url(provider: str, settings: ModelSettings, env: ModelEnvironment) -> 
         return env.base_url, "AGENT_LSP_BASE_URL"
     if env.provider_base_urls.get(provider):
         return env.provider_base_urls[provider], _URL_VARS[provider]
-    return _DEFAULT_URLS[provider], f"the default (set {_URL_VARS[provider]} or model.baseUrl for another)"
+    return _provider_module(provider).DEFAULT_BASE_URL, f"the default (set {_URL_VARS[provider]} or model.baseUrl for another)"
 
 
 def _model_source(settings: ModelSettings, env: ModelEnvironment, why: str) -> str:
@@ -123,6 +121,18 @@ def create_provider(settings: ModelSettings, env: ModelEnvironment) -> ResolvedM
     return resolved
 
 
+def _provider_module(provider_name: str):
+    """The provider's module, imported when it is used: each brings httpx, and
+    the scripted model needs neither."""
+    if provider_name == "anthropic":
+        from . import anthropic
+
+        return anthropic
+    from . import openai
+
+    return openai
+
+
 def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, why: str, *, name: str) -> ResolvedModel:
     model = settings.model or env.model or DEFAULT_MODELS[provider_name]
     if provider_name == "scripted":
@@ -133,6 +143,8 @@ def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, w
         if info.context_window is None:
             info = provider.model_info(model)
         return ResolvedModel(provider, name, model, info, f"scripted model ({why})")
+
+    from .transport import Timeouts
 
     base_url, url_source = _base_url(provider_name, settings, env)
     key, key_source = _api_key(provider_name, settings, env)
@@ -152,10 +164,9 @@ def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, w
         stop=settings.stop,
         extra_body=settings.extra_body,
     )
-    if provider_name == "anthropic":
-        provider: ModelProvider = anthropic.AnthropicProvider(**common)  # type: ignore[arg-type]
-    else:
-        provider = openai.OpenAIProvider(**common)  # type: ignore[arg-type]
+    module = _provider_module(provider_name)
+    make = module.AnthropicProvider if provider_name == "anthropic" else module.OpenAIProvider
+    provider: ModelProvider = make(**common)  # type: ignore[arg-type]
     info = provider.model_info(model)
     key_note = f"key from {key_source}" if key else "no API key"
     description = f"{provider_name} {model} at {base_url} ({why}; {key_note})"

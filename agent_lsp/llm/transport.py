@@ -48,6 +48,7 @@ class StreamContext:
     model_hint: str = ""  # where the model name comes from
 
 
+@functools.cache
 def http2_available() -> bool:
     return importlib.util.find_spec("h2") is not None
 

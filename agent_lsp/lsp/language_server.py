@@ -105,7 +105,7 @@ class AgentLanguageServer(LanguageServer):
         self.settings = SettingsLayers(env)
         self.folders: dict[Path, WorkspaceHost | None] = {}  # a host is built on first use
         self.backlog: Callable[[], int] = lambda: 0
-        self.relay = Relay(self._send_notification, backlog=lambda: self.backlog())
+        self.relay = Relay(self.protocol.notify, backlog=lambda: self.backlog())
         self.progress = ProgressReporter(self, self.spawn)
         self.events = AgentEvents(self)
         self.command_sessions: set[str] = set()  # their turn's end is shown with window/showMessage
@@ -128,9 +128,6 @@ class AgentLanguageServer(LanguageServer):
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return task
-
-    def _send_notification(self, method: str, params: dict[str, Any]) -> None:
-        self.protocol.notify(method, params)
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
         self.window_show_message(types.ShowMessageParams(type=kind, message=message))

@@ -21,6 +21,7 @@ import sys
 import threading
 from typing import Any
 
+from agent_lsp.lsp.code_cache import attrs_code_cache
 from agent_lsp.lsp.handshake import DISABLE_ENV, EarlyInitialize, InitializeFilter
 from agent_lsp.lsp.transport import MAX_MESSAGE_BYTES, FrameReader, Oversized, ThreadedWriter, protect_stdout
 
@@ -38,9 +39,15 @@ class _Loader(threading.Thread):
 
     def run(self) -> None:
         try:
-            self.module = importlib.import_module(IMPLEMENTATION)
+            self.module = _import_server()
         except BaseException:  # re-raised by the main thread's own import
             self.module = None
+
+
+def _import_server() -> Any:
+    """The server's code (pygls, lsprotocol, ours), attrs' methods from the code cache."""
+    with attrs_code_cache():
+        return importlib.import_module(IMPLEMENTATION)
 
 
 def serve_stdio(*, process: Any = None) -> int:
@@ -65,7 +72,7 @@ def serve_stdio(*, process: Any = None) -> int:
         early = EarlyInitialize.answer(first, writer) if isinstance(first, bytes) else None
 
     loader.join()
-    module = loader.module or importlib.import_module(IMPLEMENTATION)
+    module = loader.module or _import_server()
     server = module.create_server(process=process)
     server.backlog = lambda: writer.backlog
     server.protocol.set_writer(writer if early is None else InitializeFilter(writer, server.protocol, early))
@@ -146,7 +153,7 @@ def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> i
 def serve_tcp(host: str, port: int, *, process: Any = None) -> int:
     """Serve one LSP client over TCP, as on stdio (one connection per process,
     as pygls does); the exit code."""
-    server = importlib.import_module(IMPLEMENTATION).create_server(process=process)
+    server = _import_server().create_server(process=process)
     with socket.create_server((host, port)) as listener:
         log.info("serving LSP on %s:%d", host, port)
         connection, _ = listener.accept()
@@ -165,4 +172,4 @@ def serve_tcp(host: str, port: int, *, process: Any = None) -> int:
 
 def serve_ws(host: str, port: int, *, process: Any = None) -> None:
     """Serve one LSP client over WebSocket (needs the `websockets` package: pygls[ws])."""
-    importlib.import_module(IMPLEMENTATION).create_server(process=process).start_ws(host, port)
+    _import_server().create_server(process=process).start_ws(host, port)

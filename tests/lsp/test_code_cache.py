@@ -1,0 +1,59 @@
+"""The attrs code cache the server loads lsprotocol with: classes made from
+cached code behave as compiled ones, and a broken or stale cache file is
+replaced, never trusted."""
+
+from __future__ import annotations
+
+import marshal
+
+import attrs
+
+from agent_lsp.lsp.code_cache import attrs_code_cache
+
+
+def make_point():
+    @attrs.define
+    class Point:
+        x: int
+        y: int = 0
+
+    return Point
+
+
+def test_classes_built_from_the_cache_behave_as_compiled_ones(tmp_path):
+    path = tmp_path / "code.marshal"
+    with attrs_code_cache(path):
+        compiled = make_point()
+    assert path.exists()
+    written = marshal.loads(path.read_bytes())
+    with attrs_code_cache(path):
+        cached = make_point()
+    assert marshal.loads(path.read_bytes()).keys() == written.keys()  # all found: not rewritten
+    assert cached(1, 2) == cached(1, 2) != cached(2)
+    assert repr(cached(3)) == repr(compiled(3)) == "Point(x=3, y=0)"
+    assert cached.__init__.__annotations__ == compiled.__init__.__annotations__
+
+
+def test_a_corrupt_cache_file_is_replaced(tmp_path):
+    path = tmp_path / "code.marshal"
+    path.write_bytes(b"not marshal data")
+    with attrs_code_cache(path):
+        point = make_point()
+    assert point(1).y == 0
+    assert all(isinstance(key, tuple) for key in marshal.loads(path.read_bytes()))
+
+
+def test_entries_no_start_uses_are_dropped(tmp_path):
+    path = tmp_path / "code.marshal"
+    path.write_bytes(marshal.dumps({("x = 1", "<gone>", "exec"): compile("x = 1", "<gone>", "exec")}))
+    with attrs_code_cache(path):
+        make_point()
+    assert ("x = 1", "<gone>", "exec") not in marshal.loads(path.read_bytes())
+
+
+def test_attrs_compiles_as_usual_outside_the_cache(tmp_path):
+    import attr._make
+
+    with attrs_code_cache(tmp_path / "code.marshal"):
+        assert "compile" in vars(attr._make)
+    assert "compile" not in vars(attr._make)
