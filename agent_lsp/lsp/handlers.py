@@ -15,11 +15,13 @@ from agent_lsp.lsp.features import (
     documents,
     lifecycle,
     mcp_requests,
+    session_control,
     session_requests,
 )
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 
-FEATURES = (lifecycle, documents, agent_requests, session_requests, mcp_requests, commands, code_actions)
+FEATURES = (lifecycle, documents, agent_requests, session_requests, session_control, mcp_requests, commands,
+            code_actions)
 
 
 def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None) -> AgentLanguageServer:

@@ -16,7 +16,7 @@ import os
 import secrets
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -48,6 +48,7 @@ class SessionSummary:
     event_count: int
     path: Path | None = None
     parent: str | None = None  # the session this one was forked from
+    meta: dict[str, Any] = field(default_factory=dict)  # the header's meta
 
 
 def new_session_id() -> str:
@@ -391,6 +392,7 @@ class SessionStore:
             event_count=count,
             path=path,
             parent=header.get("parentSession"),
+            meta=header.get("meta") if isinstance(header.get("meta"), dict) else {},
         )
 
     # ----------------------------------------------------------------- delete
