@@ -169,3 +169,23 @@ async def test_steer_now_while_idle_and_paused_starts_a_turn_with_that_message(t
         loaded = await editor.request("agent/session/load", {"sessionId": sid})
         assert [m["id"] for m in loaded["inbox"]["nextTurn"]] == [keep]
         assert splices(loaded["events"])[2:4] == [("next-turn", 1, 1, [], "moved"), ("next-step", 0, 0, ["go now"], "moved")]
+
+
+async def test_the_session_list_filters_by_title_and_update_time(tmp_path: Path, model: FakeServer):
+    async with running_server(folders=[tmp_path], sessions_dir=tmp_path / "s", settings=settings(model)) as editor:
+        titles = [f"fix bug {i}" if i % 3 == 0 else f"write docs {i}" for i in range(30)]
+        for title in titles:
+            await editor.request("agent/session/new", {"title": title})
+        every = (await editor.request("agent/session/list", {}))["sessions"]
+        assert len(every) == 30
+        bugs = (await editor.request("agent/session/list", {"query": "FIX BUG"}))["sessions"]
+        assert sorted(s["title"] for s in bugs) == sorted(t for t in titles if t.startswith("fix bug"))
+        newest = (await editor.request("agent/session/list", {"query": "docs", "limit": 2}))["sessions"]
+        assert [s["sessionId"] for s in newest] == [s["sessionId"] for s in every if "docs" in s["title"]][:2]
+        middle = sorted({s["updatedAt"] for s in every})[len(every) // 2]
+        after = (await editor.request("agent/session/list", {"updatedAfter": middle}))["sessions"]
+        before = (await editor.request("agent/session/list", {"updatedBefore": middle}))["sessions"]
+        assert all(s["updatedAt"] >= middle for s in after) and all(s["updatedAt"] < middle for s in before)
+        assert len(after) + len(before) == 30 and after and before
+        with pytest.raises(JsonRpcInvalidParams, match="limit"):
+            await editor.request("agent/session/list", {"limit": 0})
