@@ -42,6 +42,8 @@ def test_fork_opens_a_session_sharing_the_history_and_rewind_cuts_it(editor: Edi
                 what="the rewind note")
     editor.wait("vim.iter(T.session().events):any(function(e) return e.type == 'session/rewind' end)",
                 what="the rewind event")
+    rewound = "_⟲ rewound to before turn 2: the agent no longer sees it or what followed_"
+    editor.wait(f"vim.iter(T.chat_lines()):any(function(l) return l == '{rewound}' end)", what="the rewind in the chat")
     assert editor.errors() == []
 
 
