@@ -203,15 +203,25 @@ class Agent:
         if not wake:
             self._flush_when_idle()
             return message
-        if self._disposing:
-            return message  # queued durably; never started or latched during disposal
+        self.wake()
+        return message
+
+    def wake(self) -> None:
+        """Start a turn for the queued work when idle, or latch the wake while a
+        cancelled turn or maintenance finishes (R7.6); nothing when the inbox has
+        no work a turn would take (empty, or only a paused queue)."""
+        if self._disposing or self._disposed:
+            return  # queued durably; never started or latched during disposal
+        if not self.inbox.pending:
+            self._flush_when_idle()
+            return
+        token = self._token
         if token is None and not self._maintenance:
             self._start_driver()
-        elif aborted or self._maintenance:
+        elif (token is not None and token.aborted) or self._maintenance:
             cause = token.reason if token is not None else None
             if not (cause and cause.get("kind") == "disposed"):
-                self._wake_latched = True  # R7.6
-        return message
+                self._wake_latched = True
 
     # ----------------------------------------------------------------- driver
 

@@ -233,13 +233,15 @@ Chunk = Union[
 
 class InboxSpliced(EventModel):
     """A claim is a pure deletion (no `outcome`); removal and clear carry
-    `outcome: "canceled"`; an insertion has no `removedCount`."""
+    `outcome: "canceled"`; an insertion has no `removedCount`. Queue edits:
+    `outcome: "edited"` replaces a message with its new text, `"moved"`
+    reorders a list or takes a message from one list to the other."""
 
     target: Literal["next-turn", "next-step"]
     start: int
     removed_count: int | None = None
     inserted: list[Message]
-    outcome: Literal["canceled"] | None = None
+    outcome: Literal["canceled", "edited", "moved"] | None = None
 
 
 class TurnStart(EventModel):
@@ -440,6 +442,21 @@ class SessionMode(EventModel):
     carried_plan: bool | None = Field(default=None, description="leaving plan mode: the plan was queued for the next turn")
 
 
+class SessionRewind(EventModel):
+    """The history was cut back to before `turn` (`agent/session/rewind`):
+    the surface nodes `removedSeqs` became this node, which has no message."""
+
+    turn: int
+    surface_op: SurfaceOp
+    removed_seqs: list[int]
+
+
+class InboxPaused(EventModel):
+    """The next-turn queue was paused (no turn starts from it) or resumed."""
+
+    paused: bool
+
+
 DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "agent/inbox/spliced": InboxSpliced,
     "turn/start": TurnStart,
@@ -466,6 +483,8 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "hook/run": HookRun,
     "plan/update": PlanUpdate,
     "session/mode": SessionMode,
+    "session/rewind": SessionRewind,
+    "agent/inbox/paused": InboxPaused,
 }
 
 
@@ -486,6 +505,14 @@ class InboxDiscarded(EventModel):
 
     target: Literal["next-turn", "next-step"]
     message: Message
+
+
+class InboxChanged(EventModel):
+    """After a queue edit (update, move, pause): both lists as they are now."""
+
+    next_turn: list[Message]
+    next_step: list[Message]
+    paused: bool
 
 
 class InboxClaimed(EventModel):
@@ -548,6 +575,7 @@ LIVE_EVENTS: dict[str, type[EventModel]] = {
     "agent/inbox/inserted": InboxInserted,
     "agent/inbox/discarded": InboxDiscarded,
     "agent/inbox/claimed": InboxClaimed,
+    "agent/inbox/changed": InboxChanged,
     "agent/error": AgentError,
     "agent/tool/progress": ToolProgress,
     "agent/tool/result": ToolResultLive,
@@ -558,7 +586,7 @@ LIVE_EVENTS: dict[str, type[EventModel]] = {
 # The live events a client is sent (as notifications of the same name).
 CLIENT_LIVE_EVENTS = (
     "agent/status", "agent/inbox/inserted", "agent/inbox/discarded", "agent/inbox/claimed",
-    "agent/error", "agent/tool/progress", "agent/subagent/status",
+    "agent/inbox/changed", "agent/error", "agent/tool/progress", "agent/subagent/status",
 )
 
 

@@ -3,6 +3,13 @@
 The durable record is the `agent/inbox/spliced` event; the lists are its
 projection. Every mutation writes the splice first and changes the lists
 after, so a synchronous session observer sees the lists as they were.
+
+The queue is editable: a queued message's text can be replaced (a splice
+with `outcome: "edited"`), and a message moved within or between the lists
+(`outcome: "moved"`). The `next-turn` list can be paused (the durable
+`agent/inbox/paused` event): while paused, no turn starts from it (steers
+still reach the running turn). Each edit also emits `agent/inbox/changed`
+with both lists, for clients.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from agent_lsp.store.session import Event, Session
 NEXT_TURN = "next-turn"
 NEXT_STEP = "next-step"
 TARGETS = (NEXT_TURN, NEXT_STEP)
+PAUSED_EVENT = "agent/inbox/paused"
 
 
 def new_message_id() -> str:
@@ -65,6 +73,7 @@ class Inbox:
         self._session = session
         self._emit = emit
         self._lists: dict[str, list[dict[str, Any]]] = {NEXT_TURN: [], NEXT_STEP: []}
+        self.paused = False
 
     # ------------------------------------------------------------------ views
 
@@ -78,13 +87,22 @@ class Inbox:
 
     @property
     def pending(self) -> bool:
-        return bool(self._lists[NEXT_TURN] or self._lists[NEXT_STEP])
+        """Whether there is work a turn would take (a paused next-turn list is none)."""
+        return bool((self._lists[NEXT_TURN] and not self.paused) or self._lists[NEXT_STEP])
 
     def has_next_step(self) -> bool:
         return bool(self._lists[NEXT_STEP])
 
     def contains(self, message_id: str) -> bool:
         return any(m.get("id") == message_id for lst in self._lists.values() for m in lst)
+
+    def find(self, message_id: str) -> tuple[str, int] | None:
+        """(target, index) of a pending message."""
+        for target in TARGETS:
+            for i, m in enumerate(self._lists[target]):
+                if m.get("id") == message_id:
+                    return target, i
+        return None
 
     # -------------------------------------------------------------- mutations
 
@@ -132,18 +150,77 @@ class Inbox:
         """Remove the batch for the next step (R2.6): all of next-step, plus
         one next-turn message at a turn's first step."""
         batch = self._splice(NEXT_STEP, 0, len(self._lists[NEXT_STEP]), [])
-        if first_step and self._lists[NEXT_TURN]:
+        if first_step and self._lists[NEXT_TURN] and not self.paused:
             batch = batch + self._splice(NEXT_TURN, 0, 1, [])
         for m in batch:
             self._emit("agent/inbox/claimed", {"message": m, "turn": turn})
         return batch
+
+    # ------------------------------------------------------------------ edits
+
+    def update(self, message_id: str, content: str | list[dict[str, Any]]) -> dict[str, Any] | None:
+        """Replace a queued message's content (its id, source, delivery and
+        context stay); the new message, or None when it is not pending."""
+        where = self.find(message_id)
+        if where is None:
+            return None
+        target, i = where
+        old = self._lists[target][i]
+        new = make_message(content, id=message_id, source=old.get("source", "user"),
+                           context=old.get("context"), delivery=old.get("delivery"))
+        self._splice(target, i, 1, [new], "edited")
+        self._changed()
+        return new
+
+    def move(self, message_id: str, target: str, index: int | None = None) -> bool:
+        """Move a pending message to position `index` (default: the end) of
+        `target`; False when it is not pending."""
+        if target not in TARGETS:
+            raise ValueError(f"unknown inbox list {target!r}")
+        where = self.find(message_id)
+        if where is None:
+            return False
+        source, i = where
+        message = self._lists[source][i]
+        if source == target:
+            lst = self._lists[target]
+            to = len(lst) - 1 if index is None else max(0, min(index, len(lst) - 1))
+            if to == i:
+                return True
+            lo, hi = min(i, to), max(i, to)
+            span = [m for m in lst[lo : hi + 1] if m is not message]
+            span.insert(to - lo, message)
+            self._splice(target, lo, hi - lo + 1, span, "moved")
+        else:
+            self._splice(source, i, 1, [], "moved")
+            lst = self._lists[target]
+            to = len(lst) if index is None else max(0, min(index, len(lst)))
+            self._splice(target, to, 0, [message], "moved")
+        self._changed()
+        return True
+
+    def set_paused(self, paused: bool) -> bool:
+        """Pause or resume the next-turn list; False when it already was so."""
+        if paused == self.paused:
+            return False
+        self._session.append(PAUSED_EVENT, {"paused": paused})
+        self.paused = paused
+        self._changed()
+        return True
+
+    def _changed(self) -> None:
+        self._emit("agent/inbox/changed", {"nextTurn": self.next_turn, "nextStep": self.next_step, "paused": self.paused})
 
     # ----------------------------------------------------------------- replay
 
     def rebuild(self, events: Iterable[Event]) -> None:
         """Re-apply every persisted splice (R2.12); an invalid one fails loudly."""
         lists: dict[str, list[dict[str, Any]]] = {NEXT_TURN: [], NEXT_STEP: []}
+        paused = False
         for e in events:
+            if e.type == PAUSED_EVENT:
+                paused = bool(e.data.get("paused"))
+                continue
             if e.type != "agent/inbox/spliced":
                 continue
             d = e.data
@@ -156,3 +233,4 @@ class Inbox:
                 raise ValueError(f"invalid persisted splice at seq {e.seq}: out of range")
             lst[start : start + count] = list(inserted)
         self._lists = lists
+        self.paused = paused

@@ -208,6 +208,10 @@ class SessionRef(WireModel):
 
 class SessionListParams(WireModel):
     workspace_uri: str | None = Field(default=None, description="no workspaceUri: every open workspace")
+    query: str | None = Field(default=None, description="only sessions whose title contains this text (any case)")
+    updated_after: int | None = Field(default=None, description="only sessions updated at or after this epoch ms")
+    updated_before: int | None = Field(default=None, description="only sessions updated before this epoch ms")
+    limit: int | None = Field(default=None, ge=1, description="at most this many (the most recently updated)")
 
 
 class SessionInfo(WireModel):
@@ -218,6 +222,8 @@ class SessionInfo(WireModel):
     updated_at: int = Field(description="epoch milliseconds")
     turns: int
     status: Literal["idle", "running"]
+    parent_session_id: str | None = Field(default=None, description="a fork: the session it was forked from")
+    fork_turn: int | None = Field(default=None, description="a fork: the parent's last turn it shares")
 
 
 class SessionListResult(WireModel):
@@ -293,6 +299,61 @@ class TurnRevertResult(WireModel):
     skipped: list[SkippedPath]
 
 
+class SessionRewindParams(WireModel):
+    session_id: str
+    turn: int = Field(ge=1, description="the history is cut back to before this turn")
+    revert_files: bool = Field(default=False, description="also revert the files the rewound turns changed")
+
+
+class TurnRevertReport(WireModel):
+    turn: int
+    reverted: list[str]
+    skipped: list[SkippedPath]
+
+
+class SessionRewindResult(WireModel):
+    removed_messages: int = Field(description="how many history entries the model no longer sees")
+    reverts: list[TurnRevertReport] = Field(description="with revertFiles: per rewound turn, newest first")
+
+
+class SessionForkParams(WireModel):
+    session_id: str
+    turn: int = Field(ge=1, description="the new session shares the history up to the end of this turn")
+
+
+class InboxUpdateParams(WireModel):
+    session_id: str
+    message_id: str
+    content: Content
+
+
+class InboxUpdateResult(WireModel):
+    updated: bool
+
+
+class InboxMoveParams(WireModel):
+    session_id: str
+    message_id: str
+    to: Literal["next-turn", "next-step", "now"] = Field(
+        description="next-turn: the queue (at `index`); next-step: steer the running turn now; "
+        "now: cancel the running turn and start this message's turn"
+    )
+    index: int | None = Field(default=None, ge=0, description="position in the next-turn queue; default: its end")
+
+
+class InboxMoveResult(WireModel):
+    moved: bool
+
+
+class InboxPauseParams(WireModel):
+    session_id: str
+    paused: bool
+
+
+class InboxPauseResult(WireModel):
+    paused: bool
+
+
 # ---------------------------------------------------- server -> client notifications
 
 
@@ -316,6 +377,10 @@ class InboxDiscardedParams(events.InboxDiscarded):
 
 
 class InboxClaimedParams(events.InboxClaimed):
+    session_id: str
+
+
+class InboxChangedParams(events.InboxChanged):
     session_id: str
 
 
@@ -468,6 +533,11 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/delete": (SessionRef, SessionDeleteResult),
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
+    "agent/session/rewind": (SessionRewindParams, SessionRewindResult),
+    "agent/session/fork": (SessionForkParams, SessionRef),
+    "agent/inbox/update": (InboxUpdateParams, InboxUpdateResult),
+    "agent/inbox/move": (InboxMoveParams, InboxMoveResult),
+    "agent/inbox/pause": (InboxPauseParams, InboxPauseResult),
     "agent/mcp/list": (McpListParams, McpListResult),
     "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
     "agent/session/mode": (SessionModeParams, SessionModeResult),
@@ -481,6 +551,7 @@ SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
     "agent/inbox/inserted": InboxInsertedParams,
     "agent/inbox/discarded": InboxDiscardedParams,
     "agent/inbox/claimed": InboxClaimedParams,
+    "agent/inbox/changed": InboxChangedParams,
     "agent/error": AgentErrorParams,
     "agent/tool/progress": ToolProgressParams,
     "agent/subagent/status": SubagentStatusParams,

@@ -19,7 +19,7 @@ import secrets
 import time
 import weakref
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -52,6 +52,7 @@ class SessionSummary:
     event_count: int
     path: Path | None = None
     parent: str | None = None  # the session this one was forked from
+    meta: dict[str, Any] = field(default_factory=dict)  # the header's meta
 
 
 def new_session_id() -> str:
@@ -516,6 +517,7 @@ class SessionStore:
             event_count=count,
             path=path,
             parent=header.get("parentSession"),
+            meta=header.get("meta") if isinstance(header.get("meta"), dict) else {},
         )
 
     # ----------------------------------------------------------------- delete

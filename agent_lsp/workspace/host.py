@@ -25,7 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
+from agent_lsp.agent.agent import AgentBusyError
 from agent_lsp.agent.inbox import Inbox
+from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
 from agent_lsp.config import Settings, config_dir, data_dir, model_environment, read_policy
 from agent_lsp.mcp import McpManager, workspace_servers
@@ -49,6 +51,7 @@ from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 from agent_lsp.workspace.session_modes import SessionModes
 from agent_lsp.workspace.subagents import Subagents
+from agent_lsp.workspace.session_family import FORKED_FROM, RewindOutcome, fork_boundary, fork_turn_of
 
 if TYPE_CHECKING:
     from agent_lsp.llm.factory import ResolvedModel
@@ -83,6 +86,8 @@ class SessionListing:
     updated_at: int
     turns: int
     status: str
+    parent_session_id: str | None = None
+    fork_turn: int | None = None  # a fork: the parent's last turn it shares
 
 
 @dataclass
@@ -226,6 +231,8 @@ class WorkspaceHost:
                     updated_at=summary.updated,
                     turns=summary.turns,
                     status=live.status if live else "idle",
+                    parent_session_id=summary.parent,
+                    fork_turn=fork_turn_of(summary.meta),
                 )
             )
         return listings
@@ -263,6 +270,43 @@ class WorkspaceHost:
             except OSError:
                 log.exception("recording the revert of turn %s of %s", turn, session_id)
         return report
+
+    def fork_session(self, session_id: str, turn: int) -> Agent:
+        """A new session sharing the history of `session_id` up to the end of
+        `turn` (the source is read, not changed); it becomes the current one.
+        ForkError when the turn has not ended there."""
+        live = self.agents.get(session_id)
+        events = live.session.events if live is not None else self.store.snapshot(session_id)[1]
+        boundary = fork_boundary(events, turn)
+        child = self.store.fork(session_id, boundary, meta={FORKED_FROM: {"sessionId": session_id, "turn": turn}})
+        agent = self._make_agent(child)
+        self.current_session_id = agent.session_id
+        return agent
+
+    async def rewind_session(self, session_id: str, turn: int, *, revert_files: bool = False) -> RewindOutcome:
+        """Cut the session's history back to before `turn` (a durable
+        `session/rewind` event), and with `revert_files` revert the files the
+        rewound turns changed, newest turn first. Only while the session is
+        idle: RewindError otherwise, or when the turn cannot be rewound."""
+        agent = self.use(session_id)
+        rewind_data(agent.session, turn)  # refused before anything is done
+        outcome = RewindOutcome()
+
+        async def rewind(token) -> None:
+            data = rewind_data(agent.session, turn)
+            outcome.removed_messages = sum(
+                1 for seq in data["removedSeqs"] if agent.session.events[seq].data.get("message") is not None
+            )
+            agent.session.append(REWIND_EVENT, data)
+            if revert_files:
+                for rewound in range(agent.session.last_turn(), turn - 1, -1):
+                    outcome.reverts.append((rewound, await self.revert_turn(session_id, rewound)))
+
+        try:
+            await agent.run_maintenance(rewind)
+        except AgentBusyError:
+            raise RewindError("the session is running a turn; cancel it or wait until it ends") from None
+        return outcome
 
     def _session_of(self, session_id: str) -> Session:
         """The session's log, without building an agent (reverting needs no model).

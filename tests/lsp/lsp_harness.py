@@ -173,6 +173,7 @@ def make_client() -> tuple[LanguageClient, EditorUnderTest]:
         "agent/inbox/inserted",
         "agent/inbox/discarded",
         "agent/inbox/claimed",
+        "agent/inbox/changed",
         "agent/error",
         "agent/tool/progress",
         "agent/subagent/status",

@@ -78,3 +78,25 @@ async def test_a_command_change_the_user_rewrote_is_left_alone_after_a_restart(t
         assert report["reverted"] == [f]
         assert report["skipped"] == [{"path": f, "reason": "1 of 2 changes were edited since; left as they are"}]
         assert target.read_text(encoding="utf-8") == original.replace("line 8\n", "user 8\n")
+
+
+async def test_rewind_with_revert_files_undoes_the_rewound_turns_commands(tmp_path: Path):
+    workspace, sessions = tmp_path / "ws", tmp_path / "sessions"
+    workspace.mkdir()
+    target = workspace / "f.txt"
+    target.write_text(_lines(5), encoding="utf-8")
+    async with tool_server(folders=[workspace], sessions_dir=sessions) as editor:
+        editor.permission_answer = "always"
+        sid, _ = await run_turn(editor, [call("run_command", command="sed -i 's/^line 1$/one/' f.txt"), {"text": "1"}])
+        await run_turn(editor, [call("run_command", command="sed -i 's/^line 5$/five/' f.txt"), {"text": "2"}], session_id=sid)
+        await run_turn(editor, [{"text": "3"}], session_id=sid)
+        assert target.read_text(encoding="utf-8") == _lines(5).replace("line 1\n", "one\n").replace("line 5\n", "five\n")
+
+        result = await editor.request("agent/session/rewind", {"sessionId": sid, "turn": 2, "revertFiles": True})
+
+        f = str(target.resolve())
+        assert result["reverts"] == [{"turn": 3, "reverted": [], "skipped": []},
+                                     {"turn": 2, "reverted": [f], "skipped": []}]
+        assert target.read_text(encoding="utf-8") == _lines(5).replace("line 1\n", "one\n")
+        events = (await editor.request("agent/session/load", {"sessionId": sid}))["events"]
+        assert [e["type"] for e in events][-2:] == ["session/rewind", "turn/revert"]

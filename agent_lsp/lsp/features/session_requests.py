@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.features.session_control import filter_sessions
 from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
 from agent_lsp.lsp.rpc import SessionInUse, parse
 from agent_lsp.store.event_log import EventLog
@@ -35,7 +36,7 @@ def register(server: AgentLanguageServer) -> None:
         p = parse(wire.SessionListParams, params)
         await ls.ready()
         hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
-        return wire.wire_dump(wire.SessionListResult(sessions=list_sessions(hosts)))
+        return wire.wire_dump(wire.SessionListResult(sessions=filter_sessions(list_sessions(hosts), p)))
 
     @server.feature("agent/session/load")
     async def session_load(ls: AgentLanguageServer, params: Any) -> dict:
@@ -94,6 +95,8 @@ def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
             updated_at=s.updated_at,
             turns=s.turns,
             status=s.status,
+            parent_session_id=s.parent_session_id,
+            fork_turn=s.fork_turn,
         )
         for host in hosts
         for s in host.list_sessions()

@@ -41,6 +41,20 @@ command("AgentResume", run("resume"), {
   desc = "agent_lsp: resume a stored session",
 })
 command("AgentRevert", run("revert"), { nargs = "?", desc = "agent_lsp: revert the file edits of a turn" })
+local function control(name)
+  return function(opts)
+    require("agent_lsp.session_control")[name](opts)
+  end
+end
+command("AgentRewind", control("rewind"), {
+  nargs = "?",
+  bang = true,
+  desc = "agent_lsp: rewind the history to before a turn (! also reverts its files)",
+})
+command("AgentFork", control("fork"), { nargs = "?", desc = "agent_lsp: fork the session at a turn" })
+command("AgentQueueEdit", control("queue_edit"), { nargs = 0, desc = "agent_lsp: edit, move, send now or remove a queued message" })
+command("AgentQueuePause", control("queue_pause"), { nargs = 0, desc = "agent_lsp: pause the queue" })
+command("AgentQueueResume", control("queue_resume"), { nargs = 0, desc = "agent_lsp: resume the queue" })
 command("AgentLog", run("log"), {
   nargs = "?",
   complete = function()

@@ -13,20 +13,26 @@ export const METHODS = {
   'agent/cancel': 'agent/cancel',
   'agent/error': 'agent/error',
   'agent/followup': 'agent/followup',
+  'agent/inbox/changed': 'agent/inbox/changed',
   'agent/inbox/claimed': 'agent/inbox/claimed',
   'agent/inbox/discarded': 'agent/inbox/discarded',
   'agent/inbox/inserted': 'agent/inbox/inserted',
+  'agent/inbox/move': 'agent/inbox/move',
+  'agent/inbox/pause': 'agent/inbox/pause',
   'agent/inbox/remove': 'agent/inbox/remove',
+  'agent/inbox/update': 'agent/inbox/update',
   'agent/mcp/list': 'agent/mcp/list',
   'agent/permission': 'agent/permission',
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
   'agent/session/delete': 'agent/session/delete',
+  'agent/session/fork': 'agent/session/fork',
   'agent/session/list': 'agent/session/list',
   'agent/session/load': 'agent/session/load',
   'agent/session/mode': 'agent/session/mode',
   'agent/session/new': 'agent/session/new',
   'agent/session/replay': 'agent/session/replay',
+  'agent/session/rewind': 'agent/session/rewind',
   'agent/skill/list': 'agent/skill/list',
   'agent/skill/run': 'agent/skill/run',
   'agent/status': 'agent/status',
@@ -63,7 +69,9 @@ export type Event =
   | SubagentStartEvent
   | HookRunEvent
   | PlanUpdateEvent
-  | SessionModeEvent;
+  | SessionModeEvent
+  | SessionRewindEvent
+  | AgentInboxPausedEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -91,6 +99,29 @@ export interface LlmFailure {
   [k: string]: unknown;
 }
 /**
+ * A durable `agent/inbox/paused` event.
+ */
+export interface AgentInboxPausedEvent {
+  data: InboxPaused;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'agent/inbox/paused';
+}
+/**
+ * The next-turn queue was paused (no turn starts from it) or resumed.
+ */
+export interface InboxPaused {
+  paused: boolean;
+  [k: string]: unknown;
+}
+/**
  * A durable `agent/inbox/spliced` event.
  */
 export interface AgentInboxSplicedEvent {
@@ -108,11 +139,13 @@ export interface AgentInboxSplicedEvent {
 }
 /**
  * A claim is a pure deletion (no `outcome`); removal and clear carry
- * `outcome: "canceled"`; an insertion has no `removedCount`.
+ * `outcome: "canceled"`; an insertion has no `removedCount`. Queue edits:
+ * `outcome: "edited"` replaces a message with its new text, `"moved"`
+ * reorders a list or takes a message from one list to the other.
  */
 export interface InboxSpliced {
   inserted: Message[];
-  outcome?: 'canceled' | null;
+  outcome?: ('canceled' | 'edited' | 'moved') | null;
   removedCount?: number | null;
   start: number;
   target: 'next-turn' | 'next-step';
@@ -970,6 +1003,32 @@ export interface SessionMode {
   [k: string]: unknown;
 }
 /**
+ * A durable `session/rewind` event.
+ */
+export interface SessionRewindEvent {
+  data: SessionRewind;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'session/rewind';
+}
+/**
+ * The history was cut back to before `turn` (`agent/session/rewind`):
+ * the surface nodes `removedSeqs` became this node, which has no message.
+ */
+export interface SessionRewind {
+  removedSeqs: number[];
+  surfaceOp: 'append' | ReplaceOp;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
  * A second model to use when the primary one is unavailable. Unset
  * fields inherit the primary's (its key comes from the same env vars).
  */
@@ -1000,6 +1059,13 @@ export interface Inbox {
   nextStep: Message[];
   nextTurn: Message[];
 }
+export interface InboxChangedParams {
+  nextStep: Message[];
+  nextTurn: Message[];
+  paused: boolean;
+  sessionId: string;
+  [k: string]: unknown;
+}
 export interface InboxClaimedParams {
   message: Message;
   sessionId: string;
@@ -1018,12 +1084,42 @@ export interface InboxInsertedParams {
   target: 'next-turn' | 'next-step';
   [k: string]: unknown;
 }
+export interface InboxMoveParams {
+  /**
+   * position in the next-turn queue; default: its end
+   */
+  index?: number | null;
+  messageId: string;
+  sessionId: string;
+  /**
+   * next-turn: the queue (at `index`); next-step: steer the running turn now; now: cancel the running turn and start this message's turn
+   */
+  to: 'next-turn' | 'next-step' | 'now';
+}
+export interface InboxMoveResult {
+  moved: boolean;
+}
+export interface InboxPauseParams {
+  paused: boolean;
+  sessionId: string;
+}
+export interface InboxPauseResult {
+  paused: boolean;
+}
 export interface InboxRemoveParams {
   messageId: string;
   sessionId: string;
 }
 export interface InboxRemoveResult {
   removed: boolean;
+}
+export interface InboxUpdateParams {
+  content: string | ContentBlock[];
+  messageId: string;
+  sessionId: string;
+}
+export interface InboxUpdateResult {
+  updated: boolean;
 }
 export interface McpListParams {
   /**
@@ -1179,11 +1275,26 @@ export interface SessionEventParams {
   events: Event[];
   sessionId: string;
 }
+export interface SessionForkParams {
+  sessionId: string;
+  /**
+   * the new session shares the history up to the end of this turn
+   */
+  turn: number;
+}
 export interface SessionInfo {
   /**
    * epoch milliseconds
    */
   createdAt: number;
+  /**
+   * a fork: the parent's last turn it shares
+   */
+  forkTurn?: number | null;
+  /**
+   * a fork: the session it was forked from
+   */
+  parentSessionId?: string | null;
   sessionId: string;
   status: 'idle' | 'running';
   title?: string | null;
@@ -1195,6 +1306,22 @@ export interface SessionInfo {
   workspaceUri: string;
 }
 export interface SessionListParams {
+  /**
+   * at most this many (the most recently updated)
+   */
+  limit?: number | null;
+  /**
+   * only sessions whose title contains this text (any case)
+   */
+  query?: string | null;
+  /**
+   * only sessions updated at or after this epoch ms
+   */
+  updatedAfter?: number | null;
+  /**
+   * only sessions updated before this epoch ms
+   */
+  updatedBefore?: number | null;
   /**
    * no workspaceUri: every open workspace
    */
@@ -1267,6 +1394,32 @@ export interface SessionReplayResult {
   startSeq: number;
   status: 'idle' | 'running';
   workspaceUri: string;
+}
+export interface SessionRewindParams {
+  /**
+   * also revert the files the rewound turns changed
+   */
+  revertFiles?: boolean;
+  sessionId: string;
+  /**
+   * the history is cut back to before this turn
+   */
+  turn: number;
+}
+export interface SessionRewindResult {
+  /**
+   * how many history entries the model no longer sees
+   */
+  removedMessages: number;
+  /**
+   * with revertFiles: per rewound turn, newest first
+   */
+  reverts: TurnRevertReport[];
+}
+export interface TurnRevertReport {
+  reverted: string[];
+  skipped: SkippedPath[];
+  turn: number;
 }
 /**
  * The `agentLsp` settings object (same shape in every layer).

@@ -62,6 +62,13 @@ notifications["agent/inbox/claimed"] = function(_, params, ctx)
   end
 end
 
+notifications["agent/inbox/changed"] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s then
+    require("agent_lsp.session_control").on_inbox_changed(s, params)
+  end
+end
+
 notifications["agent/tool/progress"] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then

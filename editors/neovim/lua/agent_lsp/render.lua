@@ -628,6 +628,8 @@ function Renderer:event(ev)
     if section then
       section.child = data.childSessionId
     end
+  elseif t == "session/rewind" then
+    self:note({ ("_⟲ rewound to before turn %s: the agent no longer sees it or what followed_"):format(data.turn or "?") })
   elseif t == "llm/retry" then
     local f = type(data.failure) == "table" and data.failure or {}
     -- A wait too short to read ("in 0.0 s") is not shown.
