@@ -19,10 +19,12 @@ one consumed per model call, in order. A reply is a dict:
     {"text": "slow", "chunkDelayMs": 20}   per-reply delay between chunks
     {"usage": {"inputTokens": 10, "outputTokens": 2}}
                                            usage override (else an estimate: 4 characters a token)
-    {"when": "fix the bug", "text": "…"}   only for a request whose latest user message contains
-                                           "fix the bug"; the first unused reply that fits is taken,
-                                           so one script can serve agents that run at once
-                                           (a parent and its sub-agents)
+    {"when": "fix the bug", "text": "…"}   for a request whose latest user message contains "fix the
+                                           bug": such a request takes the first unused reply whose
+                                           "when" fits, before any reply without one; a reply with
+                                           "when" is never taken by a request it does not fit. So
+                                           one script serves agents that run at once (a parent and
+                                           its sub-agents, each with its own copy of the script)
 
 A text or reasoning reply of n characters yields n + 2 chunks for the block,
 then one `usage` and one `finish` chunk: "abc" gives 7 chunks.
@@ -66,6 +68,8 @@ class ScriptedProvider:
         self.requests: list[ModelRequest] = []
         self._next = 0  # replies before it are all used
         self._used: set[int] = set()
+        self._scanned = 0  # replies checked for a "when"
+        self._has_when = False
         self._call_counter = 0
         self._chars: dict[int, tuple[dict[str, Any], int]] = {}  # id(message) -> (message, chars)
 
@@ -95,13 +99,28 @@ class ScriptedProvider:
         said = message_text(last_user) if last_user else ""
         while self._next < len(self.script) and self._next in self._used:
             self._next += 1
-        for index in range(self._next, len(self.script)):
+        if not self._conditional():
+            unused = [self._next] if self._next < len(self.script) else []  # strictly in order
+        else:
+            unused = [i for i in range(self._next, len(self.script)) if i not in self._used]
+        fitting = [i for i in unused if self._when(i) is not None and str(self._when(i)) in said]
+        plain = [i for i in unused if self._when(i) is None]
+        for index in (fitting or plain)[:1]:
+            self._used.add(index)
             reply = self.script[index]
-            when = None if callable(reply) else reply.get("when")
-            if index not in self._used and (when is None or str(when) in said):
-                self._used.add(index)
-                return reply(request) if callable(reply) else reply
+            return reply(request) if callable(reply) else reply
         return {"text": f"(scripted model) You said: {said}"}
+
+    def _conditional(self) -> bool:
+        """Whether any reply has a "when" (scanned once per reply, however long the script)."""
+        if self._scanned < len(self.script):
+            self._has_when = self._has_when or any(self._when(i) is not None for i in range(self._scanned, len(self.script)))
+            self._scanned = len(self.script)
+        return self._has_when
+
+    def _when(self, index: int) -> Any:
+        reply = self.script[index]
+        return None if callable(reply) else reply.get("when")
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[dict[str, Any]]:
         self.requests.append(request)

@@ -19,6 +19,7 @@ Its lifecycle reaches the parent's clients as the live `agent/subagent/status`.
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.agent import Agent, ToolRegistry
@@ -44,19 +45,10 @@ with a complete, self-contained report of what you found or did: that report is 
 will see of your work."""
 
 
-class NotASubagent(KeyError):
-    def __init__(self, session_id: str):
-        super().__init__(session_id)
-        self.session_id = session_id
-
-    def __str__(self) -> str:
-        return f"session {self.session_id} is not a running sub-agent"
-
-
 class Subagents:
     """The sub-agents of one workspace host (the tool's `SubagentRunner`)."""
 
-    def __init__(self, host: WorkspaceHost, config_dir, home):
+    def __init__(self, host: WorkspaceHost, config_dir: Path, home: Path):
         self.host = host
         self.running: dict[str, Agent] = {}  # child session id -> its agent
         folders = agent_type_folders(host.root, config_dir, home)
@@ -67,12 +59,13 @@ class Subagents:
     def agent_types(self) -> dict[str, str]:
         return {name: t.description for name, t in self.types.items()}
 
-    def cancel(self, session_id: str) -> None:
-        """Cancel one running child alone; its parent's turn goes on."""
+    def cancel(self, session_id: str) -> bool:
+        """Cancel one running child alone (its parent's turn goes on); False if
+        `session_id` is no running child of this host."""
         child = self.running.get(session_id)
-        if child is None:
-            raise NotASubagent(session_id)
-        child.cancel("user")
+        if child is not None:
+            child.cancel("user")
+        return child is not None
 
     # ------------------------------------------------------------------- run
 

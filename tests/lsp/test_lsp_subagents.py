@@ -145,7 +145,9 @@ async def test_a_child_gets_read_only_tools_unless_its_agent_type_widens_them(wo
     script = [
         {"when": "delegate", "tools": [subagent_call("plain", "try to write", "TASK-PLAIN"),
                                        subagent_call("typed", "write", "TASK-TYPED", "scribe"),
-                                       subagent_call("bogus", "no such type", "TASK-BOGUS", "nobody")]},
+                                       subagent_call("bogus", "no such type", "TASK-BOGUS", "nobody"),
+                                       subagent_call("broken", "model fails", "TASK-BROKEN")]},
+        {"when": "TASK-BROKEN", "fail": "AUTH", "message": "the key was refused"},
         {"when": "TASK-PLAIN", "tools": [dict(write, id="w0", arguments={"path": "plain.txt", "content": "x"})]},
         {"when": "TASK-PLAIN", "text": "could not write"},
         {"when": "TASK-TYPED", "tools": [write]},
@@ -165,6 +167,10 @@ async def test_a_child_gets_read_only_tools_unless_its_agent_type_widens_them(wo
         assert refused["error"]["code"] == "UNKNOWN_TOOL"
         assert results["bogus"]["error"]["code"] == "INVALID_ARGUMENTS"
         assert "unknown agent type 'nobody' (known: scribe)" in results["bogus"]["message"]["content"][0]["text"]
+        # a child whose model fails: the parent's result says what happened
+        assert results["broken"]["error"]["code"] == "SUBAGENT_FAILED"
+        assert "The sub-agent failed: AUTH: the key was refused" in results["broken"]["message"]["content"][0]["text"]
+        assert results["broken"]["meta"]["subagent"]["status"] == "failed"
 
 
 async def test_a_crash_mid_child_is_repaired_in_both_sessions(workspace: Path, tmp_path: Path):

@@ -18,8 +18,6 @@ def register(server: AgentLanguageServer) -> None:
         p = parse(wire.SubagentCancelParams, params)
         if not p.session_id:
             raise JsonRpcInvalidParams("sessionId: must not be empty")
-        for host in ls.live_hosts:
-            if p.session_id in host.subagents.running:
-                host.subagents.cancel(p.session_id)
-                return wire.wire_dump(wire.SubagentCancelResult(cancelled=True))
+        if any(host.subagents.cancel(p.session_id) for host in ls.live_hosts):
+            return wire.wire_dump(wire.SubagentCancelResult(cancelled=True))
         raise JsonRpcInvalidParams(f"session {shown(p.session_id)} is not a running sub-agent")

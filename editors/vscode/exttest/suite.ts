@@ -14,6 +14,8 @@
 //   7 {"text": "steered"}
 //   8 {"text": "queued ran"}
 //   9 {"fail": "AUTH", "message": "Set OPENAI_API_KEY"}
+// and replies only the prompts PLAN-EXT and DELEGATE-EXT (and the sub-agent's
+// task SUB-EXT) take, whenever they come.
 // (a restarted server starts the script again from reply 0: after the resume
 // test, 0 answers the code action, 1-2 edit again for the revert-after-restart
 // test, and after that test's restart 0 is the summary of the compaction)
@@ -438,6 +440,40 @@ const tests: [string, () => Promise<void>][] = [
       assert.equal(a.sessions.heldBy, null);
       await vscode.commands.executeCommand('agentLsp.resumeSession', current);
       assert.equal(a.sessions.sessionId, current);
+    },
+  ],
+  [
+    'plan mode refuses the edit, the plan is a checklist; a sub-agent is a card whose transcript opens',
+    async () => {
+      const a = await api();
+      await a.sessions.newSession();
+      const parent = a.sessions.sessionId!;
+      await a.sessions.setPlanMode(true);
+      await waitFor('plan mode', () => a.sessions.transcript.mode === 'plan');
+      await a.send('PLAN-EXT plan a change');
+      await idleAfter(a, 1);
+      const tools = a.sessions.transcript.items.filter((i) => i.kind === 'tool') as any[];
+      const edit = tools.find((t) => t.name === 'edit_file');
+      assert.equal(edit.status, 'failed');
+      assert.equal(edit.error.code, 'PERMISSION_DENIED');
+      assert.match(edit.output, /Plan mode is on/);
+      const plan = a.sessions.transcript.items.find((i) => i.kind === 'plan') as any;
+      assert.deepEqual(plan.entries, [{ content: 'look', status: 'completed' }, { content: 'change', status: 'pending' }]);
+      await a.sessions.setPlanMode(false);
+      await waitFor('plan mode off', () => a.sessions.transcript.mode === 'default');
+
+      await a.send('DELEGATE-EXT ask a sub-agent');
+      await idleAfter(a, 2);
+      const card = [...a.sessions.transcript.subagents.values()][0];
+      assert.equal(card.status, 'completed');
+      assert.equal(card.description, 'read hello.py');
+      const result = (a.sessions.transcript.items.filter((i) => i.kind === 'tool') as any[]).find((t) => t.name === 'subagent');
+      assert.equal(result.output, 'It prints a greeting.');
+      await waitFor('the panel to render the answer', () => a.panel.lastRendered?.lastText === 'Delegated.');
+      await a.sessions.load(card.childSessionId);
+      const texts = a.sessions.transcript.items.filter((i) => i.kind === 'text').map((i) => (i as any).text);
+      assert.deepEqual(texts, ['It prints a greeting.']);
+      await a.sessions.load(parent);
     },
   ],
   [

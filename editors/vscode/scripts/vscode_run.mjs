@@ -48,6 +48,15 @@ const scripts = {
     { text: 'steered' },
     { text: 'queued ran' },
     { fail: 'AUTH', message: 'Set OPENAI_API_KEY' },
+    // Taken only by the prompts (and the sub-agent's task) they name, whenever those come.
+    { when: 'PLAN-EXT', tools: [
+      { name: 'edit_file', arguments: { path: 'hello.py', edits: [{ oldText: 'print', newText: 'planned' }] } },
+      { name: 'todo_write', arguments: { items: [{ content: 'look', status: 'completed' }, { content: 'change', status: 'pending' }] } },
+    ] },
+    { when: 'PLAN-EXT', text: 'Planned.' },
+    { when: 'DELEGATE-EXT', tools: [{ name: 'subagent', arguments: { description: 'read hello.py', task: 'SUB-EXT read hello.py' } }] },
+    { when: 'SUB-EXT', text: 'It prints a greeting.' },
+    { when: 'DELEGATE-EXT', text: 'Delegated.' },
   ],
   ui: [
     { reasoning: 'Let me look at the file first.', text: HELLO },
@@ -64,6 +73,15 @@ const scripts = {
     { text: LONG, chunkDelayMs: 5 },
     { text: 'About the selection.' },
     { text: 'SUMMARY: a greeting, an edit (reverted), two commands (one denied), a long answer.' },
+    // Plan mode and a sub-agent: replies taken only by the prompts (and the sub-agent's task) they name.
+    { when: 'PLAN-UI', tools: [
+      { name: 'edit_file', arguments: { path: 'hello.py', edits: [{ oldText: 'world', newText: 'plan' }] } },
+      { name: 'todo_write', arguments: { items: [{ content: 'read hello.py', status: 'completed' }, { content: 'greet the planner', status: 'pending' }] } },
+    ] },
+    { when: 'PLAN-UI', text: 'Planned.' },
+    { when: 'DELEGATE-UI', tools: [{ name: 'subagent', arguments: { description: 'count the lines', task: 'SUB-UI count the lines of hello.py' } }] },
+    { when: 'SUB-UI', text: 'hello.py has one line.' },
+    { when: 'DELEGATE-UI', text: 'Delegated.' },
   ],
 };
 
@@ -397,6 +415,41 @@ async function uiSmoke(page, workspace) {
   await panel.waitForSelector('.compaction-summary:has-text("SUMMARY: a greeting")');
   await shot(page, 'compacted');
   log('compacted: the transcript shows it, with the summary');
+
+  // Plan mode: the panel's switch; the agent's edit is refused and its plan is a checklist.
+  await panel.check('#plan-mode');
+  await panel.waitForSelector('.notice:has-text("Plan mode on")', { timeout: 10000 });
+  await panel.fill('#input', 'PLAN-UI plan a greeting change');
+  await panel.press('#input', 'Enter');
+  await panel.waitForSelector('.assistant:has-text("Planned.")', { timeout: 20000 });
+  await panel.waitForSelector('.plan:has-text("Plan · 1 of 2 done")', { timeout: 5000 });
+  const checked = await panel.$$eval('.plan-entry input', (boxes) => boxes.map((b) => b.checked));
+  if (JSON.stringify(checked) !== '[true,false]') throw new Error(`the plan's checkboxes are ${JSON.stringify(checked)}`);
+  const refused = await panel.$eval('.tool.failed:has-text("edit_file") .tool-error', (n) => n.textContent);
+  if (!refused.includes('Plan mode is on')) throw new Error(`the refused edit does not say why: ${refused}`);
+  if (fs.readFileSync(path.join(workspace.ws, 'hello.py'), 'utf8').includes('plan')) throw new Error('plan mode let an edit through');
+  await shot(page, 'plan');
+  await panel.uncheck('#plan-mode');
+  await panel.waitForSelector('.notice:has-text("Plan mode off")', { timeout: 10000 });
+  log('plan mode: the edit was refused with the reason, the plan shows as a checklist');
+
+  // A sub-agent: a card with its status and report, opening its own transcript.
+  await panel.fill('#input', 'DELEGATE-UI ask a sub-agent');
+  await panel.press('#input', 'Enter');
+  await panel.waitForSelector('.assistant:has-text("Delegated.")', { timeout: 20000 });
+  await panel.waitForSelector('.subagent.completed:has-text("count the lines"):has-text("completed")', { timeout: 5000 });
+  await panel.click('.subagent summary');
+  await panel.waitForSelector('.subagent .subagent-report:has-text("hello.py has one line.")');
+  await shot(page, 'subagent');
+  await panel.click('.subagent-actions button:has-text("Open transcript")');
+  await panel.waitForSelector('.user:has-text("SUB-UI count the lines of hello.py")', { timeout: 10000 });
+  await panel.waitForSelector('.assistant:has-text("hello.py has one line.")', { timeout: 10000 });
+  if (await panel.$('.assistant:has-text("Delegated.")')) throw new Error("the sub-agent's transcript shows the parent's answer");
+  await page.click('.action-label[aria-label^="Resume Session"]');
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("hi there")', { timeout: 10000 });
+  await page.click('.quick-input-list .monaco-list-row:has-text("hi there")');
+  await panel.waitForSelector('.assistant:has-text("Delegated.")', { timeout: 10000 });
+  log("sub-agent: a card with its status and report; its own transcript opened from it");
 
   // The API key goes to the secret storage, never to settings.json.
   const secret = 'sk-ui-secret-4711';

@@ -24,6 +24,7 @@ export interface ClientHandlers {
   status(params: { sessionId: string; status: 'idle' | 'running' }): void;
   error(params: { sessionId: string; turn?: number; step?: number; error: { code?: string; message?: string } }): void;
   toolProgress(params: { sessionId: string; callId: string; data: Record<string, any> }): void;
+  subagentStatus(params: { sessionId: string; callId: string; [key: string]: any }): void;
   permission(params: PermissionParams): Promise<PermissionAnswer>;
   settings(): Promise<Record<string, unknown>>;
   saveAgentEdits(): boolean;
@@ -167,6 +168,7 @@ export function createClient(
   client.onNotification(Methods.status, handlers.status);
   client.onNotification(Methods.error, handlers.error);
   client.onNotification(Methods.toolProgress, handlers.toolProgress);
+  client.onNotification(Methods.subagentStatus, handlers.subagentStatus);
   client.onRequest(Methods.permission, (params: PermissionParams) => handlers.permission(params).then((answer) => ({ answer })));
   client.onRequest(Methods.saveDocuments, async (params: { uris: string[] }) => {
     await saveDocuments(params?.uris ?? []);

@@ -221,6 +221,7 @@ class AgentExtension implements vscode.Disposable {
       status: (p) => this.sessions.handleStatus(p.sessionId, p.status),
       error: (p) => this.onAgentError(p),
       toolProgress: (p) => this.sessions.handleToolProgress(p.sessionId, p.callId, p.data ?? {}),
+      subagentStatus: (p) => this.sessions.handleSubagentStatus(p.sessionId, p),
       permission: (p) => (this.permissionHandler ?? askPermission)(p),
       settings: async () => this.serverSettings(),
       saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true),
@@ -473,6 +474,15 @@ class AgentExtension implements vscode.Disposable {
         break;
       case 'toggleAttach':
         await this.context.workspaceState.update('agentLsp.attach', request.on);
+        break;
+      case 'setPlanMode':
+        await this.guarded('switch plan mode', () => this.sessions.setPlanMode(request.on));
+        break;
+      case 'openSubagent':
+        await this.guarded("open the sub-agent's transcript", () => this.sessions.load(request.sessionId));
+        break;
+      case 'cancelSubagent':
+        await this.guarded('stop the sub-agent', () => this.sessions.cancelSubagent(request.sessionId));
         break;
       case 'setWhileRunning':
         await this.context.workspaceState.update('agentLsp.whileRunning', request.mode);

@@ -19,6 +19,9 @@ export type PanelRequest =
   | { type: 'toggleAttach'; on: boolean }
   | { type: 'setWhileRunning'; mode: 'queue' | 'steer' }
   | { type: 'pickFile' }
+  | { type: 'setPlanMode'; on: boolean }
+  | { type: 'openSubagent'; sessionId: string }
+  | { type: 'cancelSubagent'; sessionId: string }
   | { type: 'rendered'; items: number; lastText: string; status: string };
 
 /** Panel-only state (not part of the transcript). */
@@ -130,6 +133,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
   <div id="context-row">
     <label id="attach-label" title="Attach the active editor's file and selection"><input type="checkbox" id="attach"> <span id="context-label">No active editor to attach</span></label>
     <button id="mention" class="link" title="Attach another file (@file)">@ file</button>
+    <label id="plan-label" title="Plan mode: the agent reads and plans, but edits and commands are refused"><input type="checkbox" id="plan-mode"> Plan mode</label>
   </div>
   <textarea id="input" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)"></textarea>
   <div id="actions">

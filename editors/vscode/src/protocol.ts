@@ -117,6 +117,8 @@ export const Methods = {
   sessionDelete: M['agent/session/delete'],
   sessionCompact: M['agent/session/compact'],
   turnRevert: M['agent/turn/revert'],
+  sessionMode: M['agent/session/mode'],
+  subagentCancel: M['agent/subagent/cancel'],
   // server -> client
   sessionEvent: M['session/event'],
   status: M['agent/status'],
@@ -125,6 +127,7 @@ export const Methods = {
   inboxClaimed: M['agent/inbox/claimed'],
   error: M['agent/error'],
   toolProgress: M['agent/tool/progress'],
+  subagentStatus: M['agent/subagent/status'],
   permission: M['agent/permission'],
   saveDocuments: M['agent/saveDocuments'],
 } as const;

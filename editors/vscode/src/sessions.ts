@@ -18,7 +18,7 @@ import {
 } from './protocol';
 import { SendAction, methodFor } from './input';
 import { HeldBy, SESSION_IN_USE, heldByOf, heldNotice, sessionInUse } from './sessionLock';
-import { Transcript, applyEvents, applyToolProgress, createTranscript, loadTranscript } from './transcript';
+import { Transcript, applyEvents, applySubagentStatus, applyToolProgress, createTranscript, loadTranscript } from './transcript';
 import { PAGE, replayPages } from './replay';
 
 const SESSION_KEY = 'agentLsp.sessionId';
@@ -34,7 +34,8 @@ export type ViewMessage =
   | { type: 'reverted'; turn: number; outcome: RevertOutcome }
   | { type: 'events'; events: SessionEvent[] }
   | { type: 'status'; status: AgentStatus }
-  | { type: 'progress'; callId: string; data: Record<string, any> };
+  | { type: 'progress'; callId: string; data: Record<string, any> }
+  | { type: 'subagent'; params: Record<string, any> };
 
 /** Thrown instead of sending to a session another process holds (same code as the server's answer). */
 export class SessionInUseError extends Error {
@@ -195,7 +196,30 @@ export class SessionController implements vscode.Disposable {
     this.post({ type: 'progress', callId, data });
   }
 
+  /** agent/subagent/status of the shown session (a sub-agent's card). */
+  handleSubagentStatus(sessionId: string, params: Record<string, any>): void {
+    if (sessionId !== this.transcriptState.sessionId) {
+      return;
+    }
+    this.batcher.flush();
+    applySubagentStatus(this.transcriptState, params);
+    this.post({ type: 'subagent', params });
+    this.changeEmitter.fire();
+  }
+
   // ------------------------------------------------------------ us → server
+
+  /** Switch the shown session into or out of plan mode (the server records it;
+   * the transcript follows from the session/mode event). */
+  async setPlanMode(on: boolean): Promise<void> {
+    const sessionId = await this.ensureSession();
+    await this.requester().request(Methods.sessionMode, { sessionId, mode: on ? 'plan' : 'default' });
+  }
+
+  /** Cancel one running sub-agent alone. */
+  async cancelSubagent(childSessionId: string): Promise<void> {
+    await this.requester().request(Methods.subagentCancel, { sessionId: childSessionId });
+  }
 
   async newSession(): Promise<string> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();

@@ -7,6 +7,8 @@
 // renderer knows what to redraw without rebuilding the DOM.
 
 import { AgentStatus, Block, ContextItem, RevertOutcome, EventView, UserMessage, contentText, endSeq, userText } from './protocol';
+import { PermissionMode, PlanEntry, modeNotice, modeOf, planEntries } from './plan';
+import { SubagentView, subagentView } from './subagents';
 
 export interface Usage {
   inputTokens?: number;
@@ -84,7 +86,13 @@ export interface CompactionItem extends ItemBase {
   error: string;
 }
 
-export type Item = UserItem | TextItem | ToolItem | TurnEndItem | ErrorItem | NoticeItem | CompactionItem;
+/** The plan as the agent wrote it at this point (todo_write): a checklist. */
+export interface PlanItem extends ItemBase {
+  kind: 'plan';
+  entries: PlanEntry[];
+}
+
+export type Item = UserItem | TextItem | ToolItem | TurnEndItem | ErrorItem | NoticeItem | CompactionItem | PlanItem;
 
 export interface Transcript {
   sessionId: string | null;
@@ -108,6 +116,10 @@ export interface Transcript {
   reverts: Map<number, RevertOutcome>;
   /** callId -> key of its latest tool item. */
   toolKeys: Map<string, string>;
+  /** The session's permission mode (the last session/mode event). */
+  mode: PermissionMode;
+  /** Sub-agents by the callId of their `subagent` call. */
+  subagents: Map<string, SubagentView>;
 }
 
 const PROGRESS_CAP = 64 * 1024;
@@ -132,6 +144,8 @@ export function createTranscript(sessionId: string | null = null): Transcript {
     editTurns: new Set(),
     reverts: new Map(),
     toolKeys: new Map(),
+    mode: 'default',
+    subagents: new Map(),
   };
 }
 
@@ -526,6 +540,9 @@ export function applyEvent(state: Transcript, event: EventView): void {
       item.error = data.error ?? null;
       item.meta = data.meta ?? null;
       item.status = message.isError || data.error ? 'failed' : 'done';
+      if (data.meta?.subagent) {
+        noteSubagent(state, callId, data.meta.subagent);
+      }
       touch(state, item);
       if (item.status === 'done') {
         noteEdit(state, item);
@@ -561,6 +578,16 @@ export function applyEvent(state: Transcript, event: EventView): void {
     }
     case 'turn/revert':
       noteRevert(state, data);
+      break;
+    case 'plan/update':
+      add<PlanItem>(state, { key: `p:${event.seq}`, kind: 'plan', rev: 0, turn: num(data.turn) ?? state.turnOpen, entries: planEntries(data) });
+      break;
+    case 'session/mode':
+      state.mode = modeOf(data.mode);
+      add<NoticeItem>(state, { key: `n:${event.seq}`, kind: 'notice', rev: 0, turn: state.turnOpen, text: modeNotice(data) });
+      break;
+    case 'subagent/start':
+      noteSubagent(state, String(data.callId), data);
       break;
     case 'agent/inbox/spliced':
       spliceInbox(state, data);
@@ -605,6 +632,22 @@ export function applyEvent(state: Transcript, event: EventView): void {
     }
     default:
       break;
+  }
+}
+
+/** What is known of a sub-agent (its card is the tool item of its call: redrawn). */
+function noteSubagent(state: Transcript, callId: string, data: Record<string, any>): void {
+  state.subagents.set(callId, subagentView(callId, data, state.subagents.get(callId)));
+  const item = toolItemOf(state, callId);
+  if (item) {
+    touch(state, item);
+  }
+}
+
+/** A sub-agent's live status (agent/subagent/status); not durable: the tool result has the end. */
+export function applySubagentStatus(state: Transcript, params: Record<string, any>): void {
+  if (typeof params?.callId === 'string') {
+    noteSubagent(state, params.callId, params);
   }
 }
 

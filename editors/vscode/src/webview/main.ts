@@ -5,11 +5,15 @@
 import { AgentStatus, RevertOutcome, SessionEvent, UserMessage, lineLabel, userText } from '../protocol';
 import { chooseSendAction, keyAction, WhileRunning } from '../input';
 import { renderMarkdown } from '../markdown';
+import { planProgress } from '../plan';
+import { SUBAGENT_TOOL, subagentLabel } from '../subagents';
 import {
   Item,
+  PlanItem,
   ToolItem,
   Transcript,
   applyEvents,
+  applySubagentStatus,
   applyToolProgress,
   contextMeter,
   createTranscript,
@@ -41,6 +45,7 @@ const meterFill = $('meter-fill');
 const meterText = $('meter-text');
 const workingEl = $('working');
 const emptyEl = $('empty');
+const planMode = $<HTMLInputElement>('plan-mode');
 
 let state: Transcript = createTranscript();
 /** Outcomes of "Revert this turn" by turn (what the server answered). */
@@ -107,7 +112,68 @@ function hasDiff(item: ToolItem): boolean {
   return typeof (meta.diff ?? meta.unifiedDiff ?? meta.patch) === 'string';
 }
 
+/** A sub-agent's card: its description and live status, its report when it
+ * ended, Stop while it runs, and a link to its own transcript. */
+function renderSubagent(node: HTMLElement, item: ToolItem): void {
+  const view = state.subagents.get(item.callId);
+  const args = parseArgs(item.args) ?? {};
+  const status = view?.status ?? (item.status === 'failed' ? 'failed' : item.status === 'done' ? 'completed' : 'running');
+  node.className = `item tool subagent ${status}`;
+  const open = node.querySelector('details')?.open ?? false;
+  const details = el('details') as HTMLDetailsElement;
+  details.open = open;
+  const summary = el('summary');
+  summary.append(
+    el('span', 'tool-icon', STATUS_ICON[status === 'completed' ? 'done' : status === 'running' ? 'running' : 'failed']),
+    el('span', 'tool-name', `Sub-agent${view?.agentType ? ` (${view.agentType})` : ''}`),
+    el('span', 'tool-arg', view?.description || String(args.description ?? '')),
+    el('span', 'subagent-status', view ? subagentLabel(view) : status),
+  );
+  details.append(summary);
+  if (args.task) {
+    details.append(el('div', 'subagent-task', String(args.task)));
+  }
+  if (item.output) {
+    const report = el('div', 'subagent-report markdown');
+    report.innerHTML = renderMarkdown(item.output);
+    details.append(report);
+  }
+  node.replaceChildren(details);
+  const child = view?.childSessionId;
+  if (child) {
+    const actions = el('div', 'subagent-actions');
+    if (status === 'running') {
+      actions.append(button('Stop', 'link', () => post({ type: 'cancelSubagent', sessionId: child }), 'Cancel this sub-agent alone'));
+    }
+    actions.append(button('Open transcript', 'link', () => post({ type: 'openSubagent', sessionId: child }), 'Show the sub-agent\'s own session'));
+    node.append(actions);
+  }
+}
+
+/** The plan as a checklist. */
+function renderPlan(node: HTMLElement, item: PlanItem): void {
+  node.className = 'item plan';
+  const list = el('ul', 'plan-list');
+  for (const entry of item.entries) {
+    const row = el('li', `plan-entry ${entry.status}`);
+    const box = el('input') as HTMLInputElement;
+    box.type = 'checkbox';
+    box.disabled = true;
+    box.checked = entry.status === 'completed';
+    row.append(box, el('span', 'plan-text', entry.content));
+    if (entry.status === 'in_progress') {
+      row.append(el('span', 'plan-now', 'in progress'));
+    }
+    list.append(row);
+  }
+  node.replaceChildren(el('div', 'plan-title', `Plan · ${planProgress(item.entries)}`), list);
+}
+
 function renderTool(node: HTMLElement, item: ToolItem): void {
+  if (item.name === SUBAGENT_TOOL) {
+    renderSubagent(node, item);
+    return;
+  }
   node.className = `item tool ${item.status}`;
   let details = node.querySelector('details');
   // Open by default while a command's output streams, and when it failed.
@@ -182,6 +248,9 @@ function renderItem(node: HTMLElement, item: Item): void {
     }
     case 'tool':
       renderTool(node, item);
+      break;
+    case 'plan':
+      renderPlan(node, item);
       break;
     case 'turn-end': {
       const labels: Record<string, string> = {
@@ -330,6 +399,8 @@ function renderChrome(): void {
   titleEl.title = state.model ? `${titleEl.textContent} · ${state.model}` : titleEl.textContent ?? '';
   workingEl.hidden = !running;
   emptyEl.hidden = state.items.length > 0;
+  planMode.checked = state.mode === 'plan';
+  planMode.disabled = !!readOnly || !state.sessionId;
 }
 
 function nearBottom(): boolean {
@@ -412,6 +483,7 @@ sendButton.addEventListener('click', () => send(false));
 $('readonly-new').addEventListener('click', () => post({ type: 'newSession' }));
 cancelButton.addEventListener('click', () => post({ type: 'cancel' }));
 attach.addEventListener('change', () => post({ type: 'toggleAttach', on: attach.checked }));
+planMode.addEventListener('change', () => post({ type: 'setPlanMode', on: planMode.checked }));
 $('mention').addEventListener('click', () => post({ type: 'pickFile' }));
 for (const radio of modeEl.querySelectorAll<HTMLInputElement>('input')) {
   radio.addEventListener('change', () => {
@@ -466,6 +538,10 @@ window.addEventListener('message', (e: MessageEvent) => {
       break;
     case 'progress':
       applyToolProgress(state, message.callId, message.data);
+      scheduleRender();
+      break;
+    case 'subagent':
+      applySubagentStatus(state, message.params);
       scheduleRender();
       break;
     case 'prefs':
