@@ -48,6 +48,24 @@ def ensure_venv() -> None:
     STAMP.write_text(wanted)
 
 
+ACP_NODE = ROOT / "tests" / "acp" / "node"
+
+
+def ensure_acp_client() -> None:
+    """The official ACP TypeScript SDK for tests/acp (its client drives `agent-lsp acp`),
+    from tests/acp/node's lockfile; without npm those tests skip and say why."""
+    stamp = ACP_NODE / "node_modules" / ".agent-lsp-installed"
+    wanted = hashlib.sha256((ACP_NODE / "package-lock.json").read_bytes()).hexdigest()
+    if not shutil.which("npm") or (stamp.exists() and stamp.read_text() == wanted):
+        return
+    print("Installing the ACP TypeScript SDK into tests/acp/node …", file=sys.stderr)
+    npm = ["npm", "ci", "--no-audit", "--no-fund", "--silent"]
+    if subprocess.call(npm, cwd=ACP_NODE) == 0:
+        stamp.write_text(wanted)
+    else:
+        print("npm ci in tests/acp/node failed; the ACP TypeScript client tests will skip", file=sys.stderr)
+
+
 # -- `test` with no arguments: every part, then one summary ------------------
 
 VSCODE = ROOT / "editors" / "vscode"
@@ -175,6 +193,7 @@ def main(argv: list[str]) -> int:
         return _run([BIN / "agent-lsp", "demo", *rest])
     if what == "test":
         ensure_venv()
+        ensure_acp_client()
         if rest:  # any pytest arguments: just pytest
             return _run([PYTHON, "-m", "pytest", *rest])
         return test_everything()

@@ -23,6 +23,7 @@ RANK = {
     "__main__": 8,  # `python -m ...` entry points, above everything
     "cli": 7,
     "lsp": 6,
+    "acp": 6,  # the ACP face: beside lsp, above workspace
     "workspace": 5,
     "mcp": 4.5,  # MCP servers as tools: uses tools/base.py and config, used by the workspace host
     "config": 4,
@@ -46,6 +47,7 @@ RESTRICTED = {
     },
     "lsprotocol": {"lsp": ("lsprotocol",), "cli": ("lsprotocol",)},
     "httpx": {"llm": ("httpx",)},
+    "acp": {"acp": ("acp",)},  # agent-client-protocol belongs to the ACP face
 }
 
 # Where a layer may use only part of a lower one: the agent takes the model's

@@ -392,6 +392,18 @@ class TurnRevert(EventModel):
     skipped: list[SkippedPath]
 
 
+class SubagentStart(EventModel):
+    """Appended to the parent's log when a `subagent` tool call starts its child
+    session; the call's `tool/result` meta `subagent` says how it ended."""
+
+    turn: int
+    step: int
+    call_id: str
+    child_session_id: str
+    description: str
+    agent_type: str | None = None
+
+
 class HookRun(EventModel):
     """Appended by the workspace host when a user hook blocked, failed, timed out or
     could not continue a turn (not model-visible; see docs/capabilities.md)."""
@@ -403,6 +415,29 @@ class HookRun(EventModel):
     outcome: Literal["blocked", "failed", "timeout"]
     message: str
     exit_code: int | None = None
+
+
+class PlanItem(EventModel):
+    content: str
+    status: Literal["pending", "in_progress", "completed"]
+    priority: Literal["high", "medium", "low"] | None = None
+
+
+class PlanUpdate(EventModel):
+    """The session's plan as the model last wrote it (`todo_write`): the whole list."""
+
+    turn: int
+    step: int
+    call_id: str
+    items: list[PlanItem]
+
+
+class SessionMode(EventModel):
+    """The session's permission mode changed (`agent/session/mode`)."""
+
+    mode: Literal["default", "plan"]
+    previous: Literal["default", "plan"]
+    carried_plan: bool | None = Field(default=None, description="leaving plan mode: the plan was queued for the next turn")
 
 
 DURABLE_EVENTS: dict[str, type[EventModel]] = {
@@ -427,7 +462,10 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "llm/fallback": LlmFallback,
     "session/end-seed": SessionEndSeed,
     "turn/revert": TurnRevert,
+    "subagent/start": SubagentStart,
     "hook/run": HookRun,
+    "plan/update": PlanUpdate,
+    "session/mode": SessionMode,
 }
 
 
@@ -491,6 +529,18 @@ class ToolResultLive(EventModel):
     data: ToolResult
 
 
+class SubagentStatus(EventModel):
+    """A parent's sub-agent started (`running`) or ended; `usage` (summed over the
+    child's model calls) comes with the end."""
+
+    call_id: str
+    child_session_id: str
+    description: str
+    agent_type: str | None = None
+    status: Literal["running", "completed", "cancelled", "failed"]
+    usage: Usage | None = None
+
+
 LIVE_EVENTS: dict[str, type[EventModel]] = {
     "agent/created": AgentRef,
     "agent/session-start": SessionStart,
@@ -502,12 +552,13 @@ LIVE_EVENTS: dict[str, type[EventModel]] = {
     "agent/tool/progress": ToolProgress,
     "agent/tool/result": ToolResultLive,
     "agent/disposed": AgentRef,
+    "agent/subagent/status": SubagentStatus,
 }
 
 # The live events a client is sent (as notifications of the same name).
 CLIENT_LIVE_EVENTS = (
     "agent/status", "agent/inbox/inserted", "agent/inbox/discarded", "agent/inbox/claimed",
-    "agent/error", "agent/tool/progress",
+    "agent/error", "agent/tool/progress", "agent/subagent/status",
 )
 
 

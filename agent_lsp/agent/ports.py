@@ -130,6 +130,10 @@ class PermissionRequest:
     command: str | None = None
     path: Path | None = None
     session_id: str | None = None
+    # The answers the policy honours: "session"/"always" are left out when it
+    # asks every time, and `asks_every_time` says why (shown to the user).
+    choices: tuple[PermissionAnswer, ...] = ("once", "session", "always", "deny")
+    asks_every_time: str | None = None
 
 
 class Editor(Protocol):

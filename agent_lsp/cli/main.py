@@ -6,6 +6,7 @@
     agent-lsp chat [--workspace DIR]
     agent-lsp sessions [list | show ID | delete ID] [--workspace DIR]
     agent-lsp demo
+    agent-lsp acp                      serve the Agent Client Protocol on stdio (Zed, JetBrains, ...)
 
 Only argparse is imported up front: `agent-lsp --version` and `--help` stay
 fast, and each command imports what it needs.
@@ -142,6 +143,14 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--dir", type=Path, default=None, metavar="DIR",
                       help="put the sample project and its session here (default: a new temporary folder)")
     _add_logging_options(demo, top_level=False)
+
+    acp = commands.add_parser("acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, ...)",
+                              description="Serve the agent over the Agent Client Protocol on stdin/stdout: "
+                              "the command an ACP client (Zed's agent_servers, a JetBrains ACP agent, "
+                              "codecompanion.nvim, ...) is configured to run. Sessions are the same as over LSP.")
+    acp.add_argument("--settings", default=None, metavar="JSON|FILE",
+                     help="agentLsp settings (as an LSP client's initializationOptions): JSON text or a JSON file")
+    _add_logging_options(acp, top_level=False)
     return parser
 
 
@@ -195,6 +204,23 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def acp_command(args: argparse.Namespace) -> int:
+    from agent_lsp.acp import server
+    from agent_lsp.cli import server_process as process
+    from agent_lsp.cli.run import UsageError, load_settings
+
+    try:
+        settings = load_settings(args.settings)
+    except UsageError as error:
+        print(f"agent-lsp: {error}", file=sys.stderr)
+        return 2
+    around = process.ServerProcess()
+    around.install_sigterm_handler()
+    around.host_built()  # sessions (and their shell commands) start with the first session/new
+    around.end(server.serve_stdio(settings))  # no shell command outlives the agent
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -223,6 +249,8 @@ def _main(argv: Sequence[str] | None) -> int:
         from agent_lsp.cli import sessions
 
         return sessions.sessions_command(args)
+    if command == "acp":
+        return acp_command(args)
     if command == "config":
         from agent_lsp.cli import config_show
 

@@ -38,6 +38,8 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # local server's own default is often "until the context is full", which a
 # small model reaches by repeating itself in a tool call.
 DEFAULT_MAX_OUTPUT_TOKENS = 4096
+# Context windows servers told us, by (base URL, model): every session has its own provider.
+_DISCOVERED: dict[tuple[str, str], int | None] = {}
 
 
 # --- request -----------------------------------------------------------------------------
@@ -369,7 +371,10 @@ class OpenAIProvider:
         e.g. Ollama's default), unless the settings give it."""
         if self._is_openai or self._context_window or model in self._discovered:
             return
-        self._discovered[model] = await discover_context_window(self._client, self.base_url, model, self._headers)
+        key = (self.base_url, model)
+        if key not in _DISCOVERED:  # once per server and model, not once per session's provider
+            _DISCOVERED[key] = await discover_context_window(self._client, self.base_url, model, self._headers)
+        self._discovered[model] = _DISCOVERED[key]
 
     def _default_max_tokens(self, model: str) -> int:
         """max_tokens when none is configured: the model's known limit, at most

@@ -19,6 +19,10 @@ one consumed per model call, in order. A reply is a dict:
     {"text": "slow", "chunkDelayMs": 20}   per-reply delay between chunks
     {"usage": {"inputTokens": 10, "outputTokens": 2}}
                                            usage override (else an estimate: 4 characters a token)
+    {"when": "fix the bug", "text": "…"}   only for a request whose latest user message contains
+                                           "fix the bug"; the first unused reply that fits is taken,
+                                           so one script can serve agents that run at once
+                                           (a parent and its sub-agents)
 
 A text or reasoning reply of n characters yields n + 2 chunks for the block,
 then one `usage` and one `finish` chunk: "abc" gives 7 chunks.
@@ -60,7 +64,8 @@ class ScriptedProvider:
         self.chunk_delay_s = chunk_delay_s
         self.context_window = context_window
         self.requests: list[ModelRequest] = []
-        self._next = 0
+        self._next = 0  # replies before it are all used
+        self._used: set[int] = set()
         self._call_counter = 0
         self._chars: dict[int, tuple[dict[str, Any], int]] = {}  # id(message) -> (message, chars)
 
@@ -86,12 +91,16 @@ class ScriptedProvider:
         return ModelInfo(context_window=self.context_window)
 
     def _take(self, request: ModelRequest) -> dict[str, Any]:
-        if self._next < len(self.script):
-            reply = self.script[self._next]
-            self._next += 1
-            return reply(request) if callable(reply) else reply
         last_user = next((m for m in reversed(request.messages) if m.get("role") == "user"), None)
         said = message_text(last_user) if last_user else ""
+        while self._next < len(self.script) and self._next in self._used:
+            self._next += 1
+        for index in range(self._next, len(self.script)):
+            reply = self.script[index]
+            when = None if callable(reply) else reply.get("when")
+            if index not in self._used and (when is None or str(when) in said):
+                self._used.add(index)
+                return reply(request) if callable(reply) else reply
         return {"text": f"(scripted model) You said: {said}"}
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[dict[str, Any]]:

@@ -11,8 +11,10 @@ of reading the rest of the stream in the background.
 from __future__ import annotations
 
 import asyncio
+import functools
 import importlib.util
 import json
+import ssl
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Mapping, Protocol
@@ -50,10 +52,19 @@ def http2_available() -> bool:
     return importlib.util.find_spec("h2") is not None
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """The certificate store, loaded once per process: building it (reading the
+    CA bundle) takes ~10-30 ms, which every new session paid with its client.
+    httpx's own default, environment included (SSL_CERT_FILE, SSL_CERT_DIR)."""
+    return httpx.create_ssl_context()
+
+
 def make_client(timeouts: Timeouts) -> httpx.AsyncClient:
     """One pooled client per provider. httpx's read timeout is off: the
     first-byte and idle timeouts are enforced around each read instead."""
     return httpx.AsyncClient(
+        verify=_tls_context(),
         http2=http2_available(),
         timeout=httpx.Timeout(connect=timeouts.connect, read=None, write=timeouts.connect, pool=timeouts.connect),
         limits=httpx.Limits(max_connections=32, max_keepalive_connections=8, keepalive_expiry=30.0),
@@ -209,23 +220,59 @@ async def normalise(
     state: StreamState,
     feed: Callable[[SseEvent], list[dict[str, Any]]],
 ) -> AsyncIterator[dict[str, Any]]:
-    """Drive `state` over the SSE events and yield its chunks, `finish` last."""
+    """Drive `state` over the SSE events and yield its chunks, `finish` last.
+
+    The deltas of one network read arrived together: consecutive ones of the
+    same kind (text, reasoning, one tool call's arguments) are yielded as one
+    chunk (`join_deltas`). Nothing is held back across reads, so no delta
+    waits for the next one, and the loop, the session log and the relay
+    handle one event per read instead of one per token."""
     async with aclosing(events):
         async for batch in events:
-            for event in batch:
-                for chunk in feed(event):
+            out: list[dict[str, Any]] = []
+            try:
+                for event in batch:
+                    join_deltas(out, feed(event))
+                    if state.done:
+                        *closing, finish = state.end()
+                        join_deltas(out, closing)
+                        for chunk in out:
+                            yield chunk
+                        # Consumers stop at `finish`: read the body's end first, so the
+                        # connection returns to the pool instead of being dropped.
+                        await drain(events)
+                        yield finish
+                        return
+            except LlmError:
+                for chunk in out:  # what came before the failure is kept
                     yield chunk
-                if state.done:
-                    *closing, finish = state.end()
-                    for chunk in closing:
-                        yield chunk
-                    # Consumers stop at `finish`: read the body's end first, so the
-                    # connection returns to the pool instead of being dropped.
-                    await drain(events)
-                    yield finish
-                    return
+                raise
+            for chunk in out:
+                yield chunk
     for chunk in state.end():  # raises: the stream ended before its terminal event
         yield chunk
+
+
+_JOINED = {"text-delta": ("text", 2), "reasoning-delta": ("text", 2), "tool-call-delta": ("delta", 3)}
+
+
+def join_deltas(out: list[dict[str, Any]], chunks: list[dict[str, Any]]) -> None:
+    """Append `chunks` to `out`, joining a delta onto the one before it when
+    both are plain deltas of the same kind (and, for tool calls, the same
+    call): {"type", "text"} or {"type", "id", "delta"} with nothing else.
+    The chunks are the provider's fresh dicts: the last one is extended in place."""
+    for chunk in chunks:
+        if out:
+            last = out[-1]
+            kind = chunk.get("type")
+            if kind == last.get("type") and kind in _JOINED:
+                field, size = _JOINED[kind]
+                text, piece = last.get(field), chunk.get(field)
+                if (len(chunk) == size and len(last) == size and last.get("id") == chunk.get("id")
+                        and type(text) is str and type(piece) is str):
+                    last[field] = text + piece
+                    continue
+        out.append(chunk)
 
 
 def apply_body_settings(body: dict[str, Any], defaults: Mapping[str, Any], extra: Mapping[str, Any]) -> None:

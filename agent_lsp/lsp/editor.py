@@ -8,7 +8,9 @@
   `experimental.agentLsp.permissions`, else `window/showMessageRequest`.
   No answer, an error or a timeout is "deny".
 - save -> `agent/saveDocuments` when the client declared `saveDocuments`;
-  otherwise the server writes the open buffers' text to disk itself.
+  otherwise the server writes the open buffers' text to disk itself: the
+  text after the agent's applied edits (the client's didChange may come
+  later), and only when the file on disk differs.
 
 Every server->client request is shielded from cancellation (pygls #621: a
 cancelled wait makes the client's late reply crash the response handler).
@@ -39,6 +41,7 @@ from agent_lsp.agent.ports import (
 )
 from agent_lsp.lsp.protocol import AgentLspClientCapabilities, PermissionParams, PermissionResult, wire_dump
 from agent_lsp.tools.text import line_content, line_starts
+from agent_lsp.workspace.disk_editor import EditFailed, apply_text_edits, write_text_if_changed
 from agent_lsp.workspace.documents import Documents, normalise_path
 
 log = logging.getLogger(__name__)
@@ -119,6 +122,7 @@ class LspEditor:
         except _Unsupported as reason:
             return ApplyResult(False, str(reason))
         params = types.ApplyWorkspaceEditParams(edit=edit, label=label)
+        edited = self._edited_buffers(operations)
         try:
             result = await _shielded(self.server.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params))
         except asyncio.CancelledError:
@@ -126,7 +130,29 @@ class LspEditor:
         except Exception as error:  # the client answered with an error
             return ApplyResult(False, f"the editor refused the edit: {error}")
         applied = bool(getattr(result, "applied", False))
+        if applied:
+            self._note_applied(edited)
         return ApplyResult(applied, None if applied else (getattr(result, "failure_reason", None) or "the editor did not apply the edit"))
+
+    def _edited_buffers(self, operations: list[EditOperation]) -> list[tuple[TextFileEdit, DocumentSnapshot]]:
+        """The open buffers an edit changes, as they are before it is sent."""
+        edited = []
+        for op in operations:
+            snapshot = self.documents.get(op.path) if isinstance(op, TextFileEdit) else None
+            if snapshot is not None:
+                edited.append((op, snapshot))
+        return edited
+
+    def _note_applied(self, edited: list[tuple[TextFileEdit, DocumentSnapshot]]) -> None:
+        """Remember a buffer's text after an applied edit until the editor's didChange arrives."""
+        for op, before in edited:
+            now = self.documents.get(op.path)
+            if now is None or now.version != before.version:
+                continue  # closed, or the didChange came first: the buffer text is current
+            try:
+                self.documents.edit_applied(op.path, apply_text_edits(before.text, op))
+            except EditFailed:
+                pass  # not for an edit built on this text; the didChange will tell
 
     def _workspace_edit(self, operations: list[EditOperation]) -> types.WorkspaceEdit:
         if not self.supports_document_changes:
@@ -204,9 +230,9 @@ class LspEditor:
             except Exception as error:
                 log.warning("agent/saveDocuments failed (%s); writing the buffers to disk", error)
         for path in open_paths:
-            snapshot = self.documents.get(path)
-            if snapshot is not None:
-                await asyncio.to_thread(snapshot.path.write_text, snapshot.text, encoding="utf-8", newline="")
+            text = self.documents.text_to_save(path)
+            if text is not None:
+                await asyncio.to_thread(write_text_if_changed, normalise_path(path), text)
 
     # ------------------------------------------------------------- permission
 
@@ -226,6 +252,8 @@ class LspEditor:
                 detail=request.detail,
                 command=request.command,
                 path=str(request.path) if request.path else None,
+                choices=list(request.choices),
+                asks_every_time=request.asks_every_time,
             )
             try:
                 reply = await _shielded(self.server.protocol.send_request_async("agent/permission", wire_dump(params)))
@@ -235,11 +263,13 @@ class LspEditor:
             except Exception as error:
                 log.warning("agent/permission failed: %s", error)
                 return "deny"
-        message = request.title if not request.detail else f"{request.title}\n{request.detail}"
+        titles = [title for title, answer in PERMISSION_ACTIONS.items() if answer in request.choices]
+        # The choices are in the text too: some clients show only the message until asked to complete.
+        lines = [request.title, request.detail, request.asks_every_time, f"Answer: {' / '.join(titles)}"]
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
-            message=f"agent-lsp: {message}",
-            actions=[types.MessageActionItem(title=title) for title in PERMISSION_ACTIONS],
+            message="agent-lsp: " + "\n".join(line for line in lines if line),
+            actions=[types.MessageActionItem(title=title) for title in titles],
         )
         try:
             reply = await _shielded(self.server.protocol.send_request_async(types.WINDOW_SHOW_MESSAGE_REQUEST, params))
@@ -249,7 +279,7 @@ class LspEditor:
             log.warning("window/showMessageRequest failed: %s", error)
             return "deny"
         title = getattr(reply, "title", None) if reply is not None else None
-        return PERMISSION_ACTIONS.get(title or "", "deny")
+        return PERMISSION_ACTIONS.get(title or "", "deny") if title in titles else "deny"
 
 
 class _Unsupported(Exception):

@@ -15,12 +15,15 @@ from agent_lsp.lsp.features import (
     documents,
     lifecycle,
     mcp_requests,
+    mode_requests,
     session_requests,
+    subagent_requests,
     skill_requests,
 )
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 
-FEATURES = (lifecycle, documents, agent_requests, session_requests, mcp_requests, skill_requests, commands, code_actions)
+FEATURES = (lifecycle, documents, agent_requests, session_requests, mcp_requests, subagent_requests, mode_requests,
+            skill_requests, commands, code_actions)
 
 
 def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None) -> AgentLanguageServer:

@@ -244,6 +244,34 @@ class SessionLoadResult(WireModel):
     )
 
 
+class SessionReplayParams(SessionRef):
+    """One page of a session's transcript: `forward` from `seq` (default 0), or
+    `backward`, ending just before `seq` (default: the newest page)."""
+
+    direction: Literal["forward", "backward"] = "forward"
+    seq: int | None = Field(default=None, ge=0)
+    limit: int = Field(default=200, ge=1, le=1000, description="at most this many events (after merging)")
+
+
+class SessionReplayResult(WireModel):
+    """A page of the log, `startSeq..nextSeq-1`, runs of text (or reasoning) deltas
+    merged into one `assistant/chunk` with `lastSeq`; `endSeq` is the length of the
+    log when answered (the seq the next live event gets)."""
+
+    session_id: str
+    workspace_uri: str
+    status: Literal["idle", "running"]
+    events: list[Event]
+    start_seq: int
+    next_seq: int
+    end_seq: int
+    inbox: Inbox
+    held_by_pid: int | None = Field(
+        default=None,
+        description="set when another agent-lsp process has the session open: a read-only page from disk",
+    )
+
+
 class SessionDeleteResult(WireModel):
     deleted: bool
 
@@ -299,6 +327,10 @@ class ToolProgressParams(events.ToolProgress):
     session_id: str
 
 
+class SubagentStatusParams(events.SubagentStatus):
+    session_id: str = Field(description="the parent session")
+
+
 # ------------------------------------------------------- server -> client requests
 
 
@@ -310,6 +342,11 @@ class PermissionParams(WireModel):
     detail: str | None = None
     command: str | None = None
     path: str | None = None
+    choices: list[Literal["once", "session", "always", "deny"]] = Field(
+        default=["once", "session", "always", "deny"],
+        description="the answers the server honours; show only these (a command it always confirms has once and deny)",
+    )
+    asks_every_time: str | None = Field(default=None, description="why this is asked every time, for the user")
 
 
 class PermissionResult(WireModel):
@@ -364,6 +401,31 @@ class McpListResult(WireModel):
     servers: list[McpServerStatus]
 
 
+# ------------------------------------------------------------------ sub-agents
+
+
+class SubagentCancelParams(WireModel):
+    session_id: str = Field(description="the sub-agent's own session (childSessionId)")
+
+
+class SubagentCancelResult(WireModel):
+    cancelled: bool
+
+
+# ------------------------------------------------------------- permission modes
+
+
+class SessionModeParams(WireModel):
+    session_id: str
+    mode: Literal["default", "plan"]
+    carry_plan: bool = Field(default=True, description="leaving plan mode: queue the plan for the next turn")
+
+
+class SessionModeResult(WireModel):
+    mode: Literal["default", "plan"]
+    previous: Literal["default", "plan"]
+
+
 # ----------------------------------------------------------------------- skills
 
 
@@ -402,10 +464,13 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/new": (SessionNewParams, SessionRef),
     "agent/session/list": (SessionListParams, SessionListResult),
     "agent/session/load": (SessionRef, SessionLoadResult),
+    "agent/session/replay": (SessionReplayParams, SessionReplayResult),
     "agent/session/delete": (SessionRef, SessionDeleteResult),
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
     "agent/mcp/list": (McpListParams, McpListResult),
+    "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
+    "agent/session/mode": (SessionModeParams, SessionModeResult),
     "agent/skill/list": (SkillListParams, SkillListResult),
     "agent/skill/run": (SkillRunParams, MessageRef),
 }
@@ -418,6 +483,7 @@ SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
     "agent/inbox/claimed": InboxClaimedParams,
     "agent/error": AgentErrorParams,
     "agent/tool/progress": ToolProgressParams,
+    "agent/subagent/status": SubagentStatusParams,
 }
 
 SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {

@@ -85,6 +85,7 @@ class AgentProtocol(LanguageServerProtocol):
         super().__init__(*args, **kwargs)
         self._client_requests: set[Any] = set()  # the client's requests not answered yet (pygls' table mixes in its own)
         self._large_requests: set[Any] = set()  # those of them over LARGE_MESSAGE_BYTES
+        self.exit_received = False
 
     def receive(self, body: bytes) -> None:
         """Handle one message body as read from the wire (pygls' loop does
@@ -107,6 +108,8 @@ class AgentProtocol(LanguageServerProtocol):
             if len(body) > LARGE_MESSAGE_BYTES:
                 self._large_requests.add(data["id"])
         self.handle_message(self.structure_message(data))
+        if data.get("method") == types.EXIT:
+            self.exit_received = True
         if data.get("method") == types.SHUTDOWN and "id" in data:
             # pygls sets this once the shutdown handler is done; a request or an
             # `exit` sent meanwhile must already see it (refused / exit code 0).

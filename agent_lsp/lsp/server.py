@@ -74,15 +74,26 @@ def serve_stdio(*, process: Any = None) -> int:
     return code
 
 
+MAX_UNHANDLED = 64  # messages read ahead of the loop; the reader waits beyond that
+END_OF_INPUT_GRACE_S = 2.0
+
+
 def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> int:
     """pygls' `run_async`, over our frame reader (bounded frames; every body is
-    answered, see `agent_lsp.lsp.rpc`)."""
+    answered, see `agent_lsp.lsp.rpc`).
+
+    A reader thread reads frame after frame and hands each to the event loop,
+    in order. It does not wait for the loop between two messages, so while
+    sessions stream (long loop turns) a burst of requests (ten followups, a
+    cancel) is read at once and handled in the next turn, not one per turn."""
     import asyncio
 
     server._stop_event = stop_event = threading.Event()
     protocol = server.protocol
+    room = threading.Semaphore(MAX_UNHANDLED)
 
     def handle(item: bytes | Oversized) -> None:
+        room.release()
         try:
             if isinstance(item, Oversized):
                 log.warning("skipped a message of %d bytes (limit %d)", item.length, MAX_MESSAGE_BYTES)
@@ -95,12 +106,33 @@ def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> i
 
     async def serve() -> None:
         loop = asyncio.get_running_loop()
-        item = first
-        if item is None:
-            item = await loop.run_in_executor(server.thread_pool, frames.read)
-        while item is not None and not stop_event.is_set():
-            handle(item)
-            item = await loop.run_in_executor(server.thread_pool, frames.read)
+        ended = loop.create_future()
+
+        def read() -> None:
+            item = first
+            try:
+                if item is None:
+                    item = frames.read()
+                while item is not None and not stop_event.is_set():
+                    room.acquire()
+                    loop.call_soon_threadsafe(handle, item)
+                    item = frames.read()
+            except RuntimeError:  # the loop has closed: the server is done
+                return
+            except Exception:
+                log.exception("reading from the client failed")
+            try:
+                loop.call_soon_threadsafe(lambda: ended.done() or ended.set_result(None))
+            except RuntimeError:
+                pass
+
+        threading.Thread(target=read, name="agent-lsp-reader", daemon=True).start()
+        await ended
+        # End of input: what was read is answered first (the client may still
+        # read), and an `exit` read just before ends the process with its code.
+        await protocol.settle_requests(END_OF_INPUT_GRACE_S)
+        if protocol.exit_received:
+            await asyncio.sleep(END_OF_INPUT_GRACE_S)
 
     try:
         asyncio.run(serve())

@@ -18,11 +18,12 @@ import logging
 import os
 import time
 from collections import deque
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
 from agent_lsp.secrets import mask_json_line
+from agent_lsp.store.event import Event
+from agent_lsp.store.event_log import EventLog
 
 log = logging.getLogger(__name__)
 
@@ -51,21 +52,6 @@ _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 def now_ms() -> int:
     return int(time.time() * 1000)
-
-
-@dataclass(slots=True)
-class Event:
-    seq: int
-    time: int  # epoch ms
-    type: str
-    data: dict[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "time": self.time, "type": self.type, "data": self.data}
-
-    @classmethod
-    def from_json(cls, obj: dict[str, Any]) -> "Event":
-        return cls(int(obj["seq"]), int(obj["time"]), str(obj["type"]), dict(obj.get("data") or {}))
 
 
 class JsonlWriter:
@@ -156,7 +142,7 @@ class Session:
     def __init__(
         self,
         session_id: str,
-        events: list[Event] | None = None,
+        events: list[Event] | EventLog | None = None,
         *,
         writer: JsonlWriter | None = None,
         meta: dict[str, Any] | None = None,
@@ -166,7 +152,7 @@ class Session:
         inherited_length: int = 0,
     ):
         self.id = session_id
-        self.events: list[Event] = []
+        self.events = EventLog()
         self.meta = dict(meta or {})
         self.created = created if created is not None else now_ms()
         # True when the session was loaded from disk: the first request of
@@ -186,8 +172,13 @@ class Session:
         self._observers: list[Callable[[Event], Any]] = []
         self._notifying = False
         self._queue: deque[Event] = deque()
-        for e in events or ():
-            self._commit(e)
+        if isinstance(events, EventLog):  # read from the session file: its lines are tracked already
+            self.events = events
+            for e in events.held():
+                self._commit_surface(e)
+        else:
+            for e in events or ():
+                self._commit(e)
         self._writer = writer
 
     # ------------------------------------------------------------------ append
@@ -198,7 +189,7 @@ class Session:
         line, masked = mask_json_line(_encode(event.to_json()))
         if masked is not None:  # a secret in the data: what is kept, stored and sent is the masked copy
             event.data = masked["data"]
-        self._commit(event)
+        self._commit(event, len(line) if line.isascii() else len(line.encode("utf-8")))
         if self._writer is not None:
             self._writer.add(line)
         if self._observers:
@@ -207,10 +198,13 @@ class Session:
                 self._drain()
         return event
 
-    def _commit(self, event: Event) -> None:
+    def _commit(self, event: Event, line_bytes: int | None = None) -> None:
         if event.seq != len(self.events):
             raise ValueError(f"non-contiguous seq {event.seq}, expected {len(self.events)}")
-        self.events.append(event)
+        self.events.append(event, line_bytes if self._writer is not None else None)
+        self._commit_surface(event)
+
+    def _commit_surface(self, event: Event) -> None:
         op = event.data.get("surfaceOp")
         if op is None:
             return
@@ -268,6 +262,7 @@ class Session:
         if self._writer is not None:
             self._writer.discard()
         self._writer = None
+        self.events.detach()
 
     def close(self) -> None:
         """Flush and retire this in-memory session (its agent was disposed):
@@ -275,6 +270,7 @@ class Session:
         store's next load() reads the file afresh."""
         self.flush()
         self._writer = None
+        self.events.detach()
         self._observers.clear()
         self.closed = True
         if self.lock is not None:

@@ -12,10 +12,13 @@ skips such files and reports them in `list_errors`.
 from __future__ import annotations
 
 import json
+import mmap
 import os
+import re
 import secrets
 import time
 import weakref
+from array import array
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from urllib.parse import unquote
 
 from agent_lsp.store import lock as session_lock
 from agent_lsp.store.lock import SessionLockedError
+from agent_lsp.store.event_log import UNKNOWN, EventLog, chunk_kind
 from agent_lsp.store.repair import repair_events
 from agent_lsp.store.session import Event, JsonlWriter, Session, now_ms
 
@@ -105,6 +109,21 @@ def _open_turn(events: list[Event]) -> int | None:
     return None
 
 
+# The newline before every event line that is not a stream chunk (and the last one).
+_NOT_A_CHUNK_LINE = re.compile(rb'\n(?!\{"seq":\d+,"time":\d+,"type":"assistant/chunk",)')
+_UNKNOWN_OFFSET = array("q", [-1])
+_UNKNOWN_KIND = bytes([UNKNOWN])
+
+
+def _event_of(obj: Any, seq: int) -> Event:
+    event = Event(int(obj["seq"]), int(obj["time"]), obj["type"], obj["data"])
+    if not isinstance(event.type, str) or not isinstance(event.data, dict):
+        raise TypeError("an event needs a string type and an object data")
+    if event.seq != seq:
+        raise ValueError(f"seq {event.seq} where {seq} was expected")
+    return event
+
+
 class SessionStore:
     """`lock=True`: every session this store opens (create, load, fork) is
     locked for this process until closed (`agent_lsp.store.lock`); opening one
@@ -149,9 +168,11 @@ class SessionStore:
         created = now_ms()
         header = {"kind": HEADER_KIND, "version": 1, "id": session_id, "created": created, "title": title, "meta": meta or {}}
         handle = self._acquire(session_id)
-        with open(path, "x", encoding="utf-8") as f:
-            f.write(json.dumps(header, ensure_ascii=False) + "\n")
+        header_line = (json.dumps(header, ensure_ascii=False) + "\n").encode("utf-8")
+        with open(path, "xb") as f:
+            f.write(header_line)
         session = Session(session_id, writer=JsonlWriter(path, fsync=self.fsync), meta=meta, created=created)
+        session.events.attach(path, array("q", [len(header_line)]), session.flush)
         self._hold(session, handle)
         if title:
             session.meta.setdefault("title", title)
@@ -180,7 +201,7 @@ class SessionStore:
         return session
 
     def _load_locked(self, session_id: str, path: Path) -> Session:
-        header, events = self._read(path, repair_torn=True)
+        header, events = self._read_log(path, repair_torn=True)
         inherited = header.get("seedLength")
         if inherited is not None and (not isinstance(inherited, int) or not 0 <= inherited <= len(events)):
             raise CorruptSessionError(path, 1, f"invalid seedLength {inherited!r}")
@@ -194,6 +215,7 @@ class SessionStore:
             parent_session=header.get("parentSession"),
             inherited_length=inherited or 0,
         )
+        events.attach(path, events.offsets, session.flush, release=False)
         if header.get("title"):
             session.meta.setdefault("title", header["title"])
         last_time = events[-1].time if events else now_ms()
@@ -212,10 +234,107 @@ class SessionStore:
         session.seed_length = len(session.events)
         session.flush()
 
-    def snapshot(self, session_id: str) -> tuple[dict[str, Any], list[Event]]:
+    def snapshot(self, session_id: str) -> tuple[dict[str, Any], EventLog]:
         """(header, events) as on disk now, for reading only: no lock, no repair
         (a torn last line, e.g. another process mid-write, is left out)."""
-        return self._read(self.path_of(session_id), repair_torn=False)
+        return self._read_log(self.path_of(session_id), repair_torn=False)
+
+    def _read_log(self, path: Path, *, repair_torn: bool) -> tuple[dict[str, Any], EventLog]:
+        """The header and the events of a session file. Stream chunk lines are
+        not parsed (`EventLog` reads them when used), which keeps a long
+        session's load fast and small: a regular expression over the mapped
+        file finds the other lines, and the chunk lines between two of them are
+        counted (each seq must be its line's); chunk lines are parsed, and
+        checked, when read."""
+        with open(path, "rb") as f:
+            head = f.readline()
+        if not head:
+            raise CorruptSessionError(path, 1, "empty file (no header)")
+        try:
+            header = json.loads(head)
+        except ValueError as e:
+            raise CorruptSessionError(path, 1, f"invalid header: {e}") from None
+        if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
+            raise CorruptSessionError(path, 1, "not an agent_lsp session file")
+        if not head.endswith(b"\n") and repair_torn:
+            with open(path, "ab") as f:
+                f.write(b"\n")
+        size = self._whole_lines(path, repair_torn)
+        items: list[Event | None] = []
+        kinds = bytearray()
+        offsets = array("q")
+        gaps: list[tuple[int, int]] = []
+
+        def unread(count: int, at: int) -> None:  # `count` chunk lines from byte `at`
+            if count:
+                gaps.append((len(items), len(items) + count))
+                offsets.append(at)
+                offsets.extend(_UNKNOWN_OFFSET * (count - 1))
+                items.extend([None] * count)
+                kinds.extend(_UNKNOWN_KIND * count)
+
+        pos = len(head)  # where the next line not yet taken starts
+        if size > pos:
+            with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as raw:
+                for match in _NOT_A_CHUNK_LINE.finditer(raw, pos - 1, size):
+                    start = match.start() + 1
+                    if start >= size:
+                        break
+                    end = raw.find(b"\n", start, size)
+                    unread(raw[pos:start].count(b"\n"), pos)
+                    try:
+                        obj = json.loads(raw[start:end])
+                        seq = int(obj["seq"])
+                        if seq != len(items):
+                            raise ValueError(f"seq {seq} where {len(items)} was expected")
+                        event = _event_of(obj, seq)
+                    except (ValueError, KeyError, TypeError, AttributeError) as e:
+                        raise CorruptSessionError(path, len(items) + 2, f"invalid event line: {e}") from None
+                    items.append(event)
+                    kinds.append(chunk_kind(event))
+                    offsets.append(start)
+                    pos = end + 1
+                unread(raw[pos:size].count(b"\n"), pos)
+        offsets.append(max(size, pos))
+        return header, EventLog.from_file(path, items, kinds, offsets, gaps)
+
+    @staticmethod
+    def _whole_lines(path: Path, repair_torn: bool) -> int:
+        """The size of the file's whole lines. A file whose last write was cut
+        short ends without a newline: with `repair_torn` its last line is kept if
+        it is a whole JSON object (a newline is added), else cut off (it was
+        never acknowledged); without, it is left out."""
+        with open(path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+            if size == 0:
+                return 0
+            f.seek(size - 1)
+            if f.read(1) == b"\n":
+                return size
+            back = min(size, 1 << 16)
+            while True:  # the start of the last line
+                f.seek(size - back)
+                chunk = f.read(back)
+                cut = chunk.rfind(b"\n")
+                if cut >= 0 or back == size:
+                    cut = size - back + cut + 1
+                    break
+                back = min(size, back * 4)
+            f.seek(cut)
+            tail = f.read()
+        if not repair_torn:
+            return cut
+        try:
+            whole = isinstance(json.loads(tail), dict)
+        except ValueError:
+            whole = False
+        with open(path, "r+b") as f:
+            if whole:
+                f.seek(0, os.SEEK_END)
+                f.write(b"\n")
+                return size + 1
+            f.truncate(cut)
+            return cut
 
     # ------------------------------------------------------------------- fork
 
@@ -236,7 +355,8 @@ class SessionStore:
         n = len(source_events) if boundary is None else boundary + 1
         if not 0 <= n <= len(source_events):
             raise ValueError(f"fork boundary {boundary} is outside session {source_id} (0..{len(source_events) - 1})")
-        prefix = [Event(e.seq, e.time, e.type, e.data) for e in source_events[:n]]
+        copied = source_events.read_range(0, n) if isinstance(source_events, EventLog) else source_events[:n]
+        prefix = [Event(e.seq, e.time, e.type, e.data) for e in copied]
         open_turn = _open_turn(prefix)
         if open_turn is not None:
             raise ValueError(f"fork boundary {boundary} of session {source_id} is inside open turn {open_turn}")
@@ -248,12 +368,17 @@ class SessionStore:
         handle = self._acquire(session_id)
         header = {"kind": HEADER_KIND, "version": 1, "id": session_id, "created": created, "title": title,
                   "meta": child_meta, "parentSession": source_id, "seedLength": n}
-        with open(path, "x", encoding="utf-8") as f:
-            f.write(json.dumps(header, ensure_ascii=False) + "\n")
-            for e in prefix:
-                f.write(json.dumps(e.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n")
+        lines = [(json.dumps(header, ensure_ascii=False) + "\n").encode("utf-8")]
+        lines += [(json.dumps(e.to_json(), ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+                  for e in prefix]
+        with open(path, "xb") as f:
+            f.write(b"".join(lines))
+        offsets = array("q", [0])
+        for line in lines:
+            offsets.append(offsets[-1] + len(line))
         session = Session(session_id, prefix, writer=JsonlWriter(path, fsync=self.fsync), meta=child_meta,
                           created=created, resumed=True, parent_session=source_id, inherited_length=n)
+        session.events.attach(path, offsets[1:], session.flush)
         if title:
             session.meta.setdefault("title", title)
         self._hold(session, handle)

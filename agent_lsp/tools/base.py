@@ -4,7 +4,8 @@ Tools reach files only through the Editor port (open buffers win over disk)
 and `WorkspaceRoots` (confinement). Permissions and the edit journal are
 ports too (`PermissionGate`, `EditRecorder`), implemented one layer up by
 `agent_lsp.workspace.permissions.PermissionPolicy` and
-`agent_lsp.workspace.edit_journal.EditJournal`.
+`agent_lsp.workspace.edit_journal.EditJournal`; what shell commands change
+is seen by a `CommandWatcher` (`agent_lsp.workspace.checkpoints`).
 """
 
 from __future__ import annotations
@@ -71,6 +72,15 @@ class EditRecorder(Protocol):
     def record(self, session_id: str, turn: int, change: FileChange) -> None: ...
 
 
+class CommandWatcher(Protocol):
+    """Sees what a shell command changed in the workspace (implemented by
+    `agent_lsp.workspace.checkpoints.WorkspaceCheckpoints`)."""
+
+    async def before_command(self) -> Any: ...
+
+    async def changes_since(self, before: Any) -> list[FileChange]: ...
+
+
 # ------------------------------------------------------------------- errors
 
 
@@ -109,6 +119,7 @@ class ToolEnv:
     policy: PermissionGate | None = None
     journal: EditRecorder | None = None
     command_env: CommandEnvPolicy = CommandEnvPolicy()
+    commands: CommandWatcher | None = None  # None: what commands change is not journaled
 
     def resolve(self, raw: str | None, *, default_root: bool = False) -> Path:
         if raw is None or (default_root and not str(raw).strip()):

@@ -11,6 +11,9 @@ Output streams to the client as it arrives (`ctx.progress({"stream":
 and the tail of a long output. A non-zero exit code is a normal result (the
 model reads it); a timeout or a cancel is an error result. The command's
 environment is the server's without its secrets (`agent_lsp.tools.command_env`).
+The files the command created, changed or deleted are journaled for turn
+revert when the environment has a `CommandWatcher` (`meta["journal"]`,
+`meta["changedFiles"]`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import codecs
 import os
 import shutil
 import signal
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import Field
@@ -186,7 +190,18 @@ class RunCommand(BuiltinTool):
                 detail=args.command,
             ),
         )
-        return await run_shell(args.command, cwd, args.timeout_seconds, ctx, self.env.command_env)
+        watcher = self.env.commands
+        before = None if watcher is None else await watcher.before_command()
+        output = await run_shell(args.command, cwd, args.timeout_seconds, ctx, self.env.command_env)
+        if watcher is not None:
+            changes = await watcher.changes_since(before)
+            if changes:
+                # journaled like the file tools' edits: turn revert undoes them too
+                meta = dict(output.meta or {})
+                meta["journal"] = [self.env.record(ctx, change) for change in changes]
+                meta["changedFiles"] = [self.env.show(change.path) for change in changes]
+                output = replace(output, meta=meta)
+        return output
 
 
 async def run_shell(command: str, cwd: Path, timeout_s: float, ctx: ToolContext,

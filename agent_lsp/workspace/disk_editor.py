@@ -154,3 +154,16 @@ def write_text(path: Path, text: str) -> None:
     except FileNotFoundError:
         pass
     os.replace(tmp, path)
+
+
+def write_text_if_changed(path: Path, text: str) -> bool:
+    """Write `text` unless the file holds it already (an unchanged file keeps its
+    modification time, so editors do not report it as changed on disk). True when written."""
+    data = text.encode("utf-8")
+    try:
+        if path.read_bytes() == data:
+            return False
+    except FileNotFoundError:
+        pass
+    write_text(path, text)
+    return True

@@ -43,6 +43,10 @@ class OpenDocument:
     version: int
     language_id: str = ""
     uri: str | None = None  # exactly as the editor named it (edits must use the same)
+    # The text after an edit the editor applied but has not reported yet: an
+    # editor answers workspace/applyEdit before its didChange (eglot sends it
+    # when idle), and what is saved for the next command must be the edited text.
+    applied_text: str | None = None
 
 
 class Documents:
@@ -70,6 +74,20 @@ class Documents:
             text = new_text if span is None else apply_change(text, span[0], span[1], new_text)
         doc.text = text
         doc.version = version
+        doc.applied_text = None  # the editor's own report supersedes what we expected
+
+    def edit_applied(self, path: Path | str, text: str) -> None:
+        """The editor applied an edit that makes the buffer `text`; its didChange may follow later."""
+        doc = self._open.get(normalise_path(path))
+        if doc is not None:
+            doc.applied_text = text
+
+    def text_to_save(self, path: Path | str) -> str | None:
+        """What the buffer holds now, counting an applied edit not yet reported; None when not open."""
+        doc = self._open.get(normalise_path(path))
+        if doc is None:
+            return None
+        return doc.text if doc.applied_text is None else doc.applied_text
 
     def close(self, path: Path | str) -> None:
         self._open.pop(normalise_path(path), None)

@@ -32,6 +32,9 @@ from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
+from agent_lsp.tools.subagent import SubagentTool
+from agent_lsp.workspace.checkpoints import WorkspaceCheckpoints
+from agent_lsp.tools.todo import TodoWrite
 from agent_lsp.tools.base import ToolEnv
 from agent_lsp.tools.memory import Remember
 from agent_lsp.tools.paths import WorkspaceRoots
@@ -44,6 +47,8 @@ from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import build_system_prompt
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
+from agent_lsp.workspace.session_modes import SessionModes
+from agent_lsp.workspace.subagents import Subagents
 
 if TYPE_CHECKING:
     from agent_lsp.llm.factory import ResolvedModel
@@ -52,6 +57,7 @@ log = logging.getLogger(__name__)
 
 WORKSPACE_MARKER = "workspace.json"  # names the folder a sessions directory belongs to
 PERMISSIONS_FILE = "permissions.json"  # "always" answers for this folder
+CHECKPOINTS_DIR = "checkpoints"  # contents of the folder's files before commands ran
 
 
 def sessions_root(settings: Settings, env: Mapping[str, str] = os.environ) -> Path:
@@ -122,11 +128,16 @@ class WorkspaceHost:
         self.store = self._open_store()
         self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
+        # what shell commands change, journaled for revert (a shadow store, not the user's repository)
+        self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
+                                                excluded=(self.store.directory,))
+        self.modes = SessionModes(self)
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
+        self.subagents = Subagents(self, config_dir(env), Path.home())
         self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
         self._skills: dict[str, Skill] | None = None  # read with the tool registry
         self._rules: list[Rule] | None = None  # .agents/rules, read with the first session
@@ -145,7 +156,7 @@ class WorkspaceHost:
 
     def _make_policy(self) -> PermissionPolicy:
         permissions = self.settings.permissions
-        return PermissionPolicy(
+        policy = PermissionPolicy(
             self.store.directory / PERMISSIONS_FILE,
             roots=[self.root],
             rules=policy_permission_rules(self.managed_policy)
@@ -153,6 +164,8 @@ class WorkspaceHost:
             defaults=dict(permissions.defaults),
             ask_timeout_s=permissions.ask_timeout_seconds,
         )
+        policy.mode_of = self.modes.mode_of  # plan mode refuses edits and commands
+        return policy
 
     @property
     def sessions_dir(self) -> Path:
@@ -226,6 +239,7 @@ class WorkspaceHost:
             self.current_session_id = None
         self.journal.forget(session_id)
         self.policy.forget_session(session_id)
+        self.modes.forget(session_id)
         return self.store.delete(session_id)
 
     async def revert_turn(self, session_id: str, turn: int) -> RevertReport:
@@ -306,6 +320,7 @@ class WorkspaceHost:
             await asyncio.gather(*self._background, return_exceptions=True)
         if self._mcp is not None:
             await self._mcp.stop()
+        self.checkpoints.close()
 
     async def _retire(self, agent: Agent) -> None:
         """Dispose an agent and close its providers' connections."""
@@ -321,23 +336,32 @@ class WorkspaceHost:
 
     # -------------------------------------------------------------- building
 
-    def resolve_model(self) -> ResolvedModel:
-        """The model the settings and env ask for; ValueError with a readable message if unusable."""
+    def resolve_model(self, model: str | None = None) -> ResolvedModel:
+        """The model the settings and env ask for (`model` names another one of the
+        same provider); ValueError with a readable message if unusable."""
         # Imported here: the providers bring httpx (~3 MB), which an idle server
         # (an editor open, the agent not used yet) does not need.
         from agent_lsp.llm.factory import create_provider
 
-        return create_provider(self.settings.model, model_environment(self.env))
+        settings = self.settings.model if model is None else self.settings.model.model_copy(update={"model": model})
+        return create_provider(settings, model_environment(self.env))
 
     def _make_agent(self, session) -> Agent:
-        resolved = self.resolve_model()
+        agent = self.build_agent(session, tools=self.tool_registry(), system_prompt=self.system_prompt)
+        self._offer_mcp_tools(agent)
+        return agent
+
+    def build_agent(self, session, *, tools: ToolRegistry, system_prompt, model: str | None = None) -> Agent:
+        """An agent on `session` with these tools and system prompt, live in this
+        host (its events reach the client); a sub-agent's is built here too."""
+        resolved = self.resolve_model(model)
         providers = {resolved.provider_name: resolved.provider}
         if resolved.fallback is not None:
             providers[resolved.fallback.provider_name] = resolved.fallback.provider
         options = AgentOptions(
             provider=resolved.provider_name,
             model=resolved.model,
-            system_prompt=self._system_prompt,
+            system_prompt=system_prompt,
             max_tokens=self.settings.model.max_output_tokens,
             temperature=self.settings.model.temperature,
             max_parallel_tool_calls=self.settings.max_parallel_tool_calls,
@@ -345,8 +369,7 @@ class WorkspaceHost:
             fallback_provider=resolved.fallback.provider_name if resolved.fallback else None,
             fallback_model=resolved.fallback.model if resolved.fallback else None,
         )
-        agent = Agent(session, providers=providers, tools=self.tool_registry(), options=options)
-        self._offer_mcp_tools(agent)
+        agent = Agent(session, providers=providers, tools=tools, options=options)
         self.user_hooks().attach(agent)
         attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix
         guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
@@ -355,17 +378,26 @@ class WorkspaceHost:
             self.on_agent(agent)
         return agent
 
+    async def retire_agent(self, agent: Agent) -> None:
+        """Take an agent out of this host (a finished sub-agent): later requests on
+        its session load the log afresh."""
+        if self.agents.get(agent.session_id) is agent:
+            del self.agents[agent.session_id]
+        self._stale.discard(agent)
+        await self._retire(agent)
+
     def tool_registry(self) -> ToolRegistry:
         if self._registry is None:
             shell = self.settings.shell
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
-            tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal, command_env=command_env)
+            tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
+                                command_env=command_env, commands=self.checkpoints)
             env = ToolEnv(editor=self.editor, roots=WorkspaceRoots([self.root]), policy=self.policy, journal=self.journal,
                           command_env=command_env)
-            tools.append(Remember(env))
+            tools += [Remember(env), SubagentTool(self.subagents), TodoWrite(self.modes)]
+            if self.skills():
+                tools.append(SkillTool(self.skills()))
             self._registry = ToolRegistry([t for t in tools if not self.managed_policy.denies_tool(t.name)])
-            if self.skills() and not self.managed_policy.denies_tool(SkillTool.name):
-                self._registry.add(SkillTool(self.skills()))
             self.mcp_manager().set_registry(self._registry)
         return self._registry
 
@@ -437,6 +469,6 @@ class WorkspaceHost:
 
         agent.hooks.register("system-prompt/assemble", assemble)
 
-    def _system_prompt(self) -> str:
+    def system_prompt(self) -> str:
         open_files = [p for p in self.editor.open_documents() if p == self.root or self.root in p.parents]
         return build_system_prompt([self.root], open_files=open_files)

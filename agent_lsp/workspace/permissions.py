@@ -7,6 +7,9 @@ Decision order for one call (first that applies wins):
 4. an allow rule or a grant matches          -> allow
 5. the default for the tool, else its kind   -> by default commands ask; reads and writes are allowed
 
+A question the policy would ask again whatever the answer (2. and 3.) offers
+only "once" and "deny", and says why it is asked every time.
+
 Rules come from the settings (constructor), from "always" answers (persisted
 in a JSON file per workspace, re-read when another process changed it, so
 every editor on the workspace shares them) and from "session" answers (in
@@ -17,17 +20,23 @@ with ;, &&, |, …) or a path glob (workspace-relative). A tool name ending in
 
 The question goes to the editor (`Editor.ask_permission`); no answer, a
 timeout, an error or an answer we do not know is "deny".
+
+Before all of that, the session's permission mode: in `plan` mode only reads
+pass (reading and searching the workspace); a write, delete or command is
+refused without asking, whatever the rules say. The mode is per session and
+recorded in its log (`agent_lsp.workspace.session_modes`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 from agent_lsp.agent.ports import Editor, PermissionRequest
 from agent_lsp.tools.base import Verdict
@@ -55,6 +64,21 @@ ALWAYS_ASK_PATTERNS: tuple[str, ...] = (
     r":\(\)\s*\{",  # fork bomb
     r"\b(?:shutdown|reboot|halt|poweroff)\b",
     r">\s*/dev/(?:sd|nvme|hd)",
+)
+
+# What each always-ask pattern is, in words, for the question's reason.
+ALWAYS_ASK_LABELS: Mapping[str, str] = dict(zip(ALWAYS_ASK_PATTERNS, (
+    "a recursive delete", "a recursive delete", "sudo", "su", "doas", "git push", "git reset --hard",
+    "git clean", "a download piped into a shell", "formatting a disk", "dd writing a device",
+    "a recursive chmod", "a recursive chown", "a fork bomb", "shutting the machine down", "writing a disk device",
+)))
+
+
+PermissionMode = Literal["default", "plan"]
+PERMISSION_MODES: tuple[str, ...] = ("default", "plan")
+PLAN_MODE_REFUSAL = (
+    "Plan mode is on for this session: you may read and search the workspace, but not edit files or run "
+    "commands. Write your plan with todo_write instead; the user leaves plan mode to let you carry it out."
 )
 
 _CONTROL = re.compile(r"[;&|`\n<>]|\$\(")
@@ -113,7 +137,12 @@ def command_has_prefix(command: str, prefix: str) -> bool:
 
 
 def is_always_ask(command: str, patterns: Sequence[str] = ALWAYS_ASK_PATTERNS) -> bool:
-    return any(re.search(p, command) for p in patterns)
+    return always_ask_match(command, patterns) is not None
+
+
+def always_ask_match(command: str, patterns: Sequence[str] = ALWAYS_ASK_PATTERNS) -> str | None:
+    """The first always-ask pattern the command matches."""
+    return next((p for p in patterns if re.search(p, command)), None)
 
 
 class PermissionPolicy:
@@ -136,6 +165,7 @@ class PermissionPolicy:
         self._session_grants: dict[str, list[PermissionRule]] = {}
         self._stored: list[PermissionRule] = []
         self._stored_stamp: tuple[int, int] | None = None
+        self.mode_of: Callable[[str | None], str] = lambda session_id: "default"  # the session's permission mode
 
     # ----------------------------------------------------------- decisions
 
@@ -143,28 +173,35 @@ class PermissionPolicy:
         """What the rules say, without asking anyone."""
         return self._decide(request)[0]
 
-    def _decide(self, request: PermissionRequest) -> tuple[Action, bool]:
-        """(action, pinned): pinned asks cannot be remembered."""
+    def _decide(self, request: PermissionRequest) -> tuple[Action, str | None]:
+        """(action, why it is pinned): a pinned ask cannot be remembered."""
         relative = self._relative(request.path)
         stored = self.stored_rules()
         grants = self._session_grants.get(request.session_id or "", [])
         every = [*self.rules, *stored, *grants]
         if any(r.action == "deny" and r.matches(request, relative) for r in every):
-            return "deny", True
-        if request.command is not None and is_always_ask(request.command, self.always_ask):
-            return "ask", True
-        if any(r.action == "ask" and r.matches(request, relative) for r in every):
-            return "ask", True
+            return "deny", "a deny rule"
+        pattern = always_ask_match(request.command, self.always_ask) if request.command is not None else None
+        if pattern is not None:
+            what = ALWAYS_ASK_LABELS.get(pattern, "a command on the always-confirm list")
+            return "ask", f"Always confirmed: this command is {what}, so an answer is never remembered for it."
+        rule = next((r for r in every if r.action == "ask" and r.matches(request, relative)), None)
+        if rule is not None:
+            return "ask", f"Always confirmed: the permission rule {json.dumps(rule.to_json())} asks every time."
         if any(r.action == "allow" and r.matches(request, relative) for r in every):
-            return "allow", False
-        return self.defaults.get(request.tool) or self.defaults.get(request.kind, "ask"), False
+            return "allow", None
+        return self.defaults.get(request.tool) or self.defaults.get(request.kind, "ask"), None
 
     async def authorize(self, editor: Editor, request: PermissionRequest) -> Verdict:
+        if request.kind != "read" and self.mode_of(request.session_id) == "plan":
+            return Verdict(False, PLAN_MODE_REFUSAL)
         action, pinned = self._decide(request)
         if action == "allow":
             return Verdict(True)
         if action == "deny":
             return Verdict(False, "A permission rule of this workspace denies it.")
+        if pinned:
+            request = dataclasses.replace(request, choices=("once", "deny"), asks_every_time=pinned)
         try:
             answer = await asyncio.wait_for(editor.ask_permission(request), self.ask_timeout_s)
         except asyncio.TimeoutError:
@@ -243,4 +280,4 @@ def _read_rules(path: Path) -> list[PermissionRule]:
         return []
 
 
-__all__ = ["PermissionPolicy", "PermissionRule", "ALWAYS_ASK_PATTERNS", "command_has_prefix", "is_always_ask"]
+__all__ = ["PermissionPolicy", "PermissionRule", "ALWAYS_ASK_PATTERNS", "always_ask_match", "command_has_prefix", "is_always_ask"]

@@ -15,6 +15,8 @@
 ;;   AGENT_LSP_EXPECT_MESSAGE  optional: a window/showMessage must contain this
 ;;                        (the server reports the final answer of a command's turn)
 ;;   AGENT_LSP_TIMEOUT    seconds to wait (default 30)
+;;   AGENT_LSP_QUESTIONS_OUT  optional: a file that gets the permission questions
+;;                        asked (window/showMessageRequest), as JSON lines {message, actions}
 ;; Exit code 0 and a line "OK ..." on success; exit code 1 and "FAIL ..." otherwise.
 
 (require 'package)
@@ -35,7 +37,13 @@
 (cl-defmethod eglot-handle-request
   (_server (_method (eql window/showMessageRequest)) &key message actions &allow-other-keys)
   (push message agent-test-questions)
-  (let ((actions (append actions nil)))
+  (let ((actions (append actions nil))
+        (out (getenv "AGENT_LSP_QUESTIONS_OUT")))
+    (when out
+      (write-region (concat (json-encode `((message . ,message)
+                                           (actions . ,(vconcat (mapcar (lambda (a) (plist-get a :title)) actions)))))
+                            "\n")
+                    nil out 'append 'silent))
     (or (seq-find (lambda (a) (equal (plist-get a :title) "Allow once")) actions)
         (car actions))))
 

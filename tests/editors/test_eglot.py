@@ -41,7 +41,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def run_eglot(tmp_path: Path, script: list[dict], final_answer: str) -> tuple[Path, str]:
+def run_eglot(tmp_path: Path, script: list[dict], final_answer: str, **extra_env: str) -> tuple[Path, str]:
     """Emacs opens stats.py, runs the followup command, waits for the fix in
     its buffer and for the final answer in a window/showMessage."""
     workspace = tmp_path / "project"
@@ -60,6 +60,7 @@ def run_eglot(tmp_path: Path, script: list[dict], final_answer: str) -> tuple[Pa
         AGENT_LSP_EXPECT=FIXED_LINE,
         AGENT_LSP_EXPECT_MESSAGE=final_answer,
         AGENT_LSP_TIMEOUT="30",
+        **extra_env,
     )
     done = subprocess.run(
         [EMACS, "--batch", "-l", str(HERE / "eglot_followup.el")],
@@ -92,3 +93,34 @@ def test_eglot_answers_a_permission_question_in_its_generic_dialog(tmp_path: Pat
     workspace, report = run_eglot(tmp_path, script, "Checked and fixed.")
     assert "permission questions: 1" in report
     assert (workspace / "checked.txt").read_text() == "ok\n"
+
+
+def test_eglot_a_command_after_an_edit_reads_the_edited_file(tmp_path: Path):
+    # eglot answers workspace/applyEdit before it sends the didChange (it sends
+    # changes when idle): the server saves the edited text, not its older copy,
+    # so the command that runs next sees the fix on disk.
+    script = [
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Checking.", "tools": [{"name": "run_command", "arguments": {"command": "grep -n 'return' stats.py > seen.txt"}}]},
+        {"text": "Fixed and checked."},
+    ]
+    workspace, _ = run_eglot(tmp_path, script, "Fixed and checked.")
+    assert (workspace / "seen.txt").read_text() == f"2:    {FIXED_LINE}\n"
+    assert (workspace / "stats.py").read_text() == f"def mean(values):\n    {FIXED_LINE}\n"
+
+
+def test_eglot_an_always_confirmed_command_offers_only_once_and_deny(tmp_path: Path):
+    # The server asks about `rm -rf` every time: the generic dialog offers only
+    # the answers it honours, and its text says why and what the choices are.
+    script = [
+        {"text": "Cleaning.", "tools": [{"name": "run_command", "arguments": {"command": "rm -rf build"}}]},
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Cleaned and fixed."},
+    ]
+    questions = tmp_path / "questions.jsonl"
+    run_eglot(tmp_path, script, "Cleaned and fixed.", AGENT_LSP_QUESTIONS_OUT=str(questions))
+    (asked,) = [json.loads(line) for line in questions.read_text().splitlines()]
+    assert asked["actions"] == ["Allow once", "Deny"]
+    assert "rm -rf build" in asked["message"]
+    assert "Always confirmed: this command is a recursive delete" in asked["message"]
+    assert "Answer: Allow once / Deny" in asked["message"]

@@ -175,6 +175,7 @@ def make_client() -> tuple[LanguageClient, EditorUnderTest]:
         "agent/inbox/claimed",
         "agent/error",
         "agent/tool/progress",
+        "agent/subagent/status",
     ):
         client.feature(method)(record(method))
 

@@ -109,12 +109,14 @@ async def test_permission_through_show_message_request(editor: BufferEditor, wor
     assert error_code(results[0]) == "PERMISSION_DENIED" and not (workspace / "denied.txt").exists()
     (question,) = editor.show_message_requests[asked_before:]
     assert "touch denied.txt" in question.message
-    assert [a.title for a in question.actions] == ["Allow once", "Allow for session", "Always allow", "Deny"]
+    # the ask rule of the settings pins "touch" to asking: only the answers it honours, and why
+    assert [a.title for a in question.actions] == ["Allow once", "Deny"]
+    assert '"commandPrefix": "touch"' in question.message and "asks every time" in question.message
+    assert question.message.endswith("Answer: Allow once / Deny")
 
-    editor.message_answer = "Always allow"
+    editor.message_answer = "Allow once"
     _, results = await run_turn(editor, [call("run_command", command="touch allowed.txt"), {"text": "ok"}])
     assert not is_error(results[0]) and (workspace / "allowed.txt").exists()
-    # the ask rule of the settings pins "touch" to asking: "always" counts as once
     asked = len(editor.show_message_requests)
     editor.message_answer = "Allow once"
     await run_turn(editor, [call("run_command", command="touch allowed.txt"), {"text": "ok"}])
@@ -129,3 +131,21 @@ async def test_an_unanswered_permission_question_is_a_deny(editor: BufferEditor,
     assert not (workspace / "unanswered.txt").exists()
     stored = sessions / folder_key(workspace) / "permissions.json"
     assert not stored.exists() or "unanswered" not in json.dumps(json.loads(stored.read_text()))
+
+
+async def test_a_file_that_already_holds_the_edited_text_is_not_written(editor: BufferEditor, workspace: Path):
+    # The agent's edit undoes the user's unsaved change: the buffer is back to
+    # what is on disk, so the file is left alone (editors watching it see no change).
+    import os
+
+    path = workspace / "unchanged.py"
+    path.write_text("limit = 2\n", encoding="utf-8")
+    os.utime(path, (1_000_000_000, 1_000_000_000))
+    editor.open(path)
+    editor.type(path, "limit = 1\n")
+    _, results = await run_turn(
+        editor, [call("edit_file", path="unchanged.py", edits=[{"oldText": "limit = 1", "newText": "limit = 2"}]), {"text": "ok"}]
+    )
+    assert not is_error(results[0]), text_of(results[0])
+    assert editor.text(path) == "limit = 2\n"
+    assert path.stat().st_mtime == 1_000_000_000

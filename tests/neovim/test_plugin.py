@@ -279,3 +279,21 @@ def test_a_missing_server_gives_one_clear_message(editor: Editor) -> None:
     editor.cmd("checkhealth agent_lsp")
     report = "\n".join(editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"))
     assert "ERROR" in report and "was not found" in report
+
+
+def test_an_always_confirmed_command_offers_only_the_answers_the_server_honours(editor: Editor) -> None:
+    # `rm -rf` is asked about every time: "Always allow" would be ignored, so it
+    # is not offered, and the prompt says why.
+    editor.setup([
+        {"tools": [{"name": "run_command", "arguments": {"command": "rm -rf build"}}]},
+        {"text": "removed"},
+    ])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.lua("T.stub_select('Allow once')")
+    editor.cmd("AgentAsk clean up")
+    editor.wait_idle()
+    selects = editor.lua("return _G.test_selects")
+    assert selects[0]["labels"] == ["Allow once", "Deny"]
+    assert "rm -rf build" in selects[0]["prompt"]
+    assert "Always confirmed: this command is a recursive delete" in selects[0]["prompt"]

@@ -221,3 +221,37 @@ def test_a_merged_chunk_covers_its_seq_range_so_a_replayed_delta_is_not_drawn_tw
     send(chat, [*deltas[1:], f("assistant/chunk", chunk={"type": "text-delta", "text": "!"})])
     assert chat.chat_lines()[-1] == "abcdef!"
     assert chat.lua("return require('agent_lsp.state').sessions.s.last_seq") == f.seq - 1
+
+
+def test_the_plan_is_a_checklist_and_a_subagent_a_card_with_its_live_status(chat: Editor) -> None:
+    f = Feed()
+    items = [{"content": "read calc.py", "status": "completed"}, {"content": "fix add()", "status": "in_progress"},
+             {"content": "run the tests", "status": "pending"}]
+    send(chat, [f("session/mode", mode="plan", previous="default"), f("turn/start", turn=1), f.user("plan it"),
+                f("tool/call", callId="t1", name="todo_write", arguments="{}"),
+                f("plan/update", turn=1, step=1, callId="t1", items=items),
+                f("tool/call", callId="sa", name="subagent",
+                  arguments='{"description": "survey the tests", "task": "look"}'),
+                f("subagent/start", turn=1, step=1, callId="sa", childSessionId="child1",
+                  description="survey the tests")])
+    text = chat.lua("return T.chat_text()")
+    assert "_⏸ plan mode: the agent reads and plans, edits and commands are refused_" in text
+    assert "**Plan** (1/3 done)\n- [x] read calc.py\n- [~] fix add()\n- [ ] run the tests" in text
+    assert "▸ ⋯ subagent survey the tests" in text
+    chat.lua("require('agent_lsp.subagents').on_status(require('agent_lsp.state').sessions.s, ...)",
+             {"sessionId": "s", "callId": "sa", "childSessionId": "child1", "description": "survey the tests",
+              "status": "running"})
+    assert "▸ ⋯ subagent survey the tests · sub-agent running · :AgentSubagent" in chat.lua("return T.chat_text()")
+    send(chat, [f("tool/result", callId="sa", name="subagent",
+                  message={"role": "tool", "callId": "sa", "name": "subagent",
+                           "content": [{"type": "text", "text": "the tests pass"}]},
+                  meta={"subagent": {"sessionId": "child1", "status": "completed", "description": "survey the tests",
+                                     "usage": {}}})])
+    lines = chat.lua("return T.chat_lines()")
+    header = next(n for n, line in enumerate(lines) if line.startswith("▸ ✓ subagent survey the tests"))
+    assert lines[header] == "▸ ✓ subagent survey the tests · sub-agent completed · :AgentSubagent"
+    assert "the tests pass" in "\n".join(lines[header:])
+    assert foldclosed(chat, header + 2) == header + 1  # the card is a closed fold, its report inside
+    assert chat.lua("return require('agent_lsp.render').get(T.chat_buf()):subagent_near(1000)") == "child1"
+    assert chat.lua("return require('agent_lsp.chat').winbar_text(require('agent_lsp.state').sessions.s)").count(
+        "plan mode") == 1

@@ -26,8 +26,10 @@ def register(server: AgentLanguageServer) -> None:
         message = agent.steer(content_value(p.content), context=context_dicts(p.context))
         return wire.wire_dump(wire.MessageRef(session_id=agent.session_id, message_id=message["id"]))
 
+    # Not a coroutine: pygls runs it and answers as the message is read, not a
+    # loop turn or two later (a turn is long while sessions stream).
     @server.feature("agent/cancel")
-    async def cancel(ls: AgentLanguageServer, params: Any) -> dict:
+    def cancel(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.CancelParams, params)
         _, agent = ls.agent_for(p.session_id)
         agent.cancel("user", keep_inbox=p.keep_inbox)

@@ -1,5 +1,5 @@
-"""Requests about sessions: agent/session/new | list | load | delete | compact
-and agent/turn/revert."""
+"""Requests about sessions: agent/session/new | list | load | replay | delete |
+compact and agent/turn/revert."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
 from agent_lsp.lsp.rpc import SessionInUse, parse
+from agent_lsp.store.event_log import EventLog
 from agent_lsp.store.lock import SessionLockedError
+from agent_lsp.store.replay import page_backward, page_forward
 
 if TYPE_CHECKING:
     from agent_lsp.workspace.host import WorkspaceHost
@@ -39,7 +41,13 @@ def register(server: AgentLanguageServer) -> None:
     async def session_load(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.SessionRef, params)
         await ls.ready()
-        return wire.wire_dump(load_session(ls, p.session_id))
+        return load_session(ls, p.session_id)
+
+    @server.feature("agent/session/replay")
+    async def session_replay(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SessionReplayParams, params)
+        await ls.ready()
+        return replay_session(ls, p)
 
     @server.feature("agent/session/delete")
     async def session_delete(ls: AgentLanguageServer, params: Any) -> dict:
@@ -94,34 +102,66 @@ def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
     return sessions
 
 
-def load_session(ls: AgentLanguageServer, session_id: str) -> wire.SessionLoadResult:
-    try:
-        host, agent = ls.agent_for(session_id)
-    except SessionInUse:  # open in another window's server: a read-only snapshot
-        return _snapshot_result(ls.host_for_session(session_id), session_id)
-    ls.relay.flush_session(agent.session_id)  # the client sees nothing twice out of order
-    return wire.SessionLoadResult(
-        session_id=agent.session_id,
-        workspace_uri=host.uri,
-        status=agent.status,
-        events=[e.to_json() for e in agent.session.events],
-        inbox=wire.Inbox(next_turn=list(agent.inbox.next_turn), next_step=list(agent.inbox.next_step)),
+def load_session(ls: AgentLanguageServer, session_id: str) -> dict[str, Any]:
+    """The whole log, every event as stored (the answer of agent/session/load)."""
+    view = _open_view(ls, session_id)
+    log = view.log
+    return _answer(
+        wire.SessionLoadResult(session_id=session_id, workspace_uri=view.workspace_uri, status=view.status,
+                               events=[], inbox=view.inbox, held_by_pid=view.held_by_pid),
+        [e.to_json() for e in log.iter_range(0, len(log))],
     )
 
 
-def _snapshot_result(host: WorkspaceHost, session_id: str) -> wire.SessionLoadResult:
+def replay_session(ls: AgentLanguageServer, p: wire.SessionReplayParams) -> dict[str, Any]:
+    """One page of the log, deltas merged (the answer of agent/session/replay)."""
+    view = _open_view(ls, p.session_id)
+    if p.direction == "forward":
+        page = page_forward(view.log, p.seq or 0, p.limit)
+    else:
+        page = page_backward(view.log, p.seq, p.limit)
+    return _answer(
+        wire.SessionReplayResult(session_id=p.session_id, workspace_uri=view.workspace_uri, status=view.status,
+                                 events=[], start_seq=page.start, next_seq=page.next, end_seq=page.end,
+                                 inbox=view.inbox, held_by_pid=view.held_by_pid),
+        page.events,
+    )
+
+
+class _View:
+    """What a load or a replay answers from: the session's log and its state."""
+
+    def __init__(self, log: EventLog, workspace_uri: str, status: str, inbox: wire.Inbox, held_by_pid: int | None):
+        self.log, self.workspace_uri, self.status, self.inbox, self.held_by_pid = (
+            log, workspace_uri, status, inbox, held_by_pid)
+
+
+def _open_view(ls: AgentLanguageServer, session_id: str) -> _View:
+    try:
+        host, agent = ls.agent_for(session_id)
+    except SessionInUse:  # open in another window's server: a read-only snapshot
+        return _snapshot_view(ls.host_for_session(session_id), session_id)
+    ls.relay.flush_session(agent.session_id)  # the client sees nothing twice out of order
+    inbox = wire.Inbox(next_turn=list(agent.inbox.next_turn), next_step=list(agent.inbox.next_step))
+    return _View(agent.session.events, host.uri, agent.status, inbox, None)
+
+
+def _snapshot_view(host: WorkspaceHost, session_id: str) -> _View:
     try:
         snapshot = host.snapshot(session_id)
     except KeyError:
         raise unknown_session(session_id) from None
-    return wire.SessionLoadResult(
-        session_id=session_id,
-        workspace_uri=host.uri,
-        status="running" if snapshot.running else "idle",
-        events=[e.to_json() for e in snapshot.events],
-        inbox=wire.Inbox(next_turn=snapshot.next_turn, next_step=snapshot.next_step),
-        held_by_pid=snapshot.held_by or 0,
-    )
+    inbox = wire.Inbox(next_turn=snapshot.next_turn, next_step=snapshot.next_step)
+    return _View(snapshot.events, host.uri, "running" if snapshot.running else "idle", inbox,  # type: ignore[arg-type]
+                 snapshot.held_by or 0)
+
+
+def _answer(result: wire.WireModel, events: list[dict[str, Any]]) -> dict[str, Any]:
+    """The result on the wire with its events as they are: they come from the log,
+    and validating a long session's events would cost more than the rest."""
+    out = wire.wire_dump(result)
+    out["events"] = events
+    return out
 
 
 async def compact_session(ls: AgentLanguageServer, session_id: str) -> bool:

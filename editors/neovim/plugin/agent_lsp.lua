@@ -50,6 +50,18 @@ command("AgentLog", run("log"), {
 })
 command("AgentDiff", run("diff"), { nargs = 0, desc = "agent_lsp: show the diff of an agent edit" })
 command("AgentChat", run("chat"), { nargs = 0, desc = "agent_lsp: open or close the chat" })
+command("AgentPlan", function(opts)
+  require("agent_lsp.plan").command(opts)
+end, {
+  nargs = "?",
+  complete = function()
+    return { "on", "off" }
+  end,
+  desc = "agent_lsp: plan mode on, off or toggled (the agent reads and plans, edits nothing)",
+})
+command("AgentSubagent", function()
+  require("agent_lsp.subagents").open()
+end, { nargs = 0, desc = "agent_lsp: open the transcript of the sub-agent under the cursor" })
 
 local plug = vim.keymap.set
 plug("n", "<Plug>(AgentAsk)", "<Cmd>AgentAsk<CR>", { desc = "agent_lsp: ask the agent" })

@@ -55,7 +55,7 @@ const scripts = {
     { text: EDITED },
     { text: 'Running.', tools: [{ name: 'run_command', arguments: { command: 'echo ui-allowed' } }] },
     { text: 'Ran it.' },
-    { text: 'Trying again.', tools: [{ name: 'run_command', arguments: { command: 'echo ui-denied' } }] },
+    { text: 'Trying again.', tools: [{ name: 'run_command', arguments: { command: 'rm -rf ui-denied' } }] },
     { text: 'Understood: not running it.' },
     { hang: 'partial' },
     { hang: 'again' },
@@ -318,12 +318,17 @@ async function uiSmoke(page, workspace) {
   await panel.fill('#input', 'run it again');
   await panel.press('#input', 'Enter');
   question = await permissionDialog(page);
-  if (!question.includes('echo ui-denied')) throw new Error(`the permission dialog does not name the command: ${question}`);
+  if (!question.includes('rm -rf ui-denied')) throw new Error(`the permission dialog does not name the command: ${question}`);
+  // The server always confirms a recursive delete: no answer it would not honour, and the reason.
+  for (const label of ['Allow for this session', 'Always allow']) {
+    if (question.includes(label)) throw new Error(`the dialog offers "${label}" for an always-confirmed command: ${question}`);
+  }
+  if (!question.includes('Always confirmed')) throw new Error(`the dialog does not say why it always asks: ${question}`);
   await page.keyboard.press('Escape');
   await page.waitForSelector('.monaco-dialog-box', { state: 'detached', timeout: 10000 });
-  await panel.waitForSelector('.tool.failed:has-text("echo ui-denied")', { timeout: 20000 });
+  await panel.waitForSelector('.tool.failed:has-text("rm -rf ui-denied")', { timeout: 20000 });
   await panel.waitForSelector('.assistant:has-text("Understood: not running it.")', { timeout: 20000 });
-  const denied = await panel.$eval('.tool.failed:has-text("echo ui-denied")', (n) => n.textContent);
+  const denied = await panel.$eval('.tool.failed:has-text("rm -rf ui-denied")', (n) => n.textContent);
   if (!/denied/i.test(denied)) throw new Error(`the denial is not shown: ${denied}`);
   await shot(page, 'denied');
   log('dismissing the dialog denied: the tool result the model got says so');

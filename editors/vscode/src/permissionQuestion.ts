@@ -1,8 +1,10 @@
 // The words of a permission question: what exactly the agent wants to do.
 
-import { PermissionParams } from './protocol';
+import { PermissionAnswer, PermissionParams } from './protocol';
 
-export function permissionQuestion(params: PermissionParams): { message: string; detail: string } {
+const ALL_ANSWERS: PermissionAnswer[] = ['once', 'session', 'always', 'deny'];
+
+export function permissionQuestion(params: PermissionParams): { message: string; detail: string; answers: PermissionAnswer[] } {
   const subject = params.command ?? params.path ?? params.title;
   const verb: Record<string, string> = { command: 'run', read: 'read', write: 'write', delete: 'delete' };
   const action = `${verb[params.kind] ?? params.kind} ${subject}`;
@@ -10,5 +12,8 @@ export function permissionQuestion(params: PermissionParams): { message: string;
   // Only what the message does not say already (the title usually is "Run `<command>`").
   const says = (line: string) => [subject, action].includes(line.replace(/`/g, '').replace(/^./, (c) => c.toLowerCase()));
   const lines = [params.title, params.detail ?? ''].filter((line, i, all) => line && !says(line) && all.indexOf(line) === i);
-  return { message, detail: [...lines, `Tool: ${params.tool}`].join('\n\n') };
+  const why = params.asksEveryTime ? [params.asksEveryTime] : [];
+  // Deny is always possible: it is what closing the question means.
+  const answers = [...new Set([...(params.choices ?? ALL_ANSWERS), 'deny' as const])];
+  return { message, detail: [...lines, ...why, `Tool: ${params.tool}`].join('\n\n'), answers };
 }

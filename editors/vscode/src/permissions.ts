@@ -1,6 +1,7 @@
 // The server's permission question (agent/permission), asked as a modal
-// naming the exact command or path. Deny is the dialog's close button, so
-// Escape or closing it denies too.
+// naming the exact command or path, with only the answers the server honours
+// (a command it always confirms has no "Always allow"). Deny is the dialog's
+// close button, so Escape or closing it denies too.
 
 import * as vscode from 'vscode';
 import { PermissionAnswer, PermissionParams } from './protocol';
@@ -18,7 +19,8 @@ const CHOICES: Choice[] = [
 ];
 
 export async function askPermission(params: PermissionParams): Promise<PermissionAnswer> {
-  const { message, detail } = permissionQuestion(params);
-  const picked = await vscode.window.showWarningMessage(message, { modal: true, detail }, ...CHOICES);
+  const { message, detail, answers } = permissionQuestion(params);
+  const choices = CHOICES.filter((c) => answers.includes(c.answer));
+  const picked = await vscode.window.showWarningMessage(message, { modal: true, detail }, ...choices);
   return picked?.answer ?? 'deny';
 }

@@ -24,11 +24,15 @@ export const METHODS = {
   'agent/session/delete': 'agent/session/delete',
   'agent/session/list': 'agent/session/list',
   'agent/session/load': 'agent/session/load',
+  'agent/session/mode': 'agent/session/mode',
   'agent/session/new': 'agent/session/new',
+  'agent/session/replay': 'agent/session/replay',
   'agent/skill/list': 'agent/skill/list',
   'agent/skill/run': 'agent/skill/run',
   'agent/status': 'agent/status',
   'agent/steer': 'agent/steer',
+  'agent/subagent/cancel': 'agent/subagent/cancel',
+  'agent/subagent/status': 'agent/subagent/status',
   'agent/tool/progress': 'agent/tool/progress',
   'agent/turn/revert': 'agent/turn/revert',
   'session/event': 'session/event'
@@ -56,7 +60,10 @@ export type Event =
   | LlmFallbackEvent
   | SessionEndSeedEvent
   | TurnRevertEvent
-  | HookRunEvent;
+  | SubagentStartEvent
+  | HookRunEvent
+  | PlanUpdateEvent
+  | SessionModeEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -838,6 +845,35 @@ export interface SkippedPath {
   [k: string]: unknown;
 }
 /**
+ * A durable `subagent/start` event.
+ */
+export interface SubagentStartEvent {
+  data: SubagentStart;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'subagent/start';
+}
+/**
+ * Appended to the parent's log when a `subagent` tool call starts its child
+ * session; the call's `tool/result` meta `subagent` says how it ended.
+ */
+export interface SubagentStart {
+  agentType?: string | null;
+  callId: string;
+  childSessionId: string;
+  description: string;
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
  * A durable `hook/run` event.
  */
 export interface HookRunEvent {
@@ -871,6 +907,66 @@ export interface HookRun {
   origin: string;
   outcome: 'blocked' | 'failed' | 'timeout';
   source: 'user' | 'project';
+  [k: string]: unknown;
+}
+/**
+ * A durable `plan/update` event.
+ */
+export interface PlanUpdateEvent {
+  data: PlanUpdate;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'plan/update';
+}
+/**
+ * The session's plan as the model last wrote it (`todo_write`): the whole list.
+ */
+export interface PlanUpdate {
+  callId: string;
+  items: PlanItem[];
+  step: number;
+  turn: number;
+  [k: string]: unknown;
+}
+export interface PlanItem {
+  content: string;
+  priority?: ('high' | 'medium' | 'low') | null;
+  status: 'pending' | 'in_progress' | 'completed';
+  [k: string]: unknown;
+}
+/**
+ * A durable `session/mode` event.
+ */
+export interface SessionModeEvent {
+  data: SessionMode;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'session/mode';
+}
+/**
+ * The session's permission mode changed (`agent/session/mode`).
+ */
+export interface SessionMode {
+  /**
+   * leaving plan mode: the plan was queued for the next turn
+   */
+  carriedPlan?: boolean | null;
+  mode: 'default' | 'plan';
+  previous: 'default' | 'plan';
   [k: string]: unknown;
 }
 /**
@@ -1023,6 +1119,14 @@ export interface TimeoutSettings {
   idle?: number;
 }
 export interface PermissionParams {
+  /**
+   * why this is asked every time, for the user
+   */
+  asksEveryTime?: string | null;
+  /**
+   * the answers the server honours; show only these (a command it always confirms has once and deny)
+   */
+  choices?: ('once' | 'session' | 'always' | 'deny')[];
   command?: string | null;
   detail?: string | null;
   kind: 'command' | 'read' | 'write' | 'delete';
@@ -1113,12 +1217,56 @@ export interface SessionLoadResult {
   status: 'idle' | 'running';
   workspaceUri: string;
 }
+export interface SessionModeParams {
+  /**
+   * leaving plan mode: queue the plan for the next turn
+   */
+  carryPlan?: boolean;
+  mode: 'default' | 'plan';
+  sessionId: string;
+}
+export interface SessionModeResult {
+  mode: 'default' | 'plan';
+  previous: 'default' | 'plan';
+}
 export interface SessionNewParams {
   title?: string | null;
   workspaceUri?: string | null;
 }
 export interface SessionRef {
   sessionId: string;
+}
+/**
+ * One page of a session's transcript: `forward` from `seq` (default 0), or
+ * `backward`, ending just before `seq` (default: the newest page).
+ */
+export interface SessionReplayParams {
+  direction?: 'forward' | 'backward';
+  /**
+   * at most this many events (after merging)
+   */
+  limit?: number;
+  seq?: number | null;
+  sessionId: string;
+}
+/**
+ * A page of the log, `startSeq..nextSeq-1`, runs of text (or reasoning) deltas
+ * merged into one `assistant/chunk` with `lastSeq`; `endSeq` is the length of the
+ * log when answered (the seq the next live event gets).
+ */
+export interface SessionReplayResult {
+  endSeq: number;
+  events: Event[];
+  /**
+   * set when another agent-lsp process has the session open: a read-only page from disk
+   */
+  heldByPid?: number | null;
+  inbox: Inbox;
+  nextSeq: number;
+  sessionId: string;
+  startSeq: number;
+  status: 'idle' | 'running';
+  workspaceUri: string;
 }
 /**
  * The `agentLsp` settings object (same shape in every layer).
@@ -1210,6 +1358,28 @@ export interface SteerParams {
   content: string | ContentBlock[];
   context?: ContextItem[] | null;
   sessionId: string;
+}
+export interface SubagentCancelParams {
+  /**
+   * the sub-agent's own session (childSessionId)
+   */
+  sessionId: string;
+}
+export interface SubagentCancelResult {
+  cancelled: boolean;
+}
+export interface SubagentStatusParams {
+  agentType?: string | null;
+  callId: string;
+  childSessionId: string;
+  description: string;
+  /**
+   * the parent session
+   */
+  sessionId: string;
+  status: 'running' | 'completed' | 'cancelled' | 'failed';
+  usage?: Usage1 | null;
+  [k: string]: unknown;
 }
 export interface ToolProgressParams {
   callId: string;

@@ -26,3 +26,17 @@ test('a rename names both paths', () => {
   assert.equal(q.message, 'The agent wants to write /ws/a.py');
   assert.match(q.detail, /Rename a.py to b.py/);
 });
+
+test('a command the server always confirms offers only once and deny, and says why', () => {
+  const q = permissionQuestion({
+    tool: 'run_command', kind: 'command', title: 'Run `rm -rf build`', command: 'rm -rf build',
+    choices: ['once', 'deny'], asksEveryTime: 'Always confirmed: this command is a recursive delete, so an answer is never remembered for it.',
+  });
+  assert.deepEqual(q.answers, ['once', 'deny']);
+  assert.match(q.detail, /Always confirmed: this command is a recursive delete/);
+});
+
+test('a question without choices (an older server) offers every answer', () => {
+  const q = permissionQuestion({ tool: 'run_command', kind: 'command', title: 'Run `ls`', command: 'ls' });
+  assert.deepEqual(q.answers, ['once', 'session', 'always', 'deny']);
+});

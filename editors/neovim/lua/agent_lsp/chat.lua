@@ -174,6 +174,14 @@ function M.is_visible(s)
   return c ~= nil and c.current == s.id and c.chat_buf ~= nil and #vim.fn.win_findbuf(c.chat_buf) > 0
 end
 
+--- The renderer of the chat showing `s`, if it shows it now.
+function M.renderer_of(s)
+  local c = state.clients[s.client_id]
+  if c and c.current == s.id and c.chat_buf and api.nvim_buf_is_valid(c.chat_buf) then
+    return render.for_buffer(c.chat_buf, renderer_opts())
+  end
+end
+
 function M.tool_progress(s, callId, data)
   local c = state.clients[s.client_id]
   if c and c.current == s.id and c.chat_buf and api.nvim_buf_is_valid(c.chat_buf) then
@@ -260,6 +268,9 @@ function M.winbar_text(s)
   -- Tokens of the current turn; none yet (it just started, or failed before any reply) shows nothing.
   if s.turn_usage.input + s.turn_usage.output > 0 then
     parts[#parts + 1] = ("↑%s ↓%s"):format(human(s.turn_usage.input), human(s.turn_usage.output))
+  end
+  if require("agent_lsp.plan").mode_of(s) == "plan" then
+    parts[#parts + 1] = "plan mode"
   end
   local queued = state.queued_count(s)
   if queued > 0 then

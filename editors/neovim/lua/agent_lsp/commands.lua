@@ -268,25 +268,24 @@ function M.new()
   end)
 end
 
---- Load a stored session and show it, exactly as it was rendered live.
+--- Load a stored session and show it, exactly as it was rendered live, page by page.
 function M.load(client, c, session_id, cb)
-  client_mod.request(client, "agent/session/load", { sessionId = session_id }, function(err, result)
-    if err then
-      return notify("resume failed: " .. err_text(err), vim.log.levels.ERROR)
-    end
-    local s = state.session(result.sessionId or session_id, client.id)
+  require("agent_lsp.replay").run(client, session_id, function(s, result)
     c.sessions[s.id] = true
     c.current = s.id
     chat.buffer(c)
     -- heldByPid: a read-only snapshot of a session another window has open (0: pid unknown)
     local held = result.heldByPid
     s.held_by = type(held) == "number" and { pid = held > 0 and held or nil } or nil
-    state.reset_events(s, result.events or {}, result.status, result.inbox)
+    if config.options.chat.auto_open then
+      chat.open(c, false) -- the pages draw into it as they come
+    end
+  end, function(err, s)
+    if err then
+      return notify("resume failed: " .. err_text(err), vim.log.levels.ERROR)
+    end
     if s.held_by then
       notify_held(s)
-    end
-    if config.options.chat.auto_open then
-      chat.open(c, false)
     end
     if cb then
       cb(s)

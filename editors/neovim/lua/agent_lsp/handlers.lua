@@ -69,6 +69,13 @@ notifications["agent/tool/progress"] = function(_, params, ctx)
   end
 end
 
+notifications["agent/subagent/status"] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s and type(params.callId) == "string" then
+    require("agent_lsp.subagents").on_status(s, params)
+  end
+end
+
 notifications["agent/error"] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then

@@ -1,5 +1,7 @@
 -- agent/permission: the agent asks before a risky action; the user answers
--- through vim.ui.select (any picker plugin that replaces it works too).
+-- through vim.ui.select (any picker plugin that replaces it works too), with
+-- only the answers the server honours (params.choices) and, for a command it
+-- always confirms, the reason in the prompt.
 local M = {}
 
 M.choices = {
@@ -56,13 +58,29 @@ function M.prompt(params)
   if params.detail and params.detail ~= "" and not shown:find(params.detail, 1, true) then
     parts[#parts + 1] = params.detail
   end
+  if params.asksEveryTime then
+    parts[#parts + 1] = params.asksEveryTime
+  end
   return "agent_lsp: " .. table.concat(parts, " — "):gsub("\n", " ")
+end
+
+--- The answers to offer: those the server lists (every answer for an older
+--- server), Deny always among them.
+function M.offered(params)
+  local allowed = {}
+  for _, answer in ipairs(params.choices or { "once", "session", "always", "deny" }) do
+    allowed[answer] = true
+  end
+  allowed.deny = true
+  return vim.tbl_filter(function(c)
+    return allowed[c.answer]
+  end, M.choices)
 end
 
 --- Handler of the server request agent/permission -> {answer}.
 function M.handle_permission(_, params, _)
   params = params or {}
-  local choice = M.select(M.choices, {
+  local choice = M.select(M.offered(params), {
     prompt = M.prompt(params),
     kind = "agent_lsp_permission",
     format_item = function(item)

@@ -90,7 +90,7 @@ local function summarize_args(args)
   if type(args) ~= "table" then
     return ""
   end
-  for _, key in ipairs({ "command", "path", "pattern", "url", "query" }) do
+  for _, key in ipairs({ "command", "path", "pattern", "url", "query", "description" }) do
     if type(args[key]) == "string" then
       local s = one_line(args[key], 70)
       if key == "path" and type(args.newPath) == "string" then
@@ -438,6 +438,10 @@ function Renderer:tool_result(data)
   if failed and type(data.error) == "table" and data.error.code == "PERMISSION_DENIED" then
     notes[#notes + 1] = "denied" -- the user's own answer, readable on the folded header
   end
+  if type(meta.subagent) == "table" then
+    section.child = meta.subagent.sessionId
+    notes[#notes + 1] = require("agent_lsp.subagents").note(meta.subagent.status)
+  end
   if type(meta.exitCode) == "number" then
     status = (meta.exitCode == 0 and not failed) and "✓" or "✗"
     notes[#notes + 1] = "exit " .. meta.exitCode
@@ -508,6 +512,36 @@ function Renderer:tool_progress(callId, data)
   self:write(function()
     self:set_section(section, RUNNING, body, latest ~= "" and one_line(vim.trim(latest), 50) or nil)
   end)
+end
+
+--- A sub-agent's live status on its card (the section of its `subagent` call).
+function Renderer:subagent_status(callId, data)
+  local section = self.sections[callId]
+  if not section then
+    return
+  end
+  section.child = data.childSessionId
+  if section.status == RUNNING then
+    self:set_section(section, RUNNING, {}, require("agent_lsp.subagents").note(data.status))
+  end
+end
+
+--- The child session of the sub-agent card at or above `row` (0-based), else of the latest card.
+function Renderer:subagent_near(row)
+  local best, best_row, last, last_row = nil, -1, nil, -1
+  for _, section in pairs(self.sections) do
+    if section.child then
+      local r = self:section_row(section) or -1
+      if r <= row and r > best_row then
+        best, best_row = section, r
+      end
+      if r > last_row then
+        last, last_row = section, r
+      end
+    end
+  end
+  local s = best or last
+  return s and s.child
 end
 
 function Renderer:note(lines)
@@ -585,6 +619,15 @@ function Renderer:event(ev)
     self:turn_end(data.reason)
   elseif t == "turn/revert" then
     self:note({ M.revert_line(data) })
+  elseif t == "plan/update" then
+    self:note(require("agent_lsp.plan").lines(data.items))
+  elseif t == "session/mode" then
+    self:note({ require("agent_lsp.plan").mode_line(data) })
+  elseif t == "subagent/start" then
+    local section = self.sections[data.callId]
+    if section then
+      section.child = data.childSessionId
+    end
   elseif t == "llm/retry" then
     local f = type(data.failure) == "table" and data.failure or {}
     -- A wait too short to read ("in 0.0 s") is not shown.

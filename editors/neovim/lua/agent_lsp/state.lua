@@ -1,8 +1,9 @@
 -- What the plugin knows about each server client and each session.
 --
 -- Sessions are rebuilt only from the wire: `session/event` notifications and the
--- events returned by agent/session/load go through `add_events`, so a resumed
--- session is derived by exactly the same code as a live one.
+-- pages of agent/session/replay (or a whole agent/session/load) go through
+-- `reset_events` and `add_page`, so a resumed session is derived by exactly
+-- the same code as a live one.
 local M = {}
 
 ---@class agent_lsp.ClientState
@@ -25,6 +26,7 @@ local M = {}
 ---@field context_window integer|nil
 ---@field model string|nil
 ---@field held_by {pid: integer|nil}|nil  set while another agent-lsp process has it open (read-only here)
+---@field replay_held table[]|nil  live events waiting while a paged replay draws the session
 
 ---@type table<integer, agent_lsp.ClientState>
 M.clients = {}
@@ -113,8 +115,19 @@ function M.end_seq(ev)
 end
 
 --- Record durable events (any order, duplicates ignored). Returns the new ones.
+--- While a paged replay draws the session (agent_lsp.replay), they wait for it.
 ---@return table[]
 function M.add_events(s, events)
+  if s.replay_held then
+    vim.list_extend(s.replay_held, events or {})
+    return {}
+  end
+  return M.add_page(s, events)
+end
+
+--- Record durable events now (a replayed page, or live events): see add_events.
+---@return table[]
+function M.add_page(s, events)
   local fresh = {}
   local sorted = vim.list_extend({}, events or {})
   table.sort(sorted, function(a, b)

@@ -1,0 +1,6 @@
+"""The ACP face: agent_lsp's agent for Agent Client Protocol clients (Zed, JetBrains, ...).
+
+At the rank of the LSP face: it drives the same workspace hosts, agents,
+tools and session store; the `acp` package (agent-client-protocol) speaks
+the protocol. See docs/acp.md.
+"""

@@ -1,0 +1,349 @@
+"""The ACP agent: ACP's methods over the workspace hosts, the same agents and store as LSP.
+
+The `acp` library (agent-client-protocol) speaks the JSON-RPC and calls these
+methods; each maps onto the workspace/agent API:
+
+    initialize          the client's fs capabilities switch the editor to client files
+    session/new         a session in the store of the client's cwd (one WorkspaceHost per folder)
+    session/load        the session's log replayed as session/update, then followed live
+    session/list        the stored sessions of a folder (the LSP face's agent/session/list sees the same)
+    session/prompt      a followup; answered when the turn that took it ends (acp/session.py)
+    session/cancel      the running turn is cancelled, queued prompts dropped; answered `cancelled`
+    _agent-lsp/steer    a message for the running turn (agent.steer), or a followup when idle
+
+Slash commands (`available_commands_update`): /compact and /revert.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import uuid
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
+from acp.schema import (
+    AgentCapabilities,
+    AvailableCommand,
+    AvailableCommandInput,
+    AvailableCommandsUpdate,
+    Implementation,
+    InitializeResponse,
+    ListSessionsResponse,
+    LoadSessionResponse,
+    McpCapabilities,
+    NewSessionResponse,
+    PromptCapabilities,
+    PromptResponse,
+    SessionCapabilities,
+    SetSessionConfigOptionResponse,
+    SessionInfo,
+    SessionListCapabilities,
+    UnstructuredCommandInput,
+)
+
+from agent_lsp import __version__
+from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session
+from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
+from agent_lsp.acp.session import AcpSession
+from agent_lsp.acp.terminal import run_in_terminal
+from agent_lsp.acp.updates import UpdateMapper
+from agent_lsp.agent import Agent
+from agent_lsp.agent.compaction import CompactionError
+from agent_lsp.config import SettingsLayers
+from agent_lsp.store.lock import SessionLockedError
+from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
+from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
+
+log = logging.getLogger(__name__)
+
+STOP_REASONS = {"completed": "end_turn", "max-tokens": "max_tokens", "blocked": "refusal",
+                "aborted": "cancelled", "interrupted": "cancelled"}
+SESSION_IN_USE_CODE = -32010  # the LSP face's code for the same refusal (docs/protocol.md)
+CANCEL_ANSWER_S = 0.08  # a cancelled prompt is answered by then even if its turn has not ended yet
+FILE_TOOLS = frozenset({"read_file", "edit_file", "write_file"})
+STEER_METHOD = "agent-lsp/steer"  # `_agent-lsp/steer` on the wire (ACP extension methods start with "_")
+
+COMMANDS = [
+    AvailableCommand(name="compact", description="Summarise the conversation so far to free context"),
+    AvailableCommand(name="revert", description="Undo the file changes of a turn (default: the last one)",
+                     input=AvailableCommandInput(root=UnstructuredCommandInput(hint="turn number (optional)"))),
+]
+
+
+def _invalid(message: str, **data: Any) -> RequestError:
+    return RequestError(-32602, message, data or None)
+
+
+class AcpAgent:
+    def __init__(self, settings: SettingsLayers):
+        self.settings = settings
+        self.hosts: dict[Path, WorkspaceHost] = {}
+        self.sessions: dict[str, AcpSession] = {}
+        self.models: dict[str, ModelChoice] = {}  # the model each session uses (acp/models.py)
+        self.connection: Any = None
+        self.editor: AcpEditor | None = None
+        self.client_terminal = False
+
+    def on_connect(self, connection: Any) -> None:
+        self.connection = connection
+        self.editor = AcpEditor(connection, lambda: list(self.hosts), self._updates_sent,
+                                permission_timeout_s=self.settings.current.permissions.ask_timeout_seconds)
+
+    # --------------------------------------------------------------- lifecycle
+
+    async def initialize(self, protocol_version: int, client_capabilities: Any = None, client_info: Any = None,
+                         **kwargs: Any) -> InitializeResponse:
+        fs = getattr(client_capabilities, "fs", None)
+        assert self.editor is not None
+        self.editor.configure(reads=bool(fs and fs.read_text_file), writes=bool(fs and fs.write_text_file))
+        self.client_terminal = bool(getattr(client_capabilities, "terminal", False))
+        return InitializeResponse(
+            protocol_version=min(protocol_version, PROTOCOL_VERSION),
+            agent_capabilities=AgentCapabilities(
+                load_session=True,
+                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
+            ),
+            agent_info=Implementation(name="agent-lsp", title="agent_lsp", version=__version__),
+            auth_methods=[],
+        )
+
+    async def authenticate(self, method_id: str, **kwargs: Any) -> None:
+        return None  # models are configured by settings and environment, not by the client
+
+    async def close(self) -> None:
+        for session in self.sessions.values():
+            session.close()
+        for host in self.hosts.values():
+            await host.close()
+
+    # ----------------------------------------------------------------- folders
+
+    def _host(self, cwd: str) -> WorkspaceHost:
+        root = Path(cwd)
+        if not root.is_absolute():
+            raise _invalid(f"cwd must be an absolute path, got {cwd!r}", cwd=cwd)
+        if not root.is_dir():
+            raise _invalid(f"cwd {cwd} is not a directory", cwd=cwd)
+        root = root.resolve()
+        host = self.hosts.get(root)
+        if host is None:
+            assert self.editor is not None
+            host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, on_agent=self._attach)
+            self.hosts[root] = host
+        return host
+
+    def _host_of(self, session_id: str) -> WorkspaceHost:
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise _invalid(f"unknown session {session_id}: create it with session/new or open it with session/load",
+                           sessionId=session_id)
+        for host in self.hosts.values():
+            if host.agents.get(session_id) is session.agent:
+                return host
+        raise _invalid(f"session {session_id} is closed", sessionId=session_id)
+
+    # ---------------------------------------------------------------- sessions
+
+    def _attach(self, agent: Agent) -> None:
+        """Called for every agent a host builds: follow it, and give its file
+        tools the client's text and its session (acp/client_editor.py)."""
+        host = next(h for h in self.hosts.values() if h.agents.get(agent.session_id) is agent)
+        old = self.sessions.pop(agent.session_id, None)
+        if old is not None:
+            old.close()
+        self.sessions[agent.session_id] = AcpSession(agent, UpdateMapper(host.root), self._send_update)
+        self.models[agent.session_id] = ModelChoice(agent)
+        editor = self.editor
+        assert editor is not None
+
+        async def around_tool(payload: dict[str, Any], next_: Any) -> Any:
+            session_token = current_session.set(agent.session_id)
+            call_token = current_call.set(payload.get("callId"))
+            path = None
+            if payload.get("name") in FILE_TOOLS:
+                raw = getattr(payload.get("arguments"), "path", None)
+                try:
+                    path = _resolve(host, raw)
+                except OutsideWorkspaceError:
+                    path = None  # the tool reports it
+            try:
+                if path is not None:
+                    await editor.prefetch(agent.session_id, path)
+                if payload.get("name") == "run_command" and self.client_terminal:
+                    return await self._in_terminal(host, agent, payload)
+                return await next_(payload)
+            finally:
+                if path is not None:
+                    editor.release(path)
+                current_call.reset(call_token)
+                current_session.reset(session_token)
+
+        agent.hooks.register("tools/execute", around_tool, first=True)
+
+    async def _in_terminal(self, host: WorkspaceHost, agent: Agent, payload: dict[str, Any]) -> Any:
+        session = self.sessions[agent.session_id]
+        await session.drained()  # the tool call is shown before its permission question
+
+        async def authorize(request: Any) -> Any:
+            return await host.policy.authorize(self.editor, request)
+
+        return await run_in_terminal(self.connection, agent.session_id, payload["callId"], payload["arguments"],
+                                     host.root, authorize, payload["context"], session.push)
+
+    async def _updates_sent(self, session_id: str) -> None:
+        session = self.sessions.get(session_id)
+        if session is not None:
+            await session.drained()
+
+    async def _send_update(self, session_id: str, update: Any) -> None:
+        await self.connection.session_update(session_id=session_id, update=update)
+
+    def _announce_commands(self, session: AcpSession) -> None:
+        session.push(AvailableCommandsUpdate(session_update="available_commands_update", available_commands=COMMANDS))
+
+    async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
+        host = self._host(cwd)
+        agent = host.new_session()
+        session = self.sessions[agent.session_id]
+        asyncio.get_running_loop().call_soon(self._announce_commands, session)  # after the answer
+        return NewSessionResponse(session_id=agent.session_id, config_options=[self.models[agent.session_id].option()])
+
+    async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
+        host = self._host(cwd)
+        try:
+            agent = host.use(session_id)
+        except UnknownSession:
+            raise _invalid(f"unknown session {session_id} in {host.root}", sessionId=session_id) from None
+        except SessionLockedError as error:
+            raise RequestError(SESSION_IN_USE_CODE, f"session {session_id} is open in another agent-lsp process: {error}",
+                               {"sessionId": session_id}) from None
+        session = self.sessions[agent.session_id]
+        session.replay()
+        self._announce_commands(session)
+        await session.drained()
+        return LoadSessionResponse(config_options=[self.models[agent.session_id].option()])
+
+    async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
+        hosts = [self._host(cwd)] if cwd else list(self.hosts.values())
+        infos = []
+        for host in hosts:
+            for listing in host.list_sessions():
+                updated = datetime.fromtimestamp(listing.updated_at / 1000, timezone.utc).isoformat()
+                infos.append(SessionInfo(session_id=listing.session_id, cwd=str(host.root), title=listing.title,
+                                         updated_at=updated))
+        infos.sort(key=lambda info: info.updated_at or "", reverse=True)
+        return ListSessionsResponse(sessions=infos)
+
+    # ----------------------------------------------------------------- prompts
+
+    async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
+        host = self._host_of(session_id)
+        session = self.sessions[session_id]
+        text = prompt_text(prompt)
+        command = text.strip().split(maxsplit=1)
+        if command and command[0] in ("/compact", "/revert"):
+            await self._command(host, session, command[0][1:], command[1] if len(command) > 1 else "")
+            return PromptResponse(stop_reason="end_turn")
+        message_id = f"acp_{uuid.uuid4().hex[:16]}"
+        ended = session.expect(message_id)
+        session.agent.followup(text, id=message_id)
+        reason = await ended
+        await session.drained()
+        stop = STOP_REASONS.get(reason.get("kind", ""))
+        if stop is None:  # error: the client shows the message of the failure
+            error = reason.get("error") or {}
+            raise RequestError(-32603, f"{error.get('code', 'ERROR')}: {error.get('message', 'the turn failed')}",
+                               {"failure": error})
+        return PromptResponse(stop_reason=stop)
+
+    async def _command(self, host: WorkspaceHost, session: AcpSession, name: str, argument: str) -> None:
+        """A slash command: its outcome as an agent message (not in the session log)."""
+        agent = session.agent
+        if name == "compact":
+            try:
+                result = await agent.compact_now()
+                text = "Compacted the conversation." if result else "Nothing to compact yet."
+            except CompactionError as error:
+                text = f"Could not compact: {error}"
+        else:
+            turns = [e.data["turn"] for e in agent.session.events if e.type == "turn/start"]
+            try:
+                turn = int(argument) if argument.strip() else (turns[-1] if turns else 0)
+            except ValueError:
+                turn = -1
+            if turn not in turns:
+                text = f"No turn {argument.strip() or ''} to revert." if argument.strip() else "No turn to revert."
+            else:
+                report = await host.revert_turn(agent.session_id, turn)
+                text = f"Reverted turn {turn}: {len(report.reverted)} file(s) restored" + (
+                    f", {len(report.skipped)} left alone (changed since)" if report.skipped else "") + "."
+        session.push(update_agent_message_text(text))
+        await session.drained()
+
+    async def set_config_option(self, config_id: str, session_id: str, value: Any, **kwargs: Any) -> SetSessionConfigOptionResponse:
+        self._host_of(session_id)
+        choice = self.models[session_id]
+        if config_id != MODEL_OPTION:
+            raise _invalid(f"unknown config option {config_id!r}; the options are: {MODEL_OPTION}", configId=config_id)
+        if not isinstance(value, str) or not choice.choose(value):
+            raise _invalid(f"unknown model {value!r}; the choices are: {', '.join(choice.choices)}", value=value)
+        return SetSessionConfigOptionResponse(config_options=[choice.option()])
+
+    async def cancel(self, session_id: str, **kwargs: Any) -> None:
+        session = self.sessions.get(session_id)
+        if session is None:
+            return
+        cancelled = session.open_prompts()
+        session.agent.cancel("user")
+        # the turn ends within its grace; the client hears `cancelled` by CANCEL_ANSWER_S at the latest
+        asyncio.get_running_loop().call_later(CANCEL_ANSWER_S, session.cancel_prompts, cancelled)
+
+    async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method != STEER_METHOD:
+            raise RequestError.method_not_found(f"_{method}")
+        session_id = params.get("sessionId")
+        if not isinstance(session_id, str):
+            raise _invalid("sessionId (a string) is required")
+        self._host_of(session_id)
+        text = params.get("prompt")
+        if isinstance(text, list):  # text content blocks
+            text = "".join(b.get("text") or "" for b in text if isinstance(b, dict) and b.get("type") == "text")
+        if not isinstance(text, str) or not text.strip():
+            raise _invalid("prompt (text or content blocks) is required")
+        agent = self.sessions[session_id].agent
+        message = agent.steer(text) if agent.status == "running" else agent.followup(text)
+        return {"messageId": message["id"], "delivery": "steer" if message.get("delivery") == "steer" else "followup"}
+
+    async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
+        return None
+
+
+def _resolve(host: WorkspaceHost, raw: Any) -> Path | None:
+    if not isinstance(raw, str) or not raw:
+        return None
+    return WorkspaceRoots([host.root]).resolve(raw)
+
+
+def prompt_text(blocks: list[Any]) -> str:
+    """The prompt as the model's text: text blocks as they are, a resource link as
+    its URI, an embedded text resource (a file the user attached) fenced with its URI."""
+    parts = []
+    for block in blocks:
+        kind = getattr(block, "type", None)
+        if kind == "text":
+            parts.append(block.text)
+        elif kind == "resource_link":
+            parts.append(f"[{block.name}]({block.uri})")
+        elif kind == "resource":
+            resource = block.resource
+            text = getattr(resource, "text", None)
+            if text is not None:
+                parts.append(f"\n<file uri=\"{resource.uri}\">\n{text}\n</file>\n")
+            else:
+                parts.append(f"[{resource.uri}]")
+    return "".join(parts)

@@ -1,0 +1,167 @@
+"""Sub-agents: child sessions a parent's `subagent` tool call runs to their end.
+
+A child is an ordinary session of the same folder (so it is stored, listed,
+loaded, streamed and crash-repaired like any other), linked to its parent in
+its header meta (`parentSessionId`, `parentToolCallId`) and, in the parent's
+log, by a durable `subagent/start` event. It gets:
+
+- its own tools: the read-only ones, or those its agent type names (never
+  `subagent` itself, so sub-agents do not nest);
+- its own model: the parent's settings, or the model its agent type names;
+- its own cancel signal: cancelling the parent's turn cancels it (cause
+  `parent`); `cancel(child_id)` cancels it alone (cause `user`), and the
+  parent's tool result then says it was cancelled;
+- its usage summed into the parent's tool result (`meta.subagent.usage`).
+
+Its lifecycle reaches the parent's clients as the live `agent/subagent/status`.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any
+
+from agent_lsp.agent import Agent, ToolRegistry
+from agent_lsp.agent.ports import ToolContext
+from agent_lsp.llm.types import message_text
+from agent_lsp.store import Event
+from agent_lsp.tools.subagent import NAME as SUBAGENT_TOOL
+from agent_lsp.tools.subagent import SubagentInput, SubagentOutcome
+from agent_lsp.workspace.agent_types import AgentType, agent_type_folders, load_agent_types
+
+if TYPE_CHECKING:
+    from agent_lsp.workspace.host import WorkspaceHost
+
+log = logging.getLogger(__name__)
+
+READ_ONLY_TOOLS = ("read_file", "list_dir", "glob", "grep")
+START_EVENT = "subagent/start"
+STATUS_EVENT = "agent/subagent/status"
+
+CHILD_PROMPT = """\
+You are a sub-agent: another agent handed you the task below. Work on it with your tools, then end \
+with a complete, self-contained report of what you found or did: that report is all the other agent \
+will see of your work."""
+
+
+class NotASubagent(KeyError):
+    def __init__(self, session_id: str):
+        super().__init__(session_id)
+        self.session_id = session_id
+
+    def __str__(self) -> str:
+        return f"session {self.session_id} is not a running sub-agent"
+
+
+class Subagents:
+    """The sub-agents of one workspace host (the tool's `SubagentRunner`)."""
+
+    def __init__(self, host: WorkspaceHost, config_dir, home):
+        self.host = host
+        self.running: dict[str, Agent] = {}  # child session id -> its agent
+        folders = agent_type_folders(host.root, config_dir, home)
+        self.types, self.problems = load_agent_types(folders)
+        for problem in self.problems:
+            log.warning("%s", problem)
+
+    def agent_types(self) -> dict[str, str]:
+        return {name: t.description for name, t in self.types.items()}
+
+    def cancel(self, session_id: str) -> None:
+        """Cancel one running child alone; its parent's turn goes on."""
+        child = self.running.get(session_id)
+        if child is None:
+            raise NotASubagent(session_id)
+        child.cancel("user")
+
+    # ------------------------------------------------------------------- run
+
+    async def run(self, args: SubagentInput, ctx: ToolContext) -> SubagentOutcome:
+        agent_type = self._agent_type(args.agent_type)
+        parent = self.host.agents.get(ctx.session_id)
+        meta = {"workspaceUri": self.host.uri, "parentSessionId": ctx.session_id, "parentToolCallId": ctx.call_id,
+                "description": args.description}
+        if agent_type is not None:
+            meta["agentType"] = agent_type.name
+        session = self.host.store.create(title=args.description, meta=meta)
+        child = self.host.build_agent(
+            session,
+            tools=self._tools_for(agent_type),
+            system_prompt=self._prompt_for(agent_type),
+            model=agent_type.model if agent_type else None,
+        )
+        child_id = child.session_id
+        self.host.modes.inherit(child, ctx.session_id)
+        self.running[child_id] = child
+        link = {"callId": ctx.call_id, "childSessionId": child_id, "description": args.description}
+        if agent_type is not None:
+            link["agentType"] = agent_type.name
+        if parent is not None:
+            parent.session.append(START_EVENT, {"turn": ctx.turn, "step": ctx.step, **link})
+            parent.emit(STATUS_EVENT, {**link, "status": "running"})
+        off = ctx.signal.on_abort(lambda cause: child.cancel("parent"))
+        try:
+            child.followup(args.task)
+            await child.when_idle()
+            outcome = outcome_of(child_id, child.session.events)
+        finally:
+            off()
+            self.running.pop(child_id, None)
+            await self.host.retire_agent(child)
+        if parent is not None:
+            parent.emit(STATUS_EVENT, {**link, "status": outcome.status, "usage": outcome.usage})
+        return outcome
+
+    def _agent_type(self, name: str | None) -> AgentType | None:
+        if name is None:
+            return None
+        agent_type = self.types.get(name)
+        if agent_type is None:
+            known = ", ".join(sorted(self.types)) or "none are defined"
+            raise ValueError(f"unknown agent type {name!r} (known: {known})")
+        return agent_type
+
+    def _tools_for(self, agent_type: AgentType | None) -> ToolRegistry:
+        wanted = agent_type.tools if agent_type is not None and agent_type.tools is not None else READ_ONLY_TOOLS
+        registry = self.host.tool_registry()
+        return ToolRegistry(registry.get(name) for name in wanted if name != SUBAGENT_TOOL and name in registry)
+
+    def _prompt_for(self, agent_type: AgentType | None) -> str:
+        base = self.host.system_prompt()
+        if agent_type is not None and agent_type.system_prompt:
+            return f"{agent_type.system_prompt}\n\n{CHILD_PROMPT}\n\n{base}"
+        return f"{CHILD_PROMPT}\n\n{base}"
+
+
+def outcome_of(session_id: str, events: list[Event]) -> SubagentOutcome:
+    """How the child's last turn ended: its answer, usage and status."""
+    usage: dict[str, int] = {}
+    answer = ""
+    reason: dict[str, Any] = {}
+    for event in events:
+        if event.type == "turn/start":
+            reason = {}
+        elif event.type == "assistant/message":
+            for key, value in (event.data.get("usage") or {}).items():
+                if isinstance(value, int):
+                    usage[key] = usage.get(key, 0) + value
+            text = message_text(event.data.get("message") or {}).strip()
+            if text:
+                answer = text
+        elif event.type == "turn/end":
+            reason = event.data.get("reason") or {}
+    kind = reason.get("kind")
+    if kind in ("completed", "max-tokens"):
+        return SubagentOutcome(session_id, "completed", answer, usage)
+    if kind == "aborted":
+        cause = (reason.get("reason") or {}).get("kind")
+        why = {"user": "the user cancelled it", "parent": "this turn was cancelled",
+               "disposed": "the server stopped it"}.get(cause, "it was cancelled")
+        return SubagentOutcome(session_id, "cancelled", answer, usage, why)
+    if kind == "error":
+        error = reason.get("error") or {}
+        why = f"{error.get('code', 'ERROR')}: {error.get('message', '')}".rstrip(": ")
+        return SubagentOutcome(session_id, "failed", answer, usage, why)
+    if kind == "blocked":
+        return SubagentOutcome(session_id, "failed", answer, usage, reason.get("message") or "its turn was blocked")
+    return SubagentOutcome(session_id, "failed", answer, usage, f"its turn ended without an answer ({kind or 'no turn'})")

@@ -1,0 +1,270 @@
+"""The ACP face through the real `agent-lsp acp` process, driven by the ACP Python SDK's client."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+import acp
+import pytest
+
+from acp_harness import AGENT, AcpTestClient, acp_agent, updates_json
+
+EDIT = {"name": "edit_file", "arguments": {"path": "app.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}}
+ASK_WRITES = {"permissions": {"defaults": {"write": "ask"}}}
+
+
+def replayable(updates: list) -> list[dict]:
+    """What a live client was sent that a load replays too (the command list is sent anew)."""
+    return [u for u in updates_json(updates) if u["sessionUpdate"] not in ("available_commands_update", "user_message_chunk")]
+
+
+@pytest.fixture
+def workspace(tmp_path):
+    folder = tmp_path / "ws"
+    folder.mkdir()
+    (folder / "app.py").write_text("x = 1\n")
+    return folder
+
+
+async def test_initialize_advertises_what_the_face_does(tmp_path):
+    client = AcpTestClient()
+    async with acp.spawn_agent_process(client, *AGENT) as (conn, _):
+        reply = await asyncio.wait_for(conn.initialize(protocol_version=acp.PROTOCOL_VERSION), 30)
+    caps = reply.agent_capabilities
+    assert reply.protocol_version == 1 and reply.agent_info.name == "agent-lsp"
+    assert caps.load_session is True and caps.session_capabilities.list is not None
+    assert caps.prompt_capabilities.embedded_context is True
+    assert not caps.prompt_capabilities.image and not caps.prompt_capabilities.audio
+    assert not caps.mcp_capabilities.http and not caps.mcp_capabilities.sse
+
+
+async def test_prompt_streams_asks_edits_through_the_client_cancels_and_load_replays(tmp_path, workspace):
+    path = str(workspace / "app.py")
+    client = AcpTestClient(buffers={path: "x = 1  # unsaved\n"}, answers=["allow_once"])
+    script = [
+        {"text": "Fixing.", "tools": [EDIT]},
+        {"text": "Done."},
+        {"hang": "thinking about it"},
+    ]
+    sessions = tmp_path / "sessions"
+    async with acp_agent(client, sessions, script, **ASK_WRITES) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("fix x")]), 30)
+        assert answer.stop_reason == "end_turn"
+        assert client.text(sid) == "Fixing.Done."
+        kinds = client.kinds(sid)
+        assert kinds.count("agent_message_chunk") == len("Fixing.Done.")  # streamed, not one block
+        call = next(u for u in client.of(sid) if u.session_update == "tool_call")
+        assert (call.kind, call.title, call.status) == ("edit", "Edit app.py", "pending")
+        assert [loc.path for loc in call.locations] == [path]
+        # the permission question named the same tool call
+        (asked, options), = client.permission_requests
+        assert asked.tool_call_id == call.tool_call_id and asked.kind == "edit"
+        assert {o.kind for o in options} == {"allow_once", "allow_always", "reject_once"}
+        # the edit went to the client's buffer (its unsaved text), not to the disk
+        assert client.writes == [(path, "x = 2  # unsaved\n")]
+        assert (workspace / "app.py").read_text() == "x = 1\n"
+        done = next(u for u in client.of(sid) if u.session_update == "tool_call_update")
+        assert done.status == "completed"
+        diff = next(c for c in done.content if c.type == "diff")
+        assert (diff.path, diff.old_text, diff.new_text) == (path, "x = 1  # unsaved\n", "x = 2  # unsaved\n")
+
+        running = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("and more")]))
+        for _ in range(500):
+            if client.text(sid).endswith("thinking about it"):
+                break
+            await asyncio.sleep(0.01)
+        started = time.monotonic()
+        await conn.cancel(session_id=sid)
+        cancelled = await asyncio.wait_for(running, 5)
+        waited = time.monotonic() - started
+        assert cancelled.stop_reason == "cancelled"
+        assert waited < 1.0, f"cancel answered after {waited:.3f} s"  # the bench measures the 100 ms target
+        await asyncio.sleep(0.2)  # anything the cancelled turn still sends
+        live = replayable(client.of(sid))
+
+    reloaded = AcpTestClient(buffers={path: "x = 2  # unsaved\n"})
+    async with acp_agent(reloaded, sessions, []) as conn:
+        await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[]), 30)
+        assert replayable(reloaded.of(sid)) == live
+        prompts = [u.content.text for u in reloaded.of(sid) if u.session_update == "user_message_chunk"]
+        assert prompts == ["fix x", "and more"]
+        assert "available_commands_update" in reloaded.kinds(sid)
+
+
+async def test_a_stale_buffer_reaches_the_model_and_nothing_is_overwritten(tmp_path, workspace):
+    path = str(workspace / "app.py")
+    client = AcpTestClient(buffers={path: "x = 1\n"})
+    reads = []
+
+    def user_types(read_path):  # the second read (the check before writing) sees the user's typing
+        reads.append(read_path)
+        if len(reads) == 2:
+            client.buffers[path] = "x = 1\ny = 5  # typed meanwhile\n"
+
+    client.on_read = user_types
+    async with acp_agent(client, tmp_path / "sessions", [{"tools": [EDIT]}, {"text": "I see."}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("fix")]), 30)
+    assert client.writes == []  # never a silent overwrite
+    assert client.buffers[path] == "x = 1\ny = 5  # typed meanwhile\n"
+    result = next(u for u in client.of(sid) if u.session_update == "tool_call_update")
+    assert result.status == "failed"
+    seen = result.content[-1].content.text  # what the model got as the tool's result
+    assert "changed in the editor" in seen and "y = 5  # typed meanwhile" in seen
+
+
+async def test_without_fs_capabilities_edits_go_to_disk(tmp_path, workspace):
+    client = AcpTestClient()  # no fs capability
+    async with acp_agent(client, tmp_path / "sessions", [{"tools": [EDIT]}, {"text": "ok"}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("fix")]), 30)
+    assert answer.stop_reason == "end_turn" and client.reads == [] and client.writes == []
+    assert (workspace / "app.py").read_text() == "x = 2\n"
+
+
+async def test_allow_always_is_remembered_in_the_workspace_store(tmp_path, workspace):
+    run = {"name": "run_command", "arguments": {"command": "echo hello-acp"}}
+    client = AcpTestClient(answers=["allow_always"])
+    sessions = tmp_path / "sessions"
+    async with acp_agent(client, sessions, [{"tools": [run]}, {"tools": [run]}, {"text": "ran twice"}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("run it")]), 30)
+    assert len(client.permission_requests) == 1  # the second run was allowed by the remembered answer
+    asked = client.permission_requests[0][0]
+    assert asked.kind == "execute" and "echo hello-acp" in asked.title
+    results = [u for u in client.of(sid) if u.session_update == "tool_call_update"]
+    assert [r.status for r in results] == ["completed", "completed"]
+    assert all("hello-acp" in r.content[-1].content.text for r in results)  # the command's output
+    calls = [u for u in client.of(sid) if u.session_update == "tool_call"]
+    assert all(c.kind == "execute" for c in calls)
+    stored = [json.loads(p.read_text()) for p in sessions.rglob("permissions.json")]
+    assert stored and "echo hello-acp" in json.dumps(stored)
+
+
+async def test_a_prompt_sent_while_one_runs_is_queued_and_steering_reaches_the_running_turn(tmp_path, workspace):
+    client = AcpTestClient()
+    script = [{"text": "slow answer", "chunkDelayMs": 30}, {"text": "second"}, {"text": "third"}]
+    async with acp_agent(client, tmp_path / "sessions", script) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("one")]))
+        while not client.text(sid):
+            await asyncio.sleep(0.01)
+        steered = await conn.ext_method("agent-lsp/steer", {"sessionId": sid, "prompt": "mind the tests"})
+        second = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("two")]))
+        assert (await asyncio.wait_for(first, 30)).stop_reason == "end_turn"
+        assert (await asyncio.wait_for(second, 30)).stop_reason == "end_turn"
+    assert steered["delivery"] == "steer"
+    # the steer entered the first turn (a second step answered "second"); the queued prompt ran next
+    assert client.text(sid) == "slow answersecondthird"
+
+
+async def test_bad_requests_get_readable_errors(tmp_path, workspace):
+    client = AcpTestClient()
+    async with acp_agent(client, tmp_path / "sessions", []) as conn:
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.prompt(session_id="s_nope", prompt=[acp.text_block("hi")])
+        assert unknown.value.code == -32602 and "unknown session s_nope" in str(unknown.value)
+        with pytest.raises(acp.RequestError) as relative:
+            await conn.new_session(cwd="relative/dir", mcp_servers=[])
+        assert "absolute" in str(relative.value)
+        with pytest.raises(acp.RequestError) as missing:
+            await conn.load_session(cwd=str(workspace), session_id="s_missing", mcp_servers=[])
+        assert "unknown session s_missing" in str(missing.value)
+        # the connection is still fine
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        assert (await conn.prompt(session_id=sid, prompt=[acp.text_block("hi")])).stop_reason == "end_turn"
+
+
+async def test_model_failure_is_an_error_answer_with_its_message(tmp_path, workspace):
+    client = AcpTestClient()
+    script = [{"fail": "AUTH", "message": "the key was refused"}]
+    async with acp_agent(client, tmp_path / "sessions", script) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        with pytest.raises(acp.RequestError) as failed:
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("hi")]), 30)
+    assert "AUTH" in str(failed.value) and "the key was refused" in str(failed.value)
+
+
+async def test_sessions_are_listed_and_slash_commands_are_offered(tmp_path, workspace):
+    client = AcpTestClient()
+    async with acp_agent(client, tmp_path / "sessions", [{"tools": [EDIT]}, {"text": "edited"}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=[acp.text_block("edit")])
+        assert (workspace / "app.py").read_text() == "x = 2\n"
+        listed = await conn.list_sessions(cwd=str(workspace))
+        assert [(s.session_id, s.cwd) for s in listed.sessions] == [(sid, str(workspace))]
+        commands = next(u for u in client.of(sid) if u.session_update == "available_commands_update")
+        assert {c.name for c in commands.available_commands} == {"compact", "revert"}
+        answer = await conn.prompt(session_id=sid, prompt=[acp.text_block("/revert")])
+        assert answer.stop_reason == "end_turn"
+        assert (workspace / "app.py").read_text() == "x = 1\n"
+        assert client.text(sid).endswith("Reverted turn 1: 1 file(s) restored.")
+
+
+async def test_commands_run_in_the_client_terminal_when_it_offers_terminals(tmp_path, workspace):
+    run = {"name": "run_command", "arguments": {"command": "echo in-terminal; pwd; exit 3"}}
+    slow = {"name": "run_command", "arguments": {"command": "sleep 30"}}
+    client = AcpTestClient(terminals=True, answers=["allow_once", "allow_once"])
+    async with acp_agent(client, tmp_path / "sessions", [{"tools": [run]}, {"text": "ran"}, {"tools": [slow]}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("run")]), 30)
+        (first,) = client.terminal_runs.values()
+        assert first["command"] == ["bash", "-c", "echo in-terminal; pwd; exit 3"] and first["cwd"] == str(workspace)
+        assert first["released"]
+        updates = [u for u in client.of(sid) if u.session_update == "tool_call_update"]
+        showing, result = updates
+        assert showing.status == "in_progress" and showing.content[0].terminal_id == "term_1"
+        seen = result.content[-1].content.text
+        assert "in-terminal" in seen and str(workspace) in seen and "[exit code 3]" in seen
+        assert len(client.permission_requests) == 1
+
+        running = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("wait")]))
+        while len(client.terminal_runs) < 2:
+            await asyncio.sleep(0.01)
+        await conn.cancel(session_id=sid)
+        assert (await asyncio.wait_for(running, 5)).stop_reason == "cancelled"
+        second = client.terminal_runs["term_2"]
+        for _ in range(300):
+            if second["released"]:
+                break
+            await asyncio.sleep(0.01)
+        assert second["process"].returncode is not None and second["released"]  # killed, then released
+
+
+async def test_the_configured_models_are_a_config_option_the_client_can_switch(tmp_path, workspace):
+    client = AcpTestClient()
+    sessions = tmp_path / "sessions"
+    model = {"fallback": {"model": "scripted-small"}}
+    async with acp_agent(client, sessions, [{"text": "one"}, {"text": "two"}], model_extra=model) as conn:
+        new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        (option,) = new.config_options
+        assert (option.id, option.category, option.current_value) == ("model", "model", "scripted/scripted")
+        assert [o.value for o in option.options] == ["scripted/scripted", "scripted-fallback/scripted-small"]
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("first")])
+        switched = await conn.set_config_option(config_id="model", session_id=new.session_id,
+                                                value="scripted-fallback/scripted-small")
+        assert switched.config_options[0].current_value == "scripted-fallback/scripted-small"
+        await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("second")])
+        with pytest.raises(acp.RequestError) as unknown:
+            await conn.set_config_option(config_id="model", session_id=new.session_id, value="gpt-9")
+        assert "unknown model 'gpt-9'" in str(unknown.value)
+    log = next(sessions.rglob(f"{new.session_id}.jsonl")).read_text().splitlines()
+    answered = [json.loads(line)["data"]["message"]["model"] for line in log if '"assistant/message"' in line]
+    assert answered == ["scripted", "scripted-small"]
+
+
+async def test_a_prompt_sent_right_after_a_cancel_runs(tmp_path, workspace):
+    client = AcpTestClient()
+    async with acp_agent(client, tmp_path / "sessions", [{"hang": "waiting"}, {"text": "next one"}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        hanging = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("one")]))
+        while "waiting" not in client.text(sid):
+            await asyncio.sleep(0.01)
+        await conn.cancel(session_id=sid)
+        following = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("two")]), 30)
+        assert (await hanging).stop_reason == "cancelled"
+        assert following.stop_reason == "end_turn"
+        assert client.text(sid) == "waitingnext one"

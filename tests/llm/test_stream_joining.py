@@ -1,0 +1,70 @@
+"""Deltas that arrive in one network read leave the provider as one chunk
+(the loop, the session log and the relay then handle one event per read, not
+one per token), against a real local HTTP server."""
+
+from __future__ import annotations
+
+import pytest
+
+from agent_lsp.llm.anthropic import AnthropicProvider
+from agent_lsp.llm.openai import OpenAIProvider
+from agent_lsp.llm.transport import Timeouts
+from agent_lsp.llm.types import LlmError, ModelRequest
+from llm_fake_server import Reply, recording
+
+TIMEOUTS = Timeouts(connect=2, first_byte=2, idle=2)
+
+
+def request(provider: str) -> ModelRequest:
+    return ModelRequest(provider=provider, model="m", system="",
+                        messages=({"role": "user", "content": [{"type": "text", "text": "hi"}]},))
+
+
+async def collect(provider, name: str) -> tuple[list[dict], LlmError | None]:
+    chunks: list[dict] = []
+    try:
+        async for chunk in provider.stream(request(name)):
+            chunks.append(chunk)
+    except LlmError as error:
+        return chunks, error
+    finally:
+        await provider.aclose()
+    return chunks, None
+
+
+def text_of(chunks: list[dict], kind: str = "text-delta") -> str:
+    return "".join(c["text"] for c in chunks if c["type"] == kind)
+
+
+@pytest.mark.parametrize("name, make, file", [
+    ("openai", lambda url: OpenAIProvider(base_url=url + "/v1", api_key="k", timeouts=TIMEOUTS), "openai_text.sse"),
+    ("anthropic", lambda url: AnthropicProvider(base_url=url, api_key="k", timeouts=TIMEOUTS), "anthropic_text.sse"),
+])
+async def test_one_read_of_deltas_is_one_chunk_with_the_same_text(server, name, make, file):
+    data = recording(file)
+    server.queue(Reply.sse(data, awkward=False), Reply.sse(data))  # one read; then tiny reads
+    whole, error = await collect(make(server.url), name)
+    assert error is None
+    awkward, error = await collect(make(server.url), name)
+    assert error is None
+    assert [c["type"] for c in whole].count("text-delta") == 1
+    assert [c["type"] for c in awkward].count("text-delta") > 1
+    assert text_of(whole) == text_of(awkward) != ""
+    assert [c for c in whole if c["type"] != "text-delta"] == [c for c in awkward if c["type"] != "text-delta"]
+
+
+async def test_tool_arguments_of_one_read_are_joined_per_call(server):
+    server.queue(Reply.sse(recording("anthropic_thinking_tool.sse"), awkward=False))
+    chunks, error = await collect(AnthropicProvider(base_url=server.url, api_key="k", timeouts=TIMEOUTS), "anthropic")
+    assert error is None
+    deltas = [c for c in chunks if c["type"] == "tool-call-delta"]
+    starts = [c["id"] for c in chunks if c["type"] == "tool-call-start"]
+    assert [d["id"] for d in deltas] == starts  # one delta per call: its whole arguments
+    assert [c for c in chunks if c["type"] == "reasoning-delta"][0]["text"] == text_of(chunks, "reasoning-delta")
+
+
+async def test_text_before_an_error_event_of_the_same_read_is_kept(server):
+    server.queue(Reply.sse(recording("openai_error_event.sse"), awkward=False))
+    chunks, error = await collect(OpenAIProvider(base_url=server.url + "/v1", api_key="k", timeouts=TIMEOUTS), "openai")
+    assert error is not None and error.code == "SERVER"
+    assert text_of(chunks) == "Let me"
