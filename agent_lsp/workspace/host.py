@@ -31,7 +31,7 @@ from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
 from agent_lsp.config import Settings, config_dir, data_dir, model_environment, read_policy
 from agent_lsp.mcp import McpManager, workspace_servers
-from agent_lsp.mcp.config import ServerProblem, user_file_servers
+from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
@@ -43,7 +43,7 @@ from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.hook_config import workspace_hooks
-from agent_lsp.workspace.managed import guard_denied_tools, policy_permission_rules, turned_off
+from agent_lsp.workspace.managed import allowed_servers, guard_denied_tools, hook_files, policy_permission_rules
 from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
@@ -466,12 +466,9 @@ class WorkspaceHost:
     def user_hooks(self) -> UserHooks:
         if self._hooks is None:
             project_files, problems = read_project_settings(self.root)
-            if not self.managed_policy.allow_project_hooks:
-                if any("hooks" in f.data for f in project_files):
-                    problems.append(turned_off("project hooks", self.managed_policy_path))
-                project_files = []
+            project_files, dropped = hook_files(self.managed_policy, self.managed_policy_path, project_files)
             commands, bad = workspace_hooks(self.settings.hooks, project_files)
-            for problem in problems + bad:
+            for problem in problems + dropped + bad:
                 log.warning("hooks: %s", problem)
             shell = self.settings.shell
             self._hooks = UserHooks(commands, root=self.root, editor=self.editor, policy=self.policy,
@@ -484,10 +481,8 @@ class WorkspaceHost:
     def mcp_manager(self) -> McpManager:
         if self._mcp is None:
             servers, problems = workspace_servers(self.root, self.settings.mcp_servers, user_file_servers(self.env), self.env)
-            if not self.managed_policy.allow_project_mcp_servers:
-                reason = turned_off("project MCP servers", self.managed_policy_path)
-                problems += [ServerProblem(s.name, "project", reason) for s in servers if s.is_project]
-                servers = [s for s in servers if not s.is_project]
+            servers, dropped = allowed_servers(self.managed_policy, self.managed_policy_path, servers)
+            problems += dropped
             mcp = self.settings.mcp
             self._mcp = McpManager(
                 servers, problems, root=self.root, editor=self.editor, policy=self.policy,

@@ -20,7 +20,9 @@ from typing import Any, Callable
 
 from agent_lsp.agent import Agent
 from agent_lsp.config import ManagedPolicy
+from agent_lsp.mcp.config import ServerConfig, ServerProblem
 from agent_lsp.workspace.permissions import PermissionRule
+from agent_lsp.workspace.project_settings import ProjectFile
 
 
 def policy_permission_rules(policy: ManagedPolicy) -> list[PermissionRule]:
@@ -41,5 +43,22 @@ def guard_denied_tools(agent: Agent, policy: ManagedPolicy, path: Path | None) -
     agent.hooks.register("tools/pre-execute", guard, first=True)
 
 
-def turned_off(what: str, path: Path | None) -> str:
+def hook_files(policy: ManagedPolicy, path: Path | None, files: list[ProjectFile]) -> tuple[list[ProjectFile], list[str]]:
+    """The project settings files whose hooks may be read, and a line when the policy drops them."""
+    if policy.allow_project_hooks:
+        return files, []
+    dropped = [f.relative for f in files if "hooks" in f.data]
+    return [], [f"hooks of {', '.join(dropped)}: {_turned_off('project hooks', path)}"] if dropped else []
+
+
+def allowed_servers(policy: ManagedPolicy, path: Path | None,
+                    servers: list[ServerConfig]) -> tuple[list[ServerConfig], list[ServerProblem]]:
+    """The MCP servers that may start, and a problem for each project server the policy turns off."""
+    if policy.allow_project_mcp_servers:
+        return servers, []
+    reason = _turned_off("project MCP servers", path)
+    return [s for s in servers if not s.is_project], [ServerProblem(s.name, "project", reason) for s in servers if s.is_project]
+
+
+def _turned_off(what: str, path: Path | None) -> str:
     return f"{what} are turned off by the managed policy ({path})"

@@ -108,7 +108,7 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
         note = "off: the managed policy forbids project servers" if off else ("starts once trusted" if server.is_project else "")
         view.mcp_servers.append(Entry(server.name, server.shown, server_sources[server.source], note))
 
-    skills, bad = load_skills(skill_folders(root, config_dir(env), Path(env.get("HOME") or Path.home())))
+    skills, bad = load_skills(skill_folders(root, config_dir(env), Path.home()))
     problems += bad
     for skill in skills.values():
         note = "off: the managed policy denies the skill tool" if policy.denies_tool("skill") else ""
