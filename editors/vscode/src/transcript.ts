@@ -525,7 +525,9 @@ export function applyEvent(state: Transcript, event: EventView): void {
       item.output = contentText(message.content);
       item.error = data.error ?? null;
       item.meta = data.meta ?? null;
-      item.status = message.isError || data.error ? 'failed' : 'done';
+      // A command that exited non-zero ran, but did not succeed: not a green check.
+      const exitCode = item.meta?.exitCode;
+      item.status = message.isError || data.error || (typeof exitCode === 'number' && exitCode !== 0) ? 'failed' : 'done';
       touch(state, item);
       if (item.status === 'done') {
         noteEdit(state, item);
