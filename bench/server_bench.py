@@ -75,7 +75,7 @@ class Bench:
         self._drain = asyncio.create_task(_drain(self.client._server.stderr))
         await self.client.initialize_async(
             types.InitializeParams(
-                capabilities=types.ClientCapabilities(),
+                capabilities=types.ClientCapabilities(experimental={"agentLsp": {"events": True}}),  # it follows agent/status
                 workspace_folders=[types.WorkspaceFolder(uri=self.workspace.as_uri(), name="ws")],
                 initialization_options={
                     "model": {"provider": "scripted", "script": self.script},

@@ -5,6 +5,12 @@ the relay (`session/event`), live events (`agent/status`, `agent/inbox/*`,
 `agent/error`, `agent/tool/progress`) as the notification of the same name
 with `{sessionId, **data}`; a running session shows `$/progress`, and the end of a turn
 started by `workspace/executeCommand` is shown with `window/showMessage`.
+
+The custom notifications go only to a client that declared
+`experimental.agentLsp.events`; it renders them, so the answer of a
+command's turn is not repeated with showMessage (a failure still is). Any
+other client gets the conversation as `window/logMessage` lines
+(lsp/plain_transcript.py).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from lsprotocol import types
 
 from agent_lsp.agent.events import CLIENT_LIVE_EVENTS, AgentEvent
 from agent_lsp.llm.types import message_text
+from agent_lsp.lsp.plain_transcript import transcript_line
 from agent_lsp.store.session import Event
 
 if TYPE_CHECKING:
@@ -57,12 +64,31 @@ class AgentEvents:
             elif kind in CLIENT_LIVE_EVENTS:
                 relay.live(sid, kind, event.data)
 
-        agent.subscribe(send)
+        agent.subscribe(send if ls.editor.agent_caps.events else self._plain(agent))
+
+    def _plain(self, agent: Agent):
+        """The subscriber for a client that does not render events: log lines, progress, status."""
+        ls = self.ls
+
+        def send(event: AgentEvent) -> None:
+            kind = event.type
+            if event.__class__ is Event:
+                if kind == "tool/call":
+                    ls.progress.report(agent.session_id, event.data.get("name", "tool"))
+                line = transcript_line(kind, event.data)
+                if line:
+                    ls.log_line(line)
+            elif kind == "agent/status":
+                self._on_status(agent, event.data["status"])
+
+        return send
 
     def _on_status(self, agent: Agent, status: str) -> None:
         ls = self.ls
         sid = agent.session_id
-        ls.relay.live(sid, "agent/status", {"status": status})
+        renders_events = ls.editor.agent_caps.events
+        if renders_events:
+            ls.relay.live(sid, "agent/status", {"status": status})
         if status == "running":
             ls.progress.running(sid, "agent-lsp: working", lambda: agent.cancel("user"))
             return
@@ -70,7 +96,8 @@ class AgentEvents:
         if sid in ls.command_sessions:
             ls.command_sessions.discard(sid)
             kind, text = self._turn_outcome(agent)
-            if text:
+            # A client that renders events shows the answer itself; a failure is still said.
+            if text and (not renders_events or kind == types.MessageType.Error):
                 ls.show(text[:SHOW_MESSAGE_LIMIT], kind)
 
     @staticmethod

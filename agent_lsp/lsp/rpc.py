@@ -24,6 +24,7 @@ import concurrent.futures
 import json
 import logging
 from typing import Any, Generator, TypeVar
+from urllib.parse import unquote
 
 from cattrs import ClassValidationError, transform_error
 from pydantic import BaseModel, ValidationError
@@ -171,6 +172,16 @@ class AgentProtocol(LanguageServerProtocol):
             yield user_handler, args, None
         self._shutdown = True
         return None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Generator[Any, Any, None]:
+        """pygls' didChange, except that a change to a document that is not open
+        is dropped instead of failing with a KeyError (VS Code sends one when an
+        unsaved untitled buffer is closed without saving)."""
+        if unquote(params.text_document.uri) not in self.workspace.text_documents:
+            log.debug("didChange for %s, which is not open: ignored", params.text_document.uri)
+            return None
+        yield from super().lsp_text_document__did_change(params)
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:

@@ -15,6 +15,10 @@
 ;;   AGENT_LSP_EXPECT_MESSAGE  optional: a window/showMessage must contain this
 ;;                        (the server reports the final answer of a command's turn)
 ;;   AGENT_LSP_TIMEOUT    seconds to wait (default 30)
+;;   AGENT_LSP_CODE_ACTION  optional: instead of the followup command, run the code
+;;                        action with this title offered at the start of line 2
+;;                        (the request eglot sends itself, with no diagnostics)
+;;   AGENT_LSP_LOG_OUT    optional: a file that gets every window/logMessage text, one a line
 ;;   AGENT_LSP_QUESTIONS_OUT  optional: a file that gets the permission questions
 ;;                        asked (window/showMessageRequest), as JSON lines {message, actions}
 ;; Exit code 0 and a line "OK ..." on success; exit code 1 and "FAIL ..." otherwise.
@@ -53,6 +57,20 @@
   (_server (_method (eql window/showMessage)) &key message &allow-other-keys)
   (push message agent-test-messages))
 
+(defvar agent-test-notifications (make-hash-table :test #'equal)
+  "How many notifications of each custom method arrived (eglot has no handler for them).")
+
+(cl-defmethod eglot-handle-notification :before
+  (_server method &rest params)
+  (puthash (format "%s" method) (1+ (gethash (format "%s" method) agent-test-notifications 0))
+           agent-test-notifications)
+  (let ((out (getenv "AGENT_LSP_LOG_OUT")))
+    (when (and out (eq method 'window/logMessage))
+      (write-region (concat (plist-get params :message) "\n") nil out 'append 'silent))))
+
+(defun agent-test-count (method)
+  (gethash method agent-test-notifications 0))
+
 (defun agent-test-finish (ok fmt &rest args)
   (princ (concat (if ok "OK " "FAIL ") (apply #'format fmt args) "\n"))
   (kill-emacs (if ok 0 1)))
@@ -83,7 +101,18 @@
       (agent-test-finish nil "eglot did not connect to agent-lsp within %s s" timeout))
     ;; The buffer is managed once didOpen went out; then ask the agent.
     (agent-test-wait (lambda () (bound-and-true-p eglot--managed-mode)) timeout)
-    (eglot-execute-command server 'agentLsp.followup (vector prompt))
+    (let ((title (getenv "AGENT_LSP_CODE_ACTION")))
+      (if (not title)
+          (eglot-execute-command server 'agentLsp.followup (vector prompt))
+        (goto-char (point-min))
+        (forward-line 1)
+        (let* ((actions (eglot-code-actions (point)))
+               (action (seq-find (lambda (a) (equal (plist-get a :title) title)) actions)))
+          (unless action
+            (agent-test-finish nil "no code action %S; offered %S" title
+                               (mapcar (lambda (a) (plist-get a :title)) actions)))
+          (let ((command (plist-get action :command)))
+            (eglot-execute-command server (intern (plist-get command :command)) (plist-get command :arguments))))))
     (unless (agent-test-wait (lambda () (string-search expected (buffer-string))) timeout)
       (agent-test-finish nil "the buffer never showed %S; it is:\n%s" expected (buffer-string)))
     (when (and expected-message
@@ -91,5 +120,6 @@
                      (lambda () (seq-find (lambda (m) (string-search expected-message m)) agent-test-messages))
                      timeout)))
       (agent-test-finish nil "no window/showMessage with %S; got %S" expected-message agent-test-messages))
-    (agent-test-finish t "emacs %s eglot: the agent's edit is in the buffer (permission questions: %d, messages: %d)"
-                       emacs-version (length agent-test-questions) (length agent-test-messages))))
+    (agent-test-finish t "emacs %s eglot: the agent's edit is in the buffer (permission questions: %d, messages: %d, session/event: %d, window/logMessage: %d)"
+                       emacs-version (length agent-test-questions) (length agent-test-messages)
+                       (agent-test-count "session/event") (agent-test-count "window/logMessage"))))

@@ -124,3 +124,40 @@ def test_eglot_an_always_confirmed_command_offers_only_once_and_deny(tmp_path: P
     assert "rm -rf build" in asked["message"]
     assert "Always confirmed: this command is a recursive delete" in asked["message"]
     assert "Answer: Allow once / Deny" in asked["message"]
+
+
+def test_eglot_fix_with_agent_is_offered_where_no_diagnostic_is(tmp_path: Path):
+    # eglot sends only agent_lsp's own diagnostics (none) with its code action
+    # request: "Fix with agent" is offered anyway, for the line of the cursor.
+    script = [
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Fixed the divisor."},
+    ]
+    workspace, _ = run_eglot(tmp_path, script, "Fixed the divisor.", AGENT_LSP_CODE_ACTION="Fix with agent")
+    (session,) = (tmp_path / "sessions").rglob("*.jsonl")
+    first = next(json.loads(line) for line in session.read_text().splitlines() if '"user/message"' in line)
+    context = json.dumps(first["data"]["message"])
+    assert "Find the problem in this code and fix it." in context
+    assert "return sum(values) / (len(values) - 1)" in context  # the cursor's line went with it
+
+
+def test_eglot_gets_the_conversation_as_log_lines_and_no_custom_notifications(tmp_path: Path):
+    # eglot never declared it renders agent_lsp's events: it gets none of them,
+    # and the conversation comes as window/logMessage lines it shows in its events buffer.
+    script = [
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Fixed the divisor of mean()."},
+    ]
+    log = tmp_path / "log.txt"
+    _, report = run_eglot(tmp_path, script, "Fixed the divisor of mean().", AGENT_LSP_LOG_OUT=str(log))
+    assert "session/event: 0," in report
+    lines = log.read_text(encoding="utf-8").splitlines()
+    conversation = lines[lines.index("You: mean() is wrong, fix it"):]
+    assert conversation == [
+        "You: mean() is wrong, fix it",
+        "Agent: Fixing it.",
+        "→ edit_file stats.py " + json.dumps(EDIT["arguments"]["edits"]),
+        "  ✓ edit_file",
+        "Agent: Fixed the divisor of mean().",
+        "— turn 1 completed",
+    ]

@@ -204,17 +204,17 @@ async def test_tools_see_the_unsaved_buffer(editor: EditorUnderTest, workspace: 
     )
 
 
-async def test_execute_command_runs_a_turn_and_shows_the_answer(editor: EditorUnderTest):
+async def test_execute_command_runs_a_turn_and_shows_the_answer_in_the_transcript_only(editor: EditorUnderTest):
+    # This client renders events: the answer is in its transcript, and no
+    # window/showMessage repeats it (editors without a plugin get one: tests/editors).
     editor.use_script([{"text": "Answer from the agent."}])
     before = len(editor.statuses)
     shown_before = len(editor.client.messages)
     ref = await editor.command("agentLsp.followup", "what is this project?")
     sid = ref["sessionId"]
     await editor.wait_idle(sid, before)
-    await editor.wait_for(
-        lambda: any("Answer from the agent." in m.message for m in editor.client.messages[shown_before:]),
-        what="window/showMessage with the answer",
-    )
+    await editor.wait_for(lambda: "Answer from the agent." in editor.streamed_text(sid), what="the answer in the events")
+    assert not any("Answer from the agent." in m.message for m in editor.client.messages[shown_before:])
     # a command without sessionId reuses the workspace's current session
     again = await editor.command("agentLsp.followup", {"content": "and again"})
     assert again["sessionId"] == sid
@@ -233,12 +233,9 @@ async def test_steer_and_cancel_commands_reach_the_current_session(editor: Edito
     assert steered["sessionId"] == sid
     await editor.wait_for(lambda: editor.event_types(sid).count("user/message") == 2, what="the steer entering")
     assert editor.event_types(sid).count("turn/start") == 1  # same turn, next step (which hangs)
-    shown = len(editor.client.messages)
     await editor.command("agentLsp.cancel")
     await editor.wait_idle(sid, before)
     assert [e for e in editor.events[sid] if e["type"] == "turn/end"][-1]["data"]["reason"]["kind"] == "aborted"
-    await editor.wait_for(lambda: any(m.message == "agent-lsp: cancelled" for m in editor.client.messages[shown:]),
-                          what="the cancelled command turn shown")
 
 
 async def test_work_done_progress_while_running(editor: EditorUnderTest):

@@ -60,7 +60,7 @@ async def test_a_session_over_tcp(tmp_path):
         await asyncio.wait_for(
             client.initialize_async(
                 types.InitializeParams(
-                    capabilities=types.ClientCapabilities(),
+                    capabilities=types.ClientCapabilities(experimental={"agentLsp": {"events": True}}),  # it reads the events
                     workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="ws")],
                     initialization_options={
                         "model": {"provider": "scripted", "script": [{"text": "over tcp"}]},

@@ -69,8 +69,14 @@ async def test_initialize_without_workspace_folders_and_generic_permission_promp
             return types.MessageActionItem(title="Deny")
 
         ref = await editor.request("agent/followup", {"content": "run it"})
-        await editor.wait_idle(ref["sessionId"])
+        # It did not declare that it renders events: it is sent none, and reads the log instead.
+        for _ in range(400):
+            loaded = await editor.request("agent/session/load", {"sessionId": ref["sessionId"]})
+            if loaded["status"] == "idle" and any(e["type"] == "turn/end" for e in loaded["events"]):
+                break
+            await asyncio.sleep(0.05)
+        assert editor.events[ref["sessionId"]] == [] and not editor.statuses
         assert asked and "echo hi" in asked[0]
-        (result,) = [e for e in editor.events[ref["sessionId"]] if e["type"] == "tool/result"]
+        (result,) = [e for e in loaded["events"] if e["type"] == "tool/result"]
         assert result["data"]["message"]["isError"] is True and result["data"]["error"]["code"] == "PERMISSION_DENIED"
         assert (await editor.request("agent/session/list", {}))["sessions"]

@@ -39,7 +39,9 @@ async def editor(workspace, sessions):
         folders=[workspace],
         sessions_dir=sessions,
         resource_operations=False,
-        agent=None,
+        # no agent/permission, no agent/saveDocuments; it declares only that it
+        # renders events, which is how the test follows the turn
+        agent={"events": True},
         env={"AGENT_LSP_PERMISSION_TIMEOUT_SECONDS": str(TIMEOUT_S)},
         settings={"permissions": {"defaults": {"write": "allow", "command": "allow"},
                                   "rules": [{"tool": "run_command", "action": "ask", "commandPrefix": "touch"}]}},

@@ -297,3 +297,55 @@ def test_an_always_confirmed_command_offers_only_the_answers_the_server_honours(
     assert selects[0]["labels"] == ["Allow once", "Deny"]
     assert "rm -rf build" in selects[0]["prompt"]
     assert "Always confirmed: this command is a recursive delete" in selects[0]["prompt"]
+
+
+def test_an_agent_edit_never_writes_the_users_unsaved_changes(editor: Editor) -> None:
+    # The user typed in a.py without saving; the agent's edit lands in the
+    # buffer beside it, and neither is written to disk behind the user's back.
+    editor.setup([
+        {"tools": [{"name": "edit_file", "arguments": {
+            "path": "a.py", "edits": [{"oldText": "x = 1", "newText": "x = 42"}]}}]},
+        {"text": "Edited."},
+    ])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.lua("vim.api.nvim_buf_set_lines(0, 1, 2, false, { 'print(x)  # unsaved note' })")
+    editor.cmd("AgentAsk change x")
+    editor.wait_idle()
+    assert editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)") == ["x = 42", "print(x)  # unsaved note"]
+    assert editor.lua("return vim.bo.modified") is True
+    assert (editor.workspace / "a.py").read_text() == "x = 1\nprint(x)\n"
+    header = next(l for l in editor.chat_lines() if l.startswith("▸ ✓ edit_file a.py"))
+    assert "not saved: the buffer had your unsaved changes" in header
+    # Once the user writes the buffer, the agent's next edits are saved again.
+    editor.cmd("write")
+    assert editor.lua("return require('agent_lsp.edits').left_unsaved(vim.api.nvim_buf_get_name(0))") is False
+    assert editor.errors() == []
+
+
+def test_agent_fix_sends_the_diagnostics_under_the_cursor_from_every_source(editor: Editor) -> None:
+    # pyright's diagnostic (another namespace, never sent to agent_lsp by a code
+    # action request) goes with :AgentFix as context.
+    editor.setup([{"text": "fixed it"}, {"text": "looked at it"}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.lua("""
+      local ns = vim.api.nvim_create_namespace('test.pyright')
+      vim.diagnostic.set(ns, 0, { { lnum = 1, col = 0, message = 'x is possibly unbound', source = 'pyright',
+                                     severity = vim.diagnostic.severity.ERROR } })
+      vim.api.nvim_win_set_cursor(0, { 2, 0 })
+    """)
+    editor.cmd("AgentFix")
+    editor.wait_idle()
+    user = editor.lua("for _, e in ipairs(T.session().events) do if e.type == 'user/message' then "
+                      "return vim.json.encode(e.data.message) end end")
+    assert "Fix this problem: pyright: x is possibly unbound" in user
+    assert '"kind":"diagnostic"' in user.replace(" ", "") and "print(x)" in user
+    # No diagnostic on line 1: the agent is asked to find the problem in that line.
+    editor.lua("vim.api.nvim_win_set_cursor(0, { 1, 0 })")
+    editor.cmd("AgentFix")
+    editor.wait("#vim.tbl_filter(function(e) return e.type == 'turn/end' end, T.session().events) == 2", what="the second turn")
+    second = editor.lua("local last for _, e in ipairs(T.session().events) do if e.type == 'user/message' then "
+                        "last = vim.json.encode(e.data.message) end end return last")
+    assert "Find the problem in this code and fix it." in second and "x = 1" in second
+    assert editor.errors() == []

@@ -255,3 +255,32 @@ def test_the_plan_is_a_checklist_and_a_subagent_a_card_with_its_live_status(chat
     assert chat.lua("return require('agent_lsp.render').get(T.chat_buf()):subagent_near(1000)") == "child1"
     assert chat.lua("return require('agent_lsp.chat').winbar_text(require('agent_lsp.state').sessions.s)").count(
         "plan mode") == 1
+
+
+def test_opening_one_section_leaves_later_sections_closed_and_keeps_its_own_state(chat: Editor) -> None:
+    # `zo` on one tool section must not make every later section render open,
+    # and the section the user opened stays open when its result arrives.
+    f = Feed()
+
+    def call(call_id: str, path: str) -> dict:
+        return f("tool/call", callId=call_id, name="read_file", arguments=f'{{"path": "{path}"}}')
+
+    def result(call_id: str) -> dict:
+        return f("tool/result", callId=call_id, message={"role": "tool", "callId": call_id, "name": "read_file",
+                                                           "content": [{"type": "text", "text": "1\tone\n2\ttwo"}]})
+
+    send(chat, [f("turn/start", turn=1), f.user("look"), *f.text("Looking."), call("c1", "a.py"), result("c1"),
+                call("c2", "b.py")])
+    first = chat.chat_lines().index("▸ ✓ read_file a.py") + 1
+    win = chat_win(chat)
+    chat.lua(f"vim.api.nvim_win_call({win}, function() vim.api.nvim_win_set_cursor(0, {{{first}, 0}}) vim.cmd('normal! zo') end)")
+    assert foldclosed(chat, first) == -1
+    second = chat.chat_lines().index("▸ ⋯ read_file b.py") + 1
+    chat.lua(f"vim.api.nvim_win_call({win}, function() vim.api.nvim_win_set_cursor(0, {{{second}, 0}}) vim.cmd('normal! zo') end)")
+    send(chat, [result("c2"), call("c3", "c.py"), result("c3"), *f.text("Done.")])
+    lines = chat.chat_lines()
+    second, third = lines.index("▸ ✓ read_file b.py") + 1, lines.index("▸ ✓ read_file c.py") + 1
+    assert foldclosed(chat, first) == -1, "the section the user opened stays open"
+    assert foldclosed(chat, second + 1) == -1, "opened while running, still open with its result"
+    assert foldclosed(chat, third + 1) == third, "a later section starts closed"
+

@@ -1,5 +1,10 @@
 """Code actions: "Fix with agent" on a diagnostic, "Ask agent about selection"
-on a selection; both run the agentLsp.followup command with the code as context."""
+on a selection; both run the agentLsp.followup command with the code as context.
+
+Editors send only the diagnostics of the server they ask (and agent_lsp
+publishes none), so "Fix with agent" is offered on any range too: with no
+diagnostic in the request, it asks the agent to find the problem in the
+selected code, or in the line of the cursor."""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
 
 ASK_SELECTION_PROMPT = "Look at the selected code: explain what it does and point out any problem."
+FIX_RANGE_PROMPT = "Find the problem in this code and fix it."
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -56,6 +62,26 @@ def build_code_actions(ls: AgentLanguageServer, params: types.CodeActionParams) 
                 title=f"Fix with agent: {diagnostic.message[:80]}",
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[diagnostic],
+                command=types.Command(title="Fix with agent", command="agentLsp.followup", arguments=[argument]),
+            )
+        )
+    if not params.context.diagnostics:
+        fix_range = params.range
+        if fix_range.start == fix_range.end:  # the cursor: its whole line
+            fix_range = types.Range(
+                start=types.Position(line=fix_range.start.line, character=0),
+                end=types.Position(line=fix_range.start.line + 1, character=0),
+            )
+        argument = {
+            "content": FIX_RANGE_PROMPT,
+            "context": [{"kind": "selection", "uri": uri, "range": _range_dict(fix_range), "text": _range_text(ls, uri, fix_range)}],
+        }
+        if workspace_uri:
+            argument["workspaceUri"] = workspace_uri
+        actions.append(
+            types.CodeAction(
+                title="Fix with agent",
+                kind=types.CodeActionKind.QuickFix,
                 command=types.Command(title="Fix with agent", command="agentLsp.followup", arguments=[argument]),
             )
         )

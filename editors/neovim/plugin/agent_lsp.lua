@@ -62,6 +62,9 @@ command("AgentLog", run("log"), {
   end,
   desc = "agent_lsp: the session's event log, or the LSP log",
 })
+command("AgentFix", function(opts)
+  require("agent_lsp.fix").fix(opts)
+end, { nargs = 0, range = true, desc = "agent_lsp: fix the problems (every source's diagnostics) under the cursor" })
 command("AgentDiff", run("diff"), { nargs = 0, desc = "agent_lsp: show the diff of an agent edit" })
 command("AgentChat", run("chat"), { nargs = 0, desc = "agent_lsp: open or close the chat" })
 command("AgentPlan", function(opts)

@@ -491,6 +491,87 @@ const tests: [string, () => Promise<void>][] = [
       await waitFor('the session to be restored', () => a.sessions.sessionId === sessionId && a.sessions.transcript.items.length > 0);
     },
   ],
+  [
+    '"Show diff" after the file changed shows the edit as the session log has it, read-only',
+    async () => {
+      const a = await api();
+      // hello.py was reverted since its edit: the file no longer holds it
+      const tool = a.sessions.transcript.items.find((i) => i.kind === 'tool' && (i as any).name === 'edit_file') as any;
+      await vscode.commands.executeCommand('agentLsp.showDiff', tool.callId);
+      const tab = await waitFor('a diff tab', () => {
+        const active = vscode.window.tabGroups.activeTabGroup.activeTab;
+        return active?.input instanceof vscode.TabInputTextDiff ? active.input : null;
+      });
+      assert.equal(tab.original.scheme, 'agent-lsp-before');
+      assert.equal(tab.modified.scheme, 'agent-lsp-before', 'the right side is a snapshot too, not the live file');
+      assert.equal((await vscode.workspace.openTextDocument(tab.original)).getText(), 'print("hello world")\n');
+      assert.equal((await vscode.workspace.openTextDocument(tab.modified)).getText(), 'print("hello agent")\n');
+      assert.ok(!vscode.workspace.textDocuments.some((d) => d.isUntitled && d.isDirty), 'no dirty untitled patch');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    },
+  ],
+  [
+    'a closed untitled buffer is no longer attached to the next message',
+    async () => {
+      const a = await api();
+      const cfg = vscode.workspace.getConfiguration('agentLsp');
+      await cfg.update('attachActiveEditor', true, vscode.ConfigurationTarget.Workspace);
+      try {
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        const draft = await vscode.workspace.openTextDocument({ content: 'a draft never saved', language: 'plaintext' });
+        await vscode.window.showTextDocument(draft);
+        await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
+        await waitFor('the untitled editor to close', () => !vscode.window.visibleTextEditors.some((e) => e.document === draft));
+        const turns = a.sessions.transcript.items.filter((i) => i.kind === 'turn-end').length;
+        await a.send('anything attached?'); // reply 0 of the restarted server
+        await idleAfter(a, turns + 1);
+        const user = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'user') as any;
+        assert.deepEqual(user.context, [], JSON.stringify(user.context));
+      } finally {
+        await cfg.update('attachActiveEditor', undefined, vscode.ConfigurationTarget.Workspace);
+      }
+    },
+  ],
+  [
+    'a server that dies mid-turn: the turn ends interrupted at once with its text kept; "Restart and resume" brings it back',
+    async () => {
+      const a = await api();
+      // A reply that streams, then waits: the turn is running when the server dies.
+      // (`agentLsp.model` is not a registered setting, so the file is written directly.)
+      const settingsFile = path.join(vscode.workspace.workspaceFolders![0].uri.fsPath, '.vscode', 'settings.json');
+      const original = fs.readFileSync(settingsFile, 'utf8');
+      const settings = JSON.parse(original);
+      settings['agentLsp.model'] = { ...settings['agentLsp.model'], script: [{ hang: 'partial before the crash' }] };
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+      await waitFor('the new script in the settings', () =>
+        JSON.stringify(vscode.workspace.getConfiguration('agentLsp').get('model')).includes('partial before the crash'),
+      );
+      try {
+        const sessionId = a.sessions.sessionId;
+        await a.send('a long task');
+        await waitFor('the partial text', () => a.sessions.transcript.items.some((i) => i.kind === 'text' && (i as any).text === 'partial before the crash'));
+        assert.equal(a.sessions.status, 'running');
+        const server = (a.client() as any)._serverProcess as cp.ChildProcess;
+        server.kill('SIGKILL');
+        await waitFor('the turn to end interrupted', () => {
+          const end = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'turn-end') as any;
+          return end?.reason === 'interrupted' && a.sessions.status === 'idle';
+        });
+        assert.equal(a.serverState(), 'failed');
+        assert.ok(a.sessions.transcript.items.some((i) => i.kind === 'text' && (i as any).text === 'partial before the crash'), 'the partial text stays');
+        await waitFor('the panel to offer "Restart and resume"', () => a.panel.lastRendered?.status === 'idle');
+        await assert.rejects(a.send('are you there?'), /not running: start it with "Agent: Restart Server"/);
+        await vscode.commands.executeCommand('agentLsp.restartServer'); // what "Restart and resume" runs
+        await a.whenServerReady();
+        await waitFor('the session to be resumed', () => a.sessions.sessionId === sessionId && a.sessions.transcript.items.length > 0);
+        assert.ok(a.sessions.transcript.items.some((i) => i.kind === 'text' && (i as any).text === 'partial before the crash'), 'the partial text is in the log');
+        const end = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'turn-end') as any;
+        assert.equal(end.reason, 'interrupted');
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+      }
+    },
+  ],
 ];
 
 export async function run(): Promise<void> {

@@ -1,8 +1,10 @@
 // "Show diff" for an agent edit: the tool result carries a unified diff; the
 // text before the edit is recovered by applying that diff in reverse to the
-// file as it is now.
+// file as it is now, or, once the file no longer holds the edit (reverted,
+// undone, edited again), both sides come from the diff alone (`diffSides`).
 
 interface Hunk {
+  oldStart: number; // 1-based
   newStart: number; // 1-based
   lines: string[]; // with their ' ', '+', '-' prefixes
 }
@@ -15,9 +17,9 @@ export function parseHunks(diff: string): Hunk[] {
     rows.pop(); // the diff's own final newline
   }
   for (const line of rows) {
-    const header = /^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
+    const header = /^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@/.exec(line);
     if (header) {
-      current = { newStart: Number(header[1]), lines: [] };
+      current = { oldStart: Number(header[1]), newStart: Number(header[2]), lines: [] };
       hunks.push(current);
       continue;
     }
@@ -56,4 +58,28 @@ export function reverseApply(after: string, diff: string): string | null {
     lines.splice(start, newLines.length, ...oldLines);
   }
   return lines.join('\n');
+}
+
+/** The lines around the edit before and after it, from the diff alone: each
+ * hunk at its own line number (the lines between hunks, which the diff does
+ * not hold, are left empty). Null when the diff has no hunk. */
+export function diffSides(diff: string): { before: string; after: string } | null {
+  const hunks = parseHunks(diff);
+  if (hunks.length === 0) {
+    return null;
+  }
+  const before: string[] = [];
+  const after: string[] = [];
+  for (const hunk of hunks) {
+    const oldLines = hunk.lines.filter((l) => !l.startsWith('+')).map((l) => l.slice(1));
+    const newLines = hunk.lines.filter((l) => !l.startsWith('-')).map((l) => l.slice(1));
+    // A hunk of no lines on a side (+N,0) sits after line N.
+    const oldAt = oldLines.length ? hunk.oldStart - 1 : hunk.oldStart;
+    const newAt = newLines.length ? hunk.newStart - 1 : hunk.newStart;
+    while (before.length < oldAt) before.push('');
+    while (after.length < newAt) after.push('');
+    before.push(...oldLines);
+    after.push(...newLines);
+  }
+  return { before: before.join('\n') + '\n', after: after.join('\n') + '\n' };
 }

@@ -1,8 +1,11 @@
 // "Show diff" for an agent edit: VS Code's diff editor between the text
-// before the edit (recovered from the tool's unified diff) and the file now.
+// before and after the edit, both read-only snapshots (a virtual document
+// scheme): the whole file when it still holds the edit (the text before is
+// recovered from the tool's unified diff), else the lines around the edit as
+// the session log's diff has them. Never an editable or untitled document.
 
 import * as vscode from 'vscode';
-import { reverseApply } from './diff';
+import { diffSides, reverseApply } from './diff';
 import { ToolItem } from './transcript';
 
 export const BEFORE_SCHEME = 'agent-lsp-before';
@@ -14,8 +17,11 @@ export class BeforeContent implements vscode.TextDocumentContentProvider {
     return this.texts.get(uri.toString()) ?? '';
   }
 
+  private shown = 0;
+
+  /** A new URI each time: VS Code keeps a virtual document's first text for its URI. */
   put(id: string, path: string, text: string): vscode.Uri {
-    const uri = vscode.Uri.from({ scheme: BEFORE_SCHEME, path, query: id });
+    const uri = vscode.Uri.from({ scheme: BEFORE_SCHEME, path, query: `${id}:${++this.shown}` });
     this.texts.set(uri.toString(), text);
     return uri;
   }
@@ -53,20 +59,23 @@ export async function showToolDiff(item: ToolItem, before: BeforeContent): Promi
   }
   const path = toolPath(item);
   const uri = path ? resolve(path) : null;
+  let sides: { before: string; after: string } | null = null;
   if (uri) {
     try {
-      const doc = await vscode.workspace.openTextDocument(uri);
-      const original = reverseApply(doc.getText(), diff);
-      if (original !== null) {
-        const left = before.put(item.key, uri.path, original);
-        const title = `${vscode.workspace.asRelativePath(uri)} (agent edit, turn ${item.turn ?? '?'})`;
-        await vscode.commands.executeCommand('vscode.diff', left, uri, title);
-        return;
-      }
+      const now = (await vscode.workspace.openTextDocument(uri)).getText();
+      const original = reverseApply(now, diff);
+      sides = original === null ? null : { before: original, after: now };
     } catch {
-      // the file is gone (deleted or renamed since): show the patch itself
+      // the file is gone (deleted or renamed since): the diff alone
     }
   }
-  const doc = await vscode.workspace.openTextDocument({ language: 'diff', content: diff });
-  await vscode.window.showTextDocument(doc, { preview: true });
+  sides = sides ?? diffSides(diff);
+  if (!sides) {
+    return;
+  }
+  const shown = uri ? vscode.workspace.asRelativePath(uri) : path ?? 'file';
+  const name = uri?.path ?? `/${shown}`;
+  const left = before.put(`${item.key}:before`, name, sides.before);
+  const right = before.put(`${item.key}:after`, name, sides.after);
+  await vscode.commands.executeCommand('vscode.diff', left, right, `${shown} (agent edit, turn ${item.turn ?? '?'}, read-only)`);
 }

@@ -86,6 +86,7 @@ class AgentExtension implements vscode.Disposable {
   private keys: Partial<Record<string, string>> = {};
   private lastEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
   private failureShown = false;
+  private restartLabel: string | undefined;
   private permissionHandler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null = null;
   private readonly disposables: vscode.Disposable[] = [];
 
@@ -115,6 +116,20 @@ class AgentExtension implements vscode.Disposable {
           this.lastEditor = editor;
         }
         this.postContext();
+      }),
+      // A closed editor is no longer the one to attach (an untitled buffer
+      // closed without saving is gone for good).
+      vscode.window.onDidChangeVisibleTextEditors((editors) => {
+        if (this.lastEditor && !editors.includes(this.lastEditor)) {
+          this.lastEditor = vscode.window.activeTextEditor;
+          this.postContext();
+        }
+      }),
+      vscode.workspace.onDidCloseTextDocument((doc) => {
+        if (this.lastEditor?.document === doc) {
+          this.lastEditor = vscode.window.activeTextEditor;
+          this.postContext();
+        }
       }),
       vscode.window.onDidChangeTextEditorSelection((e) => {
         if (e.textEditor === this.lastEditor) {
@@ -171,27 +186,29 @@ class AgentExtension implements vscode.Disposable {
 
   // ------------------------------------------------------------------ server
 
-  private setState(state: ServerState, detail = ''): void {
+  private setState(state: ServerState, detail = '', restart?: string): void {
     this.state = state;
     this.stateMessage = detail;
-    this.panel.post({ type: 'server', state, message: detail || undefined });
+    this.restartLabel = restart;
+    this.panel.post({ type: 'server', state, message: detail || undefined, restart });
     this.renderStatusBar();
   }
 
-  private async fail(text: string): Promise<void> {
+  /** `restart`: the label of the restart action ("Restart and resume" when a turn was cut short: the session reloads). */
+  private async fail(text: string, restart = 'Restart'): Promise<void> {
     this.output.appendLine(text);
-    this.setState('failed', text);
+    this.setState('failed', text, restart);
     if (this.failureShown) {
       return; // one message, not a stack of them
     }
     this.failureShown = true;
-    const choice = await vscode.window.showErrorMessage(text, 'Open Settings', 'Show Log', 'Restart');
+    const choice = await vscode.window.showErrorMessage(text, 'Open Settings', 'Show Log', restart);
     this.failureShown = false;
     if (choice === 'Open Settings') {
       await vscode.commands.executeCommand('workbench.action.openSettings', 'agentLsp.server');
     } else if (choice === 'Show Log') {
       this.output.show(true);
-    } else if (choice === 'Restart') {
+    } else if (choice === restart && this.state === 'failed') {
       await this.restart();
     }
   }
@@ -226,9 +243,18 @@ class AgentExtension implements vscode.Disposable {
       settings: async () => this.serverSettings(),
       saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true),
       stopped: (why: string) => {
-        if (this.state === 'running') {
-          void this.fail(`agent_lsp: ${why} See the log for the server's output.`);
+        if (this.state !== 'running') {
+          return;
         }
+        // Nothing will answer the stopped client: end the running turn here (its
+        // text stays) and send nothing more to it until the user restarts.
+        const interrupted = this.sessions.serverStopped();
+        this.client = null;
+        void client.dispose().catch(() => undefined);
+        const text = interrupted
+          ? `agent_lsp: ${why} The running turn was interrupted; what it wrote so far is kept. See the log for the server's output.`
+          : `agent_lsp: ${why} See the log for the server's output.`;
+        void this.fail(text, interrupted ? 'Restart and resume' : 'Restart');
       },
     }, OWNED_COMMANDS);
     this.client = client;
@@ -441,7 +467,7 @@ class AgentExtension implements vscode.Disposable {
       case 'ready':
         this.postPrefs();
         this.postContext();
-        this.panel.post({ type: 'server', state: this.state, message: this.stateMessage || undefined });
+        this.panel.post({ type: 'server', state: this.state, message: this.stateMessage || undefined, restart: this.restartLabel });
         this.panel.post(this.sessions.snapshot());
         break;
       case 'send': {
@@ -462,6 +488,9 @@ class AgentExtension implements vscode.Disposable {
         break;
       case 'showDiff':
         await vscode.commands.executeCommand('agentLsp.showDiff', request.key);
+        break;
+      case 'restartServer':
+        await this.restart();
         break;
       case 'openLink':
         await this.openLink(request.href);

@@ -22,14 +22,15 @@ export type PanelRequest =
   | { type: 'setPlanMode'; on: boolean }
   | { type: 'openSubagent'; sessionId: string }
   | { type: 'cancelSubagent'; sessionId: string }
-  | { type: 'rendered'; items: number; lastText: string; status: string };
+  | { type: 'rendered'; items: number; lastText: string; status: string }
+  | { type: 'restartServer' };
 
 /** Panel-only state (not part of the transcript). */
 export type PanelMessage =
   | ViewMessage
   | { type: 'prefs'; whileRunning: 'queue' | 'steer'; attach: boolean }
   | { type: 'context'; label: string | null }
-  | { type: 'server'; state: 'starting' | 'running' | 'failed' | 'stopped'; message?: string }
+  | { type: 'server'; state: 'starting' | 'running' | 'failed' | 'stopped'; message?: string; restart?: string }
   | { type: 'insert'; text: string }
   | { type: 'focus' };
 

@@ -110,7 +110,7 @@ export class SessionController implements vscode.Disposable {
   private requester(): Requester {
     const server = this.server();
     if (!server) {
-      throw new Error('the agent_lsp server is not running');
+      throw new Error('the agent_lsp server is not running: start it with "Agent: Restart Server"');
     }
     return server;
   }
@@ -185,6 +185,22 @@ export class SessionController implements vscode.Disposable {
     this.post({ type: 'status', status });
     this.statusEmitter.fire(status);
     this.changeEmitter.fire();
+  }
+
+  /** The server died: a running turn ends here, interrupted, with what it streamed
+   * kept (the restarted server's repair of the log says the same on reload).
+   * True when a turn was running. */
+  serverStopped(): boolean {
+    const sessionId = this.transcriptState.sessionId;
+    if (!sessionId || this.transcriptState.status !== 'running') {
+      return false;
+    }
+    this.batcher.flush();
+    const last = this.events.length ? endSeq(this.events[this.events.length - 1]) : -1;
+    const turn = this.transcriptState.turnOpen;
+    this.handleEvents(sessionId, [{ seq: last + 1, time: Date.now(), type: 'turn/end', data: { turn, reason: { kind: 'interrupted' } } } as SessionEvent]);
+    this.handleStatus(sessionId, 'idle');
+    return true;
   }
 
   handleToolProgress(sessionId: string, callId: string, data: Record<string, any>): void {

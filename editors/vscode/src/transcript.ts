@@ -539,7 +539,9 @@ export function applyEvent(state: Transcript, event: EventView): void {
       item.output = contentText(message.content);
       item.error = data.error ?? null;
       item.meta = data.meta ?? null;
-      item.status = message.isError || data.error ? 'failed' : 'done';
+      // A command that exited non-zero ran, but did not succeed: not a green check.
+      const exitCode = item.meta?.exitCode;
+      item.status = message.isError || data.error || (typeof exitCode === 'number' && exitCode !== 0) ? 'failed' : 'done';
       if (data.meta?.subagent) {
         noteSubagent(state, callId, data.meta.subagent);
       }

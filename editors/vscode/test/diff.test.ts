@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { reverseApply } from '../src/diff';
+import { diffSides, reverseApply } from '../src/diff';
 
 const before = 'def f():\n    return 1\n\n\nprint(f())\n';
 const after = 'def f():\n    return 2\n\n\nprint(f())\nprint("done")\n';
@@ -43,4 +43,18 @@ test('diffs as the server writes them (Python difflib, with "\\ No newline at en
   for (const [before, after, diff] of cases) {
     assert.equal(reverseApply(after, diff), before);
   }
+});
+
+test('without the file, both sides come from the diff, each hunk at its own line', () => {
+  const sides = diffSides(diff)!;
+  // lines 1-3 and 4-5 before; 1-3 and 4-6 after (the diff holds every line of this small file)
+  assert.equal(sides.before, before);
+  assert.equal(sides.after, after);
+});
+
+test('lines between hunks that the diff does not hold are left empty, so line numbers stay right', () => {
+  const sides = diffSides('@@ -10,1 +10,1 @@\n-old\n+new\n')!;
+  assert.equal(sides.before.split('\n')[9], 'old');
+  assert.equal(sides.after.split('\n')[9], 'new');
+  assert.equal(diffSides('no hunks'), null);
 });

@@ -370,3 +370,14 @@ test('a second logged revert of a turn adds what it reverted to the first', () =
   const end = state.items.find((i) => i.kind === 'turn-end');
   assert.ok(end && end.kind === 'turn-end' && end.hasEdits);
 });
+
+test('a command that exited non-zero is a failed card, not a done one', () => {
+  const log = new Log();
+  log.add('turn/start', { turn: 1 });
+  log.add('tool/call', { turn: 1, step: 1, callId: 'c1', name: 'run_command', arguments: '{"command":"false"}' });
+  log.add('tool/result', { turn: 1, step: 1, callId: 'c1', message: { callId: 'c1', content: [{ type: 'text', text: 'exit code 1' }] }, meta: { exitCode: 1 } });
+  log.add('tool/call', { turn: 1, step: 1, callId: 'c2', name: 'run_command', arguments: '{"command":"true"}' });
+  log.add('tool/result', { turn: 1, step: 1, callId: 'c2', message: { callId: 'c2', content: [{ type: 'text', text: '' }] }, meta: { exitCode: 0 } });
+  const tools = loadTranscript('s', log.events, 'idle').items.filter((i) => i.kind === 'tool') as ToolItem[];
+  assert.deepEqual(tools.map((t) => t.status), ['failed', 'done']);
+});

@@ -27,6 +27,7 @@ local function set_window_options(win)
   wo.foldexpr = "v:lua.require'agent_lsp.render'.foldexpr()"
   wo.foldtext = ""
   wo.foldlevel = 0
+  wo.foldminlines = 0 -- a running tool's one-line section is a fold too: it keeps its state
   wo.foldenable = true
   wo.winbar = WINBAR
   wo.conceallevel = 2

@@ -141,6 +141,8 @@ local function send(client, c, method, text, context, retried)
   end)
 end
 
+M.send = send -- for commands of their own modules (fix.lua)
+
 local function ask_or_input(opts, method, title)
   local client, c = M.context()
   if not client or not c then

@@ -1,6 +1,33 @@
 -- Agent edits: workspace/applyEdit applied to Neovim buffers (undoable), and
 -- the buffers written to disk (agent/saveDocuments, `save_agent_edits`).
+--
+-- A buffer that held unsaved changes of the user's when the edit landed is not
+-- written: writing it would save the user's unfinished work with the agent's
+-- change. It stays modified (the tool card says so) until the user writes it.
 local M = {}
+
+---@type table<integer, true> buffers left unsaved because they had the user's changes
+M.held = {}
+
+local function hold(buf)
+  if M.held[buf] then
+    return
+  end
+  M.held[buf] = true
+  vim.api.nvim_create_autocmd({ "BufWritePost", "BufUnload" }, {
+    buffer = buf,
+    once = true,
+    callback = function()
+      M.held[buf] = nil
+    end,
+  })
+end
+
+--- Whether the agent's edit of `path` was left unsaved because the buffer had the user's changes.
+function M.left_unsaved(path)
+  local buf = type(path) == "string" and vim.fn.bufnr(path) or -1
+  return buf ~= -1 and M.held[buf] == true
+end
 
 local config = require("agent_lsp.config")
 local util = vim.lsp.util
@@ -56,9 +83,11 @@ end
 
 -- A buffer the edit had to load (the file was not open) is written and
 -- unloaded again: to the user it is a file the agent changed on disk.
-local function settle(buf, was_loaded)
+local function settle(buf, was_loaded, was_modified)
   if was_loaded then
-    if config.options.save_agent_edits then
+    if was_modified then
+      hold(buf)
+    elseif config.options.save_agent_edits and not M.held[buf] then
       M.write_buffer(buf)
     end
     return
@@ -91,9 +120,11 @@ function M.handle_apply_edit(_, params, ctx)
       }
     end
   end
-  local was_loaded = {}
+  local was_loaded, was_modified = {}, {}
   for _, doc in ipairs(docs) do
-    was_loaded[doc.uri] = loaded_buffer(doc.uri) ~= nil
+    local buf = loaded_buffer(doc.uri)
+    was_loaded[doc.uri] = buf ~= nil
+    was_modified[doc.uri] = buf ~= nil and vim.bo[buf].modified
   end
   local ok, err = pcall(util.apply_workspace_edit, edit, client.offset_encoding)
   if not ok then
@@ -103,7 +134,7 @@ function M.handle_apply_edit(_, params, ctx)
     if doc.kind ~= "delete" then
       local buf = loaded_buffer(doc.uri)
       if buf then
-        settle(buf, was_loaded[doc.uri])
+        settle(buf, was_loaded[doc.uri], was_modified[doc.uri])
       end
     end
   end
@@ -115,7 +146,7 @@ function M.handle_save_documents(_, params, _)
   if config.options.save_agent_edits then
     for _, uri in ipairs((params or {}).uris or {}) do
       local buf = loaded_buffer(uri)
-      if buf then
+      if buf and not M.held[buf] then
         M.write_buffer(buf)
       end
     end

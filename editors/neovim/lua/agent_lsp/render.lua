@@ -151,6 +151,32 @@ function Renderer:set_lines(s, e, lines, levels)
   api.nvim_buf_set_lines(self.buf, s, e, false, lines)
 end
 
+-- Fold state per section: Neovim gives a fold made after the user's `zo` the
+-- open state, so a new section is closed explicitly, and a section rewritten
+-- in place keeps, in each window, the state it had (closed unless the user opened it).
+function Renderer:fold_states(row)
+  local closed = {}
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
+    closed[win] = api.nvim_win_call(win, function()
+      return vim.fn.foldclosed(row + 1) ~= -1
+    end)
+  end
+  return closed
+end
+
+--- Close the fold that starts at `row` (0-based) where `closed` (from fold_states) does not say it was open.
+function Renderer:close_fold(row, closed)
+  for _, win in ipairs(vim.fn.win_findbuf(self.buf)) do
+    if not closed or closed[win] ~= false then
+      api.nvim_win_call(win, function()
+        if vim.wo.foldmethod == "expr" and vim.fn.foldclosed(row + 1) == -1 and vim.fn.foldlevel(row + 1) > 0 then
+          vim.cmd(("silent! %dfoldclose"):format(row + 1))
+        end
+      end)
+    end
+  end
+end
+
 function Renderer:append(lines, levels)
   if self.empty then
     self.empty = false
@@ -273,6 +299,7 @@ function Renderer:open_reasoning()
   self:agent_header()
   self:gap()
   self:append({ "▸ thinking", "  " }, { ">1", "1" })
+  self:close_fold(self:line_count() - 2)
   self.block = "reasoning"
   self.last_kind = "reasoning"
 end
@@ -381,7 +408,9 @@ function Renderer:set_section(section, status, body, note)
     lines[#lines + 1] = l
     levels[#levels + 1] = "1"
   end
+  local closed = self:fold_states(row)
   self:set_lines(row, row + 1 + section.body, lines, levels)
+  self:close_fold(row, closed)
   section.body = #body
   section.status = status
   api.nvim_buf_set_extmark(self.buf, ns, row, 0, { id = section.mark })
@@ -400,6 +429,7 @@ function Renderer:tool_call(data)
     status = RUNNING,
   }
   self:append({ section_header(section, section.status) }, ">1")
+  self:close_fold(self:line_count() - 1)
   section.mark = api.nvim_buf_set_extmark(self.buf, ns, self:line_count() - 1, 0, {})
   self.sections[data.callId or ("#" .. section.mark)] = section
   self.last_kind = "tool"
@@ -465,6 +495,9 @@ function Renderer:tool_result(data)
     body[#body + 1] = "  " .. text
   elseif text ~= "" then
     vim.list_extend(body, fenced("", text, max))
+  end
+  if diff and require("agent_lsp.edits").left_unsaved(meta.path) then
+    notes[#notes + 1] = "not saved: the buffer had your unsaved changes"
   end
   if diff then
     section.diff = diff

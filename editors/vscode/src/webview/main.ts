@@ -557,6 +557,13 @@ window.addEventListener('message', (e: MessageEvent) => {
       bannerEl.hidden = message.state === 'running';
       bannerEl.className = message.state;
       bannerEl.textContent = message.message ?? (message.state === 'starting' ? 'Starting the agent server…' : 'The agent server is not running.');
+      if (message.restart && message.state !== 'running' && message.state !== 'starting') {
+        const restart = document.createElement('button');
+        restart.className = 'banner-action';
+        restart.textContent = message.restart;
+        restart.addEventListener('click', () => post({ type: 'restartServer' }));
+        bannerEl.append(' ', restart);
+      }
       if (stick) {
         transcriptEl.scrollTop = transcriptEl.scrollHeight;
       }
