@@ -18,31 +18,31 @@ from __future__ import annotations
 import bisect
 import json
 import re
+from array import array
 from collections import defaultdict
 from itertools import accumulate
-from array import array
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from agent_lsp.store.event import Event
 
 CHUNK = "assistant/chunk"
-UNKNOWN = 255  # the merge kind of a line not looked at yet
+# Events that end a streamed message: its chunks are released when one commits.
+MESSAGE_DONE = frozenset({"assistant/message", "step/end", "turn/end"})
 READ_BLOCK = 256  # events read from the file at once for one released event
 READ_SEGMENT = 4096  # events read from the file at once by a walk over a range
 # Merge kinds: consecutive deltas of one kind are one replayed event.
 NOT_MERGEABLE = 0
 TEXT_DELTA = 1
 REASONING_DELTA = 2
+UNKNOWN = 255  # the kind of a line not looked at yet
 _KINDS = {"text-delta": TEXT_DELTA, "reasoning-delta": REASONING_DELTA}
-# What a chunk line's own type looks like to a reader that does not parse it.
-_TEXT_MARK = b'"chunk":{"type":"text-delta"'
+_KIND_OF_TYPE: defaultdict[bytes, int] = defaultdict(int, {k.encode(): v for k, v in _KINDS.items()})
+# A chunk line's own type, as a reader that does not parse the line sees it.
 _CHUNK_TYPES = re.compile(rb'"chunk":\{"type":"([^"\\]*)"')
-_KIND_OF_TYPE: defaultdict[bytes, int] = defaultdict(int, {b"text-delta": TEXT_DELTA, b"reasoning-delta": REASONING_DELTA})
-_PLUS_ONE = (1).__add__
+_TEXT_MARK = b'"chunk":{"type":"text-delta"'
 _REASONING_MARK = b'"chunk":{"type":"reasoning-delta"'
-# Events that end a streamed message: its chunks are released when one commits.
-MESSAGE_DONE = frozenset({"assistant/message", "step/end", "turn/end"})
+_PLUS_ONE = (1).__add__
 
 
 def chunk_kind(event: Event) -> int:
@@ -110,7 +110,7 @@ class EventLog:
         self._streaming: list[int] = []  # chunks still in memory, of the message that streams
         self._block: tuple[int, list[Event]] = (0, [])  # the events last read one by one, and their neighbours
         # Runs of chunk lines a load left unread: their kinds are UNKNOWN and their
-        # offsets -1 until a reader needs them (`_know`), edges known.
+        # offsets -1 until a reader needs them (`know`), edges known.
         self._gap_starts: list[int] = []
         self._gap_stops: dict[int, int] = {}
 
