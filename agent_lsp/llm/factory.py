@@ -155,7 +155,7 @@ def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, w
     if provider_name == "anthropic":
         provider: ModelProvider = anthropic.AnthropicProvider(**common)  # type: ignore[arg-type]
     else:
-        provider = openai.OpenAIProvider(**common)  # type: ignore[arg-type]
+        provider = openai.OpenAIProvider(**common, prompt_cache_key=settings.prompt_cache_key)  # type: ignore[arg-type]
     info = provider.model_info(model)
     key_note = f"key from {key_source}" if key else "no API key"
     description = f"{provider_name} {model} at {base_url} ({why}; {key_note})"

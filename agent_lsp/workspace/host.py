@@ -33,7 +33,7 @@ from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
-from agent_lsp.workspace.instructions import build_system_prompt
+from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 
 if TYPE_CHECKING:
@@ -117,6 +117,7 @@ class WorkspaceHost:
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
+        self.system_prompt = SystemPrompt([self.root])  # the stable start of every request
 
     # ------------------------------------------------------------------ store
 
@@ -320,7 +321,8 @@ class WorkspaceHost:
         options = AgentOptions(
             provider=resolved.provider_name,
             model=resolved.model,
-            system_prompt=self._system_prompt,
+            system_prompt=self.system_prompt,
+            runtime_context=self._runtime_context,
             max_tokens=self.settings.model.max_output_tokens,
             temperature=self.settings.model.temperature,
             max_parallel_tool_calls=self.settings.max_parallel_tool_calls,
@@ -379,6 +381,8 @@ class WorkspaceHost:
 
         agent.hooks.register("system-prompt/assemble", assemble)
 
-    def _system_prompt(self) -> str:
+    def _runtime_context(self) -> str | None:
+        """The open files, entered as a message when they change, after the
+        stable system prompt, so opening a file does not defeat prompt caches."""
         open_files = [p for p in self.editor.open_documents() if p == self.root or self.root in p.parents]
-        return build_system_prompt([self.root], open_files=open_files)
+        return runtime_context([self.root], open_files=sorted(open_files))
