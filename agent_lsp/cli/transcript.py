@@ -189,6 +189,8 @@ class Transcript:
             self.flush_notes()
         elif kind == "user/message" and self.show_user:
             message = data.get("message") or {}
+            if message.get("source") == "runtime-context":
+                return  # the editor state the server told the model, not something the user said
             self._line(self.style("> " + _content_text(message.get("content")).strip(), "1"))
         elif kind == "turn/end":
             self._end_reasoning()

@@ -165,8 +165,10 @@ def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, w
         extra_body=settings.extra_body,
     )
     module = _provider_module(provider_name)
-    make = module.AnthropicProvider if provider_name == "anthropic" else module.OpenAIProvider
-    provider: ModelProvider = make(**common)  # type: ignore[arg-type]
+    if provider_name == "anthropic":
+        provider: ModelProvider = module.AnthropicProvider(**common)  # type: ignore[arg-type]
+    else:
+        provider = module.OpenAIProvider(**common, prompt_cache_key=settings.prompt_cache_key)  # type: ignore[arg-type]
     info = provider.model_info(model)
     key_note = f"key from {key_source}" if key else "no API key"
     description = f"{provider_name} {model} at {base_url} ({why}; {key_note})"

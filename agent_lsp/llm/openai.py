@@ -330,6 +330,7 @@ class OpenAIProvider:
         top_p: float | None = None,
         stop: list[str] | None = None,
         extra_body: Mapping[str, Any] | None = None,
+        prompt_cache_key: bool | None = None,
     ):
         self.name = name
         self.base_url = base_url
@@ -345,6 +346,8 @@ class OpenAIProvider:
         self._discovered: dict[str, int | None] = {}  # model -> the context window the server reported
         # OpenAI's reasoning models reject the deprecated `max_tokens`; most other servers only know it.
         self._is_openai = (urlsplit(base_url).hostname or "").endswith("openai.com")
+        # Other servers may reject an unknown key, so by default only OpenAI's own gets it.
+        self._prompt_cache_key = self._is_openai if prompt_cache_key is None else prompt_cache_key
         if max_tokens_field is None:
             max_tokens_field = "max_completion_tokens" if self._is_openai else "max_tokens"
         self.max_tokens_field = max_tokens_field
@@ -390,8 +393,8 @@ class OpenAIProvider:
         body = build_request_body(request, max_tokens_field=self.max_tokens_field)
         body.setdefault(self.max_tokens_field, self._default_max_tokens(request.model))
         apply_body_settings(body, self._body_defaults, {**self._extra_body, **(request.options.get("extraBody") or {})})
-        if self._is_openai and request.session_id and "prompt_cache_key" not in body:
-            # Routes a session's requests to the same cache (OpenAI only: others may reject the key).
+        if self._prompt_cache_key and request.session_id and "prompt_cache_key" not in body:
+            # Routes a session's requests to the same cache machine, so its stable prefix is found again.
             body["prompt_cache_key"] = request.session_id
         ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets, **self._hints)
         state = OpenAIStream(ctx)

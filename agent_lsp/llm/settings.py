@@ -55,6 +55,10 @@ class ModelSettings(_CamelModel):
     extra_body: dict[str, Any] = Field(
         default_factory=dict, description="fields added to every request body as they are (null removes one)"
     )
+    prompt_cache_key: bool | None = Field(
+        default=None,
+        description="send the session id as OpenAI's prompt_cache_key (default: only to api.openai.com)",
+    )
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
     fallback: FallbackSettings | None = None
     script: list[Any] | None = None  # replies of the scripted provider only

@@ -47,7 +47,7 @@ from agent_lsp.workspace.managed import allowed_servers, guard_denied_tools, hoo
 from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
-from agent_lsp.workspace.instructions import build_system_prompt
+from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 from agent_lsp.workspace.session_modes import SessionModes
 from agent_lsp.workspace.subagents import Subagents
@@ -142,6 +142,7 @@ class WorkspaceHost:
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
+        self.system_prompt = SystemPrompt([self.root])  # the stable start of every request
         self.subagents = Subagents(self, config_dir(env), Path.home())
         self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
         self._skills: dict[str, Skill] | None = None  # read with the tool registry
@@ -406,6 +407,7 @@ class WorkspaceHost:
             provider=resolved.provider_name,
             model=resolved.model,
             system_prompt=system_prompt,
+            runtime_context=self._runtime_context,
             max_tokens=self.settings.model.max_output_tokens,
             temperature=self.settings.model.temperature,
             max_parallel_tool_calls=self.settings.max_parallel_tool_calls,
@@ -513,6 +515,8 @@ class WorkspaceHost:
 
         agent.hooks.register("system-prompt/assemble", assemble)
 
-    def system_prompt(self) -> str:
+    def _runtime_context(self) -> str | None:
+        """The open files, entered as a message when they change, after the
+        stable system prompt, so opening a file does not defeat prompt caches."""
         open_files = [p for p in self.editor.open_documents() if p == self.root or self.root in p.parents]
-        return build_system_prompt([self.root], open_files=open_files)
+        return runtime_context([self.root], open_files=sorted(open_files))

@@ -1,17 +1,26 @@
 """The system prompt: who the agent is, how to use its tools, the project's own
-instructions (AGENTS.md, CLAUDE.md) and where it runs.
+instructions (AGENTS.md, CLAUDE.md) and where it runs; and the runtime context
+(the files open in the editor), which is kept out of it.
 
 Project instructions are read from every folder from the filesystem root down
 to each workspace root, outermost first, so the most specific file comes last
 and wins where they disagree.
+
+The system prompt is the start of every request, so it must stay byte-identical
+from step to step for the providers' prompt caches to hit: `SystemPrompt`
+rebuilds it only when an instruction file appears, changes (mtime or size),
+disappears, or the date changes. What changes while the user works (which
+files are open) goes into `runtime_context`, which the agent loop enters into
+the history as a message only when it changed (R4.5 in docs/agent-loop.md).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import platform
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTION_CHARS = 32_000
@@ -37,17 +46,15 @@ to get around it.
 - Independent reads can be issued together in one step; they run in parallel."""
 
 
+def instruction_candidates(root: Path) -> list[Path]:
+    """Where instruction files may be: each name in `root` and its parent folders, outermost first."""
+    root = root.resolve()
+    return [folder / name for folder in reversed([root, *root.parents]) for name in INSTRUCTION_FILES]
+
+
 def find_instruction_files(root: Path) -> list[Path]:
     """AGENTS.md/CLAUDE.md in `root` and its parent folders, outermost first."""
-    root = root.resolve()
-    folders = list(reversed([root, *root.parents]))
-    found = []
-    for folder in folders:
-        for name in INSTRUCTION_FILES:
-            path = folder / name
-            if path.is_file():
-                found.append(path)
-    return found
+    return [path for path in instruction_candidates(root) if path.is_file()]
 
 
 def _read_capped(path: Path) -> str:
@@ -60,12 +67,7 @@ def _read_capped(path: Path) -> str:
     return text.strip()
 
 
-def build_system_prompt(
-    roots: Sequence[Path],
-    open_files: Sequence[Path] = (),
-    active_file: Path | None = None,
-    now: _dt.datetime | None = None,
-) -> str:
+def build_system_prompt(roots: Sequence[Path], now: _dt.datetime | None = None) -> str:
     now = now or _dt.datetime.now().astimezone()
     sections = [IDENTITY, TOOL_GUIDE]
 
@@ -85,12 +87,58 @@ def build_system_prompt(
         "- Workspace roots: " + ", ".join(str(r) for r in roots),
         f"- Date: {now.date().isoformat()}",
     ]
-    if open_files:
-        env.append("- Files open in the editor: " + ", ".join(_show(p, roots) for p in open_files))
-    if active_file is not None:
-        env.append(f"- Active file (the one the user is looking at): {_show(active_file, roots)}")
     sections.append("\n".join(env))
     return "\n\n".join(sections)
+
+
+def runtime_context(roots: Sequence[Path], open_files: Sequence[Path] = (), active_file: Path | None = None) -> str | None:
+    """What the editor shows right now, as the text of a runtime-context message; None when nothing is open."""
+    lines = []
+    if open_files:
+        lines.append("- Files open in the editor: " + ", ".join(_show(p, roots) for p in open_files))
+    if active_file is not None:
+        lines.append(f"- Active file (the one the user is looking at): {_show(active_file, roots)}")
+    if not lines:
+        return None
+    return "\n".join(["Editor state (changes as the user works; the latest one holds):", *lines])
+
+
+class SystemPrompt:
+    """The system prompt of a set of roots, built once and rebuilt only when
+    an instruction file appears, changes or goes, or the date changes.
+
+    A call stats the candidate paths (a few `stat`s, no reads); the files are
+    read again only when one of them shows another mtime or size. Shared by the
+    sessions of a workspace, so every session starts with the same bytes.
+    """
+
+    def __init__(self, roots: Sequence[Path], *, today: Callable[[], _dt.date] | None = None):
+        self.roots = [Path(r) for r in roots]
+        self._today = today or (lambda: _dt.datetime.now().astimezone().date())
+        self._candidates = [path for root in self.roots for path in instruction_candidates(root)]
+        self._signature: tuple | None = None
+        self._text = ""
+        self.builds = 0  # how often the prompt was built (the files read), for the benchmark
+
+    def _stat_signature(self) -> tuple:
+        signature: list = [self._today()]
+        for path in self._candidates:
+            try:
+                st = os.stat(path)
+            except OSError:
+                signature.append(None)
+            else:
+                signature.append((st.st_mtime_ns, st.st_size))
+        return tuple(signature)
+
+    def __call__(self) -> str:
+        signature = self._stat_signature()
+        if signature != self._signature:
+            today = signature[0]
+            self._text = build_system_prompt(self.roots, now=_dt.datetime(today.year, today.month, today.day))
+            self._signature = signature
+            self.builds += 1
+        return self._text
 
 
 def _show(path: Path, roots: Sequence[Path]) -> str:

@@ -291,7 +291,8 @@ async def test_code_actions_on_a_diagnostic_and_a_selection(editor: EditorUnderT
     before = len(editor.statuses)
     ref = await editor.command(fix["command"], *fix["arguments"])
     await editor.wait_idle(ref["sessionId"], before)
-    (message,) = [e for e in editor.events[ref["sessionId"]] if e["type"] == "user/message"][-1:]
+    (message,) = [e for e in editor.events[ref["sessionId"]]
+                  if e["type"] == "user/message" and e["data"]["message"]["source"] == "user"][-1:]
     assert "subtraction in add()" in str(message["data"])
     editor.client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri)))
 

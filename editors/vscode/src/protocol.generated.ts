@@ -1195,6 +1195,10 @@ export interface ModelSettings {
   };
   maxOutputTokens?: number | null;
   model?: string | null;
+  /**
+   * send the session id as OpenAI's prompt_cache_key (default: only to api.openai.com)
+   */
+  promptCacheKey?: boolean | null;
   provider?: 'auto' | 'openai' | 'anthropic' | 'scripted';
   script?: unknown[] | null;
   /**

@@ -503,6 +503,9 @@ export function applyEvent(state: Transcript, event: EventView): void {
       if (message.source === 'compaction') {
         break; // the summary the model gets instead of older messages: shown by its compaction item
       }
+      if (message.source === 'runtime-context') {
+        break; // the editor state the server told the model (the open files), not something the user said
+      }
       const id = String(message.id ?? `seq${event.seq}`);
       add<UserItem>(state, {
         key: `u:${id}:${event.seq}`,

@@ -635,9 +635,11 @@ function Renderer:event(ev)
     return
   end
   if t == "user/message" then
-    -- A replacing user/message is compaction's summary checkpoint, not something the user said.
-    if type(data.surfaceOp) ~= "table" then
-      self:user_message(data.message or {})
+    -- A replacing user/message is compaction's summary checkpoint, not something the user said;
+    -- a runtime-context one is the editor state the server told the model (the open files).
+    local msg = data.message or {}
+    if type(data.surfaceOp) ~= "table" and msg.source ~= "runtime-context" then
+      self:user_message(msg)
     end
   elseif t == "assistant/message" then
     self:close_block()
