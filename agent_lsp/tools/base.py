@@ -80,6 +80,8 @@ class CommandWatcher(Protocol):
 
     async def changes_since(self, before: Any) -> list[FileChange]: ...
 
+    def forget(self, before: Any) -> None: ...
+
 
 # ------------------------------------------------------------------- errors
 

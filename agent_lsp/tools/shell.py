@@ -192,7 +192,12 @@ class RunCommand(BuiltinTool):
         )
         watcher = self.env.commands
         before = None if watcher is None else await watcher.before_command()
-        output = await run_shell(args.command, cwd, args.timeout_seconds, ctx, self.env.command_env)
+        try:
+            output = await run_shell(args.command, cwd, args.timeout_seconds, ctx, self.env.command_env)
+        except BaseException:
+            if watcher is not None:
+                watcher.forget(before)  # the task itself was cancelled: no result to journal in
+            raise
         if watcher is not None:
             changes = await watcher.changes_since(before)
             if changes:

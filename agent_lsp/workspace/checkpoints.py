@@ -49,7 +49,7 @@ MAX_FILES = 50_000
 StatKey = tuple[int, int, int]  # size, mtime_ns, inode
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: the running commands' checkpoints are told apart
 class Checkpoint:
     """The recorded text files: path -> digest of their content."""
 
@@ -120,10 +120,14 @@ class WorkspaceCheckpoints:
         async with self._lock:
             after = await asyncio.to_thread(self._take)
             changes = await asyncio.to_thread(self._diff, before, after)
-            if before in self._running:
-                self._running.remove(before)
+            self.forget(before)
             self._advance(after)
             return changes
+
+    def forget(self, before: Checkpoint) -> None:
+        """`before` will not be compared (its command's task was cancelled)."""
+        if before in self._running:
+            self._running.remove(before)
 
     def close(self) -> None:
         shutil.rmtree(self.directory, ignore_errors=True)
