@@ -218,6 +218,7 @@ class SessionInfo(WireModel):
     updated_at: int = Field(description="epoch milliseconds")
     turns: int
     status: Literal["idle", "running"]
+    usage: events.UsageTotal | None = Field(default=None, description="tokens and estimated cost up to the last turn's end")
 
 
 class SessionListResult(WireModel):

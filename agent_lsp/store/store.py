@@ -48,6 +48,7 @@ class SessionSummary:
     event_count: int
     path: Path | None = None
     parent: str | None = None  # the session this one was forked from
+    usage: dict[str, Any] | None = None  # the session's token total as its last turn/end recorded it
 
 
 def new_session_id() -> str:
@@ -359,6 +360,7 @@ class SessionStore:
             turns = 0
             count = 0
             last_line = b""
+            last_turn_end = b""
             for line in f:
                 if not line.endswith(b"\n"):
                     break  # torn tail; load() repairs it
@@ -370,6 +372,8 @@ class SessionStore:
                     raise CorruptSessionError(path, count + 1, "invalid event line")
                 if b'"type":"turn/start"' in line:
                     turns += 1
+                elif b'"type":"turn/end"' in line:
+                    last_turn_end = line
                 elif title is None and b'"type":"user/message"' in line:
                     try:
                         title = _session_title(json.loads(line)["data"]["message"])
@@ -382,6 +386,12 @@ class SessionStore:
             except (ValueError, KeyError, TypeError):
                 raise CorruptSessionError(path, count + 1, "invalid event line") from None
         created = int(header.get("created") or mtime_ms)
+        usage = None
+        if b'"sessionUsage"' in last_turn_end:
+            try:
+                usage = json.loads(last_turn_end)["data"]["sessionUsage"]
+            except (ValueError, KeyError, TypeError):
+                raise CorruptSessionError(path, count + 1, "invalid event line") from None
         return SessionSummary(
             id=str(header.get("id") or path.stem),
             title=title,
@@ -391,6 +401,7 @@ class SessionStore:
             event_count=count,
             path=path,
             parent=header.get("parentSession"),
+            usage=usage,
         )
 
     # ----------------------------------------------------------------- delete

@@ -68,6 +68,7 @@ class SessionListing:
     updated_at: int
     turns: int
     status: str
+    usage: dict | None = None  # tokens and estimated cost so far (UsageTotal of agent/events.py)
 
 
 @dataclass
@@ -200,6 +201,7 @@ class WorkspaceHost:
                     updated_at=summary.updated,
                     turns=summary.turns,
                     status=live.status if live else "idle",
+                    usage=summary.usage,
                 )
             )
         return listings
@@ -323,6 +325,7 @@ class WorkspaceHost:
             model=resolved.model,
             system_prompt=self.system_prompt,
             runtime_context=self._runtime_context,
+            cost_estimate=resolved.prices.cost_usd,
             max_tokens=self.settings.model.max_output_tokens,
             temperature=self.settings.model.temperature,
             max_parallel_tool_calls=self.settings.max_parallel_tool_calls,

@@ -86,6 +86,7 @@ def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
             updated_at=s.updated_at,
             turns=s.turns,
             status=s.status,
+            usage=s.usage,
         )
         for host in hosts
         for s in host.list_sessions()

@@ -14,6 +14,8 @@ export interface Usage {
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
   reasoningTokens?: number;
+  costUsd?: number | null; // an estimate (turn/end usage only)
+  unpricedModels?: string[] | null;
 }
 
 interface ItemBase {
@@ -59,6 +61,7 @@ export interface TurnEndItem extends ItemBase {
   detail: string;
   hasEdits: boolean;
   usage: Usage | null;
+  sessionUsage?: Usage | null; // the session's total at this turn's end
 }
 
 export interface ErrorItem extends ItemBase {
@@ -556,7 +559,8 @@ export function applyEvent(state: Transcript, event: EventView): void {
         reason: kind,
         detail,
         hasEdits: turn != null && state.editTurns.has(turn),
-        usage: state.turnUsage,
+        usage: data.usage ?? state.turnUsage, // the server's turn total has the cost estimate too
+        sessionUsage: data.sessionUsage ?? null,
       });
       state.turnOpen = null;
       state.turnUsage = null;

@@ -261,6 +261,10 @@ function M.winbar_text(s)
   if s.turn_usage.input + s.turn_usage.output > 0 then
     parts[#parts + 1] = ("↑%s ↓%s"):format(human(s.turn_usage.input), human(s.turn_usage.output))
   end
+  local total = require("agent_lsp.usage").winbar_part(s.session_usage, human)
+  if total then
+    parts[#parts + 1] = total
+  end
   local queued = state.queued_count(s)
   if queued > 0 then
     parts[#parts + 1] = queued .. " queued"

@@ -5,6 +5,7 @@
 import { AgentStatus, RevertOutcome, SessionEvent, UserMessage, lineLabel, userText } from '../protocol';
 import { chooseSendAction, keyAction, WhileRunning } from '../input';
 import { renderMarkdown } from '../markdown';
+import { costLabel, usageTooltip } from '../usage';
 import {
   Item,
   ToolItem,
@@ -194,10 +195,10 @@ function renderItem(node: HTMLElement, item: Item): void {
       };
       node.className = `item turn-end ${item.reason}`;
       const tokens = item.usage ? (item.usage.inputTokens ?? 0) + (item.usage.outputTokens ?? 0) : 0;
-      const usage = tokens ? ` · ${formatTokens(tokens)} tokens` : '';
+      const usage = tokens ? ` · ${formatTokens(tokens)} tokens${costLabel(item.usage)}` : '';
       const line = el('span', 'turn-line', `${labels[item.reason] ?? item.reason}${item.turn != null ? ` · turn ${item.turn}` : ''}${usage}`);
       if (tokens) {
-        line.title = `Tokens of this turn's model calls: ${(item.usage!.inputTokens ?? 0).toLocaleString()} in, ${(item.usage!.outputTokens ?? 0).toLocaleString()} out`;
+        line.title = usageTooltip(item.usage, item.sessionUsage);
       }
       node.replaceChildren(line);
       if (item.hasEdits && item.turn != null) {
