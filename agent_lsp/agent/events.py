@@ -97,6 +97,20 @@ class Usage(EventModel):
     reasoning_tokens: int | None = None
 
 
+class UsageTotal(EventModel):
+    """Tokens summed over replies (a turn's, a session's), with their cost
+    estimated from the price table. `costUsd` is absent when no reply had a
+    known price; `unpricedModels` names the models whose tokens it leaves out."""
+
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    reasoning_tokens: int
+    cost_usd: float | None = Field(default=None, description="an estimate, from list prices")
+    unpriced_models: list[str] | None = None
+
+
 class LlmFailure(EventModel):
     """A model failure: one canonical `code` (RATE_LIMIT, OVERLOADED, TIMEOUT,
     CONTEXT_WINDOW_EXCEEDED, AUTH, MODEL_UNAVAILABLE, ABORTED, UNKNOWN, ...)."""
@@ -251,6 +265,8 @@ class TurnStart(EventModel):
 class TurnEnd(EventModel):
     turn: int
     reason: TurnEndReason
+    usage: UsageTotal | None = Field(default=None, description="the tokens of this turn's replies and summaries")
+    session_usage: UsageTotal | None = Field(default=None, description="the session's total up to this turn's end")
 
 
 class StepBoundary(EventModel):

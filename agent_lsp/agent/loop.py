@@ -16,6 +16,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Callable
 
+from agent_lsp.agent.accounting import account_usage, last_session_usage, merge_usage
 from agent_lsp.agent.events import complete_failure
 from agent_lsp.agent.history import Assembler, derive_messages
 from agent_lsp.agent.inbox import make_message
@@ -68,12 +69,14 @@ class TurnLoop:
             if self.last_header is not None and self._last_route is not None:
                 break
         self._snapshot_cache: tuple[int, int, str | None] | None = None
+        self._session_usage: dict[str, Any] | None = None  # read from the log at the first turn's end
 
     # ------------------------------------------------------------------- turn
 
     async def run_turn(self, token: CancelToken, turn: int, batch: list[dict[str, Any]]) -> bool:
         """One turn (R4.2). True when the driver may go on to the next turn."""
         ending: str | None = None
+        turn_events_from = len(self.session.events)  # the turn's replies are logged after this
         hit_max_tokens = False
         steps = 0
         reason: dict[str, Any] | None = None
@@ -133,7 +136,8 @@ class TurnLoop:
                 reason = {"kind": "error", "error": failure}
                 self.emit("agent/error", {"turn": turn, "step": step_now, "error": dict(failure)})
         except asyncio.CancelledError:
-            self.session.append("turn/end", {"turn": turn, "reason": {"kind": "aborted", "reason": {"kind": "disposed"}}})
+            self.session.append("turn/end", {"turn": turn, "reason": {"kind": "aborted", "reason": {"kind": "disposed"}},
+                                             **self._usage_of_turn(turn_events_from)})
             raise
         except Exception as e:
             if token.aborted:
@@ -143,8 +147,17 @@ class TurnLoop:
                 failure = {"message": _error_chain(e), "code": "UNKNOWN"}
                 reason = {"kind": "error", "error": failure}
                 self.emit("agent/error", {"turn": turn, "step": step_now, "error": failure})
-        self.session.append("turn/end", {"turn": turn, "reason": reason})
+        self.session.append("turn/end", {"turn": turn, "reason": reason, **self._usage_of_turn(turn_events_from)})
         return reason["kind"] in ("completed", "max-tokens") and steps > 0
+
+    def _usage_of_turn(self, start: int) -> dict[str, Any]:
+        """`usage` (this turn's) and `sessionUsage` (the total so far) for `turn/end`."""
+        events = self.session.events
+        turn = account_usage(events[start:], self.options.cost_estimate)
+        if self._session_usage is None:
+            self._session_usage = last_session_usage(events[:start]) or account_usage(events[:start], self.options.cost_estimate)
+        self._session_usage = merge_usage(self._session_usage, turn)
+        return {"usage": turn, "sessionUsage": self._session_usage}
 
     @staticmethod
     def _entered_message(m: Any) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 
 @dataclass
@@ -56,6 +56,9 @@ class AgentOptions:
     # it differs from the last snapshot still in model history (R4.5).
     # Keeps the system prompt stable, so provider prompt caches keep hitting.
     runtime_context: Callable[[], str | None] | None = None
+    # (model, usage) -> estimated cost in USD, None when the model's price is
+    # unknown; `turn/end` records each turn's and the session's usage with it.
+    cost_estimate: Callable[[str, Mapping[str, Any]], float | None] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.max_parallel_tool_calls, int) or self.max_parallel_tool_calls < 1:

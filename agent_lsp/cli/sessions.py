@@ -51,6 +51,26 @@ def _when(epoch_ms: Any) -> str:
     return time.strftime("%Y-%m-%d %H:%M", time.localtime(epoch_ms / 1000))
 
 
+def _count(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1000:.0f}k"
+    return str(n)
+
+
+def _usage_columns(usage: dict[str, Any]) -> tuple[str, str, str]:
+    """TOKENS (input + output), CACHED (input read from the cache) and COST (~estimate) of a session."""
+    if not usage:
+        return "-", "-", "-"
+    tokens = int(usage.get("inputTokens") or 0) + int(usage.get("outputTokens") or 0)
+    cost = usage.get("costUsd")
+    shown = "-" if cost is None else f"~${cost:.2f}" if cost >= 0.1 else f"~${cost:.4f}"
+    if cost is not None and usage.get("unpricedModels"):
+        shown += "+"  # some of the tokens are of a model with no known price
+    return _count(tokens), _count(int(usage.get("cacheReadTokens") or 0)), shown
+
+
 async def list_sessions(client: HeadlessClient) -> int:
     result = await client.request("agent/session/list", {"workspaceUri": client.workspace_uri})
     sessions = sorted(result.get("sessions") or [], key=lambda s: s.get("updatedAt", 0), reverse=True)
@@ -59,11 +79,15 @@ async def list_sessions(client: HeadlessClient) -> int:
         client.transcript.info(f"no stored sessions for {client.workspace}")
         return EXIT_OK
     id_width = max(len(s["sessionId"]) for s in sessions)
-    out.write(f"{'SESSION':<{id_width}}  {'UPDATED':<16}  TURNS  TITLE\n")
+    out.write(f"{'SESSION':<{id_width}}  {'UPDATED':<16}  TURNS  {'TOKENS':>7}  {'CACHED':>7}  {'COST':>8}  TITLE\n")
     for s in sessions:
         title = shorten(s.get("title") or "(untitled)", 60)
-        out.write(f"{s['sessionId']:<{id_width}}  {_when(s.get('updatedAt')):<16}  {s.get('turns', 0):>5}  {title}\n")
+        tokens, cached, cost = _usage_columns(s.get("usage") or {})
+        out.write(f"{s['sessionId']:<{id_width}}  {_when(s.get('updatedAt')):<16}  {s.get('turns', 0):>5}  "
+                  f"{tokens:>7}  {cached:>7}  {cost:>8}  {title}\n")
     out.flush()
+    if any((s.get("usage") or {}).get("costUsd") is not None for s in sessions):
+        client.transcript.info("COST is an estimate from list prices (the model.prices setting changes them)")
     client.transcript.info(f"stored in {store_dir(client)}")
     return EXIT_OK
 

@@ -12,9 +12,10 @@ the status); the API key never is.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from . import models
+from .prices import PriceTable, price_table
 from .settings import ModelEnvironment, ModelSettings
 from .types import ModelInfo, ModelProvider
 
@@ -33,6 +34,7 @@ class ResolvedModel:
     info: ModelInfo
     description: str  # e.g. "anthropic claude-sonnet-4-5 (auto: ANTHROPIC_API_KEY is set)"; no secrets
     fallback: "ResolvedModel | None" = None
+    prices: PriceTable = field(default_factory=PriceTable)  # for cost estimates: defaults + the model.prices setting
 
 
 def _choose_provider(settings: ModelSettings, env: ModelEnvironment) -> tuple[str, str]:
@@ -118,7 +120,7 @@ def create_provider(settings: ModelSettings, env: ModelEnvironment) -> ResolvedM
             f"{resolved.description}; fallback {fallback.description}", fallback,
         )
     log.info("model: %s", resolved.description)
-    return resolved
+    return replace(resolved, prices=price_table(settings.prices))
 
 
 def _provider_module(provider_name: str):

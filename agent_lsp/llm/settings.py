@@ -39,6 +39,15 @@ class FallbackSettings(_CamelModel):
     base_url: str | None = None
 
 
+class PriceSettings(_CamelModel):
+    """US dollars per million tokens; cache prices default to the input price."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+
+
 class ModelSettings(_CamelModel):
     provider: ProviderChoice = "auto"
     model: str | None = None
@@ -58,6 +67,10 @@ class ModelSettings(_CamelModel):
     prompt_cache_key: bool | None = Field(
         default=None,
         description="send the session id as OpenAI's prompt_cache_key (default: only to api.openai.com)",
+    )
+    prices: dict[str, PriceSettings] = Field(
+        default_factory=dict,
+        description="price per million tokens by model-name prefix, for cost estimates (adds to the built-in list prices)",
     )
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
     fallback: FallbackSettings | None = None

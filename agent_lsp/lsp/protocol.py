@@ -224,6 +224,7 @@ class SessionInfo(WireModel):
     status: Literal["idle", "running"]
     parent_session_id: str | None = Field(default=None, description="a fork: the session it was forked from")
     fork_turn: int | None = Field(default=None, description="a fork: the parent's last turn it shares")
+    usage: events.UsageTotal | None = Field(default=None, description="tokens and estimated cost up to the last turn's end")
 
 
 class SessionListResult(WireModel):

@@ -53,6 +53,7 @@ class SessionSummary:
     path: Path | None = None
     parent: str | None = None  # the session this one was forked from
     meta: dict[str, Any] = field(default_factory=dict)  # the header's meta
+    usage: dict[str, Any] | None = None  # the session's token total as its last turn/end recorded it
 
 
 def new_session_id() -> str:
@@ -485,6 +486,7 @@ class SessionStore:
             turns = 0
             count = 0
             last_line = b""
+            last_turn_end = b""
             for line in f:
                 if not line.endswith(b"\n"):
                     break  # torn tail; load() repairs it
@@ -496,6 +498,8 @@ class SessionStore:
                     raise CorruptSessionError(path, count + 1, "invalid event line")
                 if b'"type":"turn/start"' in line:
                     turns += 1
+                elif b'"type":"turn/end"' in line:
+                    last_turn_end = line
                 elif title is None and b'"type":"user/message"' in line:
                     try:
                         title = _session_title(json.loads(line)["data"]["message"])
@@ -508,6 +512,12 @@ class SessionStore:
             except (ValueError, KeyError, TypeError):
                 raise CorruptSessionError(path, count + 1, "invalid event line") from None
         created = int(header.get("created") or mtime_ms)
+        usage = None
+        if b'"sessionUsage"' in last_turn_end:
+            try:
+                usage = json.loads(last_turn_end)["data"]["sessionUsage"]
+            except (ValueError, KeyError, TypeError):
+                raise CorruptSessionError(path, count + 1, "invalid event line") from None
         return SessionSummary(
             id=str(header.get("id") or path.stem),
             title=title,
@@ -518,6 +528,7 @@ class SessionStore:
             path=path,
             parent=header.get("parentSession"),
             meta=header.get("meta") if isinstance(header.get("meta"), dict) else {},
+            usage=usage,
         )
 
     # ----------------------------------------------------------------- delete

@@ -88,6 +88,7 @@ class SessionListing:
     status: str
     parent_session_id: str | None = None
     fork_turn: int | None = None  # a fork: the parent's last turn it shares
+    usage: dict | None = None  # tokens and estimated cost so far (UsageTotal of agent/events.py)
 
 
 @dataclass
@@ -234,6 +235,7 @@ class WorkspaceHost:
                     status=live.status if live else "idle",
                     parent_session_id=summary.parent,
                     fork_turn=fork_turn_of(summary.meta),
+                    usage=summary.usage,
                 )
             )
         return listings
@@ -408,6 +410,7 @@ class WorkspaceHost:
             model=resolved.model,
             system_prompt=system_prompt,
             runtime_context=self._runtime_context,
+            cost_estimate=resolved.prices.cost_usd,
             max_tokens=self.settings.model.max_output_tokens,
             temperature=self.settings.model.temperature,
             max_parallel_tool_calls=self.settings.max_parallel_tool_calls,

@@ -284,3 +284,25 @@ def test_opening_one_section_leaves_later_sections_closed_and_keeps_its_own_stat
     assert foldclosed(chat, second + 1) == -1, "opened while running, still open with its result"
     assert foldclosed(chat, third + 1) == third, "a later section starts closed"
 
+
+
+def test_the_winbar_shows_the_sessions_estimated_cost_and_cached_tokens(chat: Editor) -> None:
+    f = Feed()
+    total = {"inputTokens": 4000, "outputTokens": 300, "cacheReadTokens": 2000, "cacheWriteTokens": 0,
+             "reasoningTokens": 50, "costUsd": 0.0074}
+    send(chat, [f("turn/start", turn=1), f.user("q"), *f.text("a"),
+                f("assistant/message", message={"role": "assistant", "content": []},
+                  usage={"inputTokens": 3000, "outputTokens": 200}),
+                f("turn/end", turn=1, reason={"kind": "completed"}, usage=total, sessionUsage=total)])
+    bar = chat.lua("return require('agent_lsp.chat').winbar_text(require('agent_lsp.state').sessions.s)")
+    assert bar.endswith("│ session ~$0.0074 est. 2k cached")
+
+
+def test_the_runtime_context_the_server_told_the_model_is_not_shown_as_a_user_message(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f.user("hello"),
+                f("user/message", message={"role": "user", "id": "rc", "source": "runtime-context",
+                                           "content": [{"type": "text", "text": "- Files open in the editor: a.py"}]}),
+                *f.text("hi")])
+    text = chat.chat_text()
+    assert "hello" in text and "Files open in the editor" not in text

@@ -97,6 +97,7 @@ def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
             status=s.status,
             parent_session_id=s.parent_session_id,
             fork_turn=s.fork_turn,
+            usage=s.usage,
         )
         for host in hosts
         for s in host.list_sessions()

@@ -534,7 +534,15 @@ export interface TurnEndEvent {
 }
 export interface TurnEnd {
   reason: TurnEndReason;
+  /**
+   * the session's total up to this turn's end
+   */
+  sessionUsage?: UsageTotal | null;
   turn: number;
+  /**
+   * the tokens of this turn's replies and summaries
+   */
+  usage?: UsageTotal | null;
   [k: string]: unknown;
 }
 /**
@@ -546,6 +554,24 @@ export interface TurnEndReason {
   kind: 'completed' | 'max-tokens' | 'blocked' | 'aborted' | 'error' | 'interrupted';
   message?: string | null;
   reason?: Cause | null;
+  [k: string]: unknown;
+}
+/**
+ * Tokens summed over replies (a turn's, a session's), with their cost
+ * estimated from the price table. `costUsd` is absent when no reply had a
+ * known price; `unpricedModels` names the models whose tokens it leaves out.
+ */
+export interface UsageTotal {
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /**
+   * an estimate, from list prices
+   */
+  costUsd?: number | null;
+  inputTokens: number;
+  outputTokens: number;
+  reasoningTokens: number;
+  unpricedModels?: string[] | null;
   [k: string]: unknown;
 }
 /**
@@ -1196,6 +1222,12 @@ export interface ModelSettings {
   maxOutputTokens?: number | null;
   model?: string | null;
   /**
+   * price per million tokens by model-name prefix, for cost estimates (adds to the built-in list prices)
+   */
+  prices?: {
+    [k: string]: PriceSettings;
+  };
+  /**
    * send the session id as OpenAI's prompt_cache_key (default: only to api.openai.com)
    */
   promptCacheKey?: boolean | null;
@@ -1208,6 +1240,15 @@ export interface ModelSettings {
   temperature?: number | null;
   timeouts?: TimeoutSettings;
   topP?: number | null;
+}
+/**
+ * US dollars per million tokens; cache prices default to the input price.
+ */
+export interface PriceSettings {
+  cacheRead?: number | null;
+  cacheWrite?: number | null;
+  input: number;
+  output: number;
 }
 /**
  * Seconds. `first_byte` runs from sending the request to the first body
@@ -1307,6 +1348,10 @@ export interface SessionInfo {
    * epoch milliseconds
    */
   updatedAt: number;
+  /**
+   * tokens and estimated cost up to the last turn's end
+   */
+  usage?: UsageTotal | null;
   workspaceUri: string;
 }
 export interface SessionListParams {

@@ -16,6 +16,8 @@ export interface Usage {
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
   reasoningTokens?: number;
+  costUsd?: number | null; // an estimate (turn/end usage only)
+  unpricedModels?: string[] | null;
 }
 
 interface ItemBase {
@@ -61,6 +63,7 @@ export interface TurnEndItem extends ItemBase {
   detail: string;
   hasEdits: boolean;
   usage: Usage | null;
+  sessionUsage?: Usage | null; // the session's total at this turn's end
 }
 
 export interface ErrorItem extends ItemBase {
@@ -575,7 +578,8 @@ export function applyEvent(state: Transcript, event: EventView): void {
         reason: kind,
         detail,
         hasEdits: turn != null && state.editTurns.has(turn),
-        usage: state.turnUsage,
+        usage: data.usage ?? state.turnUsage, // the server's turn total has the cost estimate too
+        sessionUsage: data.sessionUsage ?? null,
       });
       state.turnOpen = null;
       state.turnUsage = null;

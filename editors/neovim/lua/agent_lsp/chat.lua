@@ -273,6 +273,10 @@ function M.winbar_text(s)
   if require("agent_lsp.plan").mode_of(s) == "plan" then
     parts[#parts + 1] = "plan mode"
   end
+  local total = require("agent_lsp.usage").winbar_part(s.session_usage, human)
+  if total then
+    parts[#parts + 1] = total
+  end
   local queued = state.queued_count(s)
   if queued > 0 then
     parts[#parts + 1] = queued .. " queued"

@@ -23,6 +23,7 @@ local M = {}
 ---@field turn integer
 ---@field usage table|nil       usage of the last model call
 ---@field turn_usage {input: integer, output: integer}
+---@field session_usage table|nil the session's tokens and estimated cost at its last turn's end
 ---@field context_window integer|nil
 ---@field model string|nil
 ---@field held_by {pid: integer|nil}|nil  set while another agent-lsp process has it open (read-only here)
@@ -102,6 +103,10 @@ local function fold(s, ev)
     end
     local msg = data.message or {}
     s.model = msg.model or s.model
+  elseif ev.type == "turn/end" then
+    if type(data.sessionUsage) == "table" then
+      s.session_usage = data.sessionUsage
+    end
   elseif ev.type == "request/context" then
     s.context_window = data.contextWindow or s.context_window
     s.model = data.model or s.model
@@ -186,7 +191,7 @@ function M.reset_events(s, events, status, inbox)
       sorted[#sorted + 1] = ev
     end
   end
-  s.events, s.last_seq, s.turn, s.usage = {}, -1, 0, nil
+  s.events, s.last_seq, s.turn, s.usage, s.session_usage = {}, -1, 0, nil, nil
   s.turn_usage = { input = 0, output = 0 }
   table.sort(sorted, function(a, b)
     return (a.seq or 0) < (b.seq or 0)

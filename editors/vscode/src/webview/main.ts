@@ -7,6 +7,7 @@ import { chooseSendAction, keyAction, WhileRunning } from '../input';
 import { renderMarkdown } from '../markdown';
 import { planProgress } from '../plan';
 import { SUBAGENT_TOOL, subagentLabel } from '../subagents';
+import { costLabel, usageTooltip } from '../usage';
 import {
   Item,
   PlanItem,
@@ -263,10 +264,10 @@ function renderItem(node: HTMLElement, item: Item): void {
       };
       node.className = `item turn-end ${item.reason}`;
       const tokens = item.usage ? (item.usage.inputTokens ?? 0) + (item.usage.outputTokens ?? 0) : 0;
-      const usage = tokens ? ` · ${formatTokens(tokens)} tokens` : '';
+      const usage = tokens ? ` · ${formatTokens(tokens)} tokens${costLabel(item.usage)}` : '';
       const line = el('span', 'turn-line', `${labels[item.reason] ?? item.reason}${item.turn != null ? ` · turn ${item.turn}` : ''}${usage}`);
       if (tokens) {
-        line.title = `Tokens of this turn's model calls: ${(item.usage!.inputTokens ?? 0).toLocaleString()} in, ${(item.usage!.outputTokens ?? 0).toLocaleString()} out`;
+        line.title = usageTooltip(item.usage, item.sessionUsage);
       }
       node.replaceChildren(line);
       if (item.hasEdits && item.turn != null) {
