@@ -36,6 +36,7 @@ from pydantic import Field
 
 from agent_lsp.agent.ports import ToolContext, ToolOutput
 from agent_lsp.tools.base import ToolError, ToolInput, error_output
+from agent_lsp.tools.front_matter import Fields, field_text, split_front_matter
 
 SKILL_FILE = "SKILL.md"
 PROJECT_FOLDERS = (".claude/skills", ".agents/skills")  # lowest precedence first
@@ -59,8 +60,7 @@ class Skill:
 
     def text(self) -> str:
         """The SKILL.md body (front matter removed)."""
-        _, body = split_front_matter(_read(self.path))
-        return body.strip()
+        return _front_matter(self.path)[1].strip()
 
     def files(self) -> list[str]:
         """The skill's other files, relative to its folder."""
@@ -99,12 +99,12 @@ def load_skills(folders: Iterable[tuple[Path, Source]]) -> tuple[dict[str, Skill
             continue
         for candidate in candidates:
             try:
-                fields, _ = split_front_matter(_read(candidate / SKILL_FILE))
+                fields = _front_matter(candidate / SKILL_FILE)[0] or {}
             except ToolError as error:
                 problems.append(f"skill {candidate / SKILL_FILE}: {error.message}")
                 continue
-            name = fields.get("name") or candidate.name
-            description = fields.get("description", "")
+            name = field_text(fields.get("name")) or candidate.name
+            description = field_text(fields.get("description"))
             if not NAME_PATTERN.match(name):
                 problems.append(f"skill {candidate / SKILL_FILE}: name {name!r} must be letters, digits, '-', '_' or '.'")
             elif not description:
@@ -114,23 +114,11 @@ def load_skills(folders: Iterable[tuple[Path, Source]]) -> tuple[dict[str, Skill
     return skills, problems
 
 
-def split_front_matter(text: str) -> tuple[dict[str, str], str]:
-    """(the `key: value` fields, the body) of a Markdown file; no front matter: ({}, text)."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        return {}, text
-    end = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
-    if end is None:
-        raise ToolError("the front matter is not closed with a '---' line", "BAD_SKILL")
-    fields: dict[str, str] = {}
-    for line in lines[1:end]:
-        pair = re.match(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$", line)
-        if pair:
-            value = pair.group(2).strip()
-            if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-                value = value[1:-1]
-            fields[pair.group(1)] = value
-    return fields, "\n".join(lines[end + 1:])
+def _front_matter(path: Path) -> tuple[Fields | None, str]:
+    try:
+        return split_front_matter(_read(path))
+    except ValueError as error:
+        raise ToolError(str(error), "BAD_SKILL") from None
 
 
 def _read(path: Path) -> str:

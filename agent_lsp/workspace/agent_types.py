@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable
 
+from agent_lsp.tools.front_matter import field_list, field_text, split_front_matter
+
 log = logging.getLogger(__name__)
 
 PROJECT_FOLDERS = (".claude/agents", ".agents/agents")  # lowest first
@@ -80,65 +82,25 @@ def parse_agent_type(path: Path) -> AgentType:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"cannot read it ({e})") from None
-    fields, body = split_front_matter(text)
-    name = _text(fields.get("name")) or path.stem
+    try:
+        fields, body = split_front_matter(text)
+    except ValueError as e:
+        raise ValueError(str(e).removeprefix("the ")) from None
+    if fields is None:
+        raise ValueError("no front matter (the file must start with a '---' line)")
+    name = field_text(fields.get("name")) or path.stem
     if not NAME_PATTERN.match(name):
         raise ValueError(f"name {name!r} must be letters, digits, '-', '_' or '.'")
-    description = _text(fields.get("description"))
+    description = field_text(fields.get("description"))
     if not description:
         raise ValueError("front matter has no description")
-    tools = fields.get("tools")
-    if isinstance(tools, str):
-        tools = [t.strip() for t in tools.split(",")]
-    model = _text(fields.get("model"))
+    tools = field_list(fields["tools"]) if "tools" in fields else None
+    model = field_text(fields.get("model"))
     return AgentType(
         name=name,
         description=description,
         system_prompt=body.strip(),
-        tools=tuple(t for t in tools if t) if tools is not None else None,
+        tools=tools,
         model=None if model in ("", "inherit") else model,
         path=path,
     )
-
-
-def split_front_matter(text: str) -> tuple[dict[str, str | list[str]], str]:
-    """(fields, body) of a Markdown file that starts with `---` front matter."""
-    lines = text.lstrip("\ufeff").splitlines()
-    if not lines or lines[0].strip() != "---":
-        raise ValueError("no front matter (the file must start with a '---' line)")
-    try:
-        end = next(i for i in range(1, len(lines)) if lines[i].strip() == "---")
-    except StopIteration:
-        raise ValueError("front matter is not closed with a '---' line") from None
-    fields: dict[str, str | list[str]] = {}
-    key: str | None = None
-    for n, line in enumerate(lines[1:end], start=2):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        item = re.match(r"^\s+-\s*(.*)$", line)
-        if item and key is not None:  # a YAML list under the last key
-            current = fields.get(key)
-            fields[key] = (current if isinstance(current, list) else []) + [_unquote(item.group(1))]
-            continue
-        pair = re.match(r"^([A-Za-z_][A-Za-z0-9_-]*)\s*:\s*(.*)$", line)
-        if not pair:
-            raise ValueError(f"line {n}: expected 'key: value'")
-        key, value = pair.group(1), pair.group(2).strip()
-        if value.startswith("[") and value.endswith("]"):
-            fields[key] = [_unquote(v) for v in value[1:-1].split(",") if v.strip()]
-        elif value:
-            fields[key] = _unquote(value)
-        else:
-            fields[key] = []  # a list follows (or nothing)
-    return fields, "\n".join(lines[end + 1:])
-
-
-def _text(value: str | list[str] | None) -> str:
-    return " ".join(value).strip() if isinstance(value, list) else (value or "").strip()
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value

@@ -32,10 +32,9 @@ from typing import Any, Callable, Iterable
 
 from agent_lsp.agent import Agent
 from agent_lsp.agent.inbox import make_message
-from agent_lsp.tools.base import ToolError
+from agent_lsp.tools.front_matter import field_list, split_front_matter
 from agent_lsp.tools.memory import MEMORY_FILE, memory_text
 from agent_lsp.tools.search import compile_glob
-from agent_lsp.tools.skills import split_front_matter
 
 log = logging.getLogger(__name__)
 
@@ -77,22 +76,17 @@ def load_rules(root: Path) -> tuple[list[Rule], list[str]]:
             except (OSError, UnicodeDecodeError) as error:
                 problems.append(f"rule {relative}: cannot be read ({error})")
                 continue
-            except ToolError as error:
-                problems.append(f"rule {relative}: {error.message}")
+            except ValueError as error:
+                problems.append(f"rule {relative}: {error}")
                 continue
             text = body.strip()
             if len(text) > MAX_RULE_CHARS:
                 text = text[:MAX_RULE_CHARS] + f"\n[… cut at {MAX_RULE_CHARS} characters]"
             if text:
-                rules.append(Rule(relative, _globs(fields.get("globs") or fields.get("paths") or ""), text))
+                fields = fields or {}
+                rules.append(Rule(relative, field_list(fields.get("globs") or fields.get("paths")), text))
     return rules, problems
 
-
-def _globs(value: str) -> tuple[str, ...]:
-    value = value.strip()
-    if value.startswith("[") and value.endswith("]"):
-        value = value[1:-1]
-    return tuple(g.strip().strip("'\"") for g in value.split(",") if g.strip().strip("'\""))
 
 
 def attach_rules(agent: Agent, root: Path, rules: Iterable[Rule]) -> None:
