@@ -118,7 +118,6 @@ class SystemPrompt:
         self._candidates = [path for root in self.roots for path in instruction_candidates(root)]
         self._signature: tuple | None = None
         self._text = ""
-        self.builds = 0  # how often the prompt was built (the files read), for the benchmark
 
     def _stat_signature(self) -> tuple:
         signature: list = [self._today()]
@@ -137,7 +136,6 @@ class SystemPrompt:
             today = signature[0]
             self._text = build_system_prompt(self.roots, now=_dt.datetime(today.year, today.month, today.day))
             self._signature = signature
-            self.builds += 1
         return self._text
 
 
