@@ -95,7 +95,9 @@ class ScriptedProvider:
         return ModelInfo(context_window=self.context_window)
 
     def _take(self, request: ModelRequest) -> dict[str, Any]:
-        last_user = next((m for m in reversed(request.messages) if m.get("role") == "user"), None)
+        # The user's own words: not the editor-state snapshot the loop enters after them.
+        last_user = next((m for m in reversed(request.messages)
+                          if m.get("role") == "user" and m.get("source") != "runtime-context"), None)
         said = message_text(last_user) if last_user else ""
         while self._next < len(self.script) and self._next in self._used:
             self._next += 1

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from conftest import Editor
 
+# The user's words (not the editor-state snapshots the server also enters as user messages).
 USER_TEXTS = ("return vim.tbl_map(function(e) return e.data.message.content[1].text end, "
-              "vim.tbl_filter(function(e) return e.type == 'user/message' end, T.session().events))")
+              "vim.tbl_filter(function(e) return e.type == 'user/message' "
+              "and e.data.message.source ~= 'runtime-context' end, T.session().events))")
 
 
 def test_fork_opens_a_session_sharing_the_history_and_rewind_cuts_it(editor: Editor) -> None:
