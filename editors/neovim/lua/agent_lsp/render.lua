@@ -559,11 +559,11 @@ function Renderer:subagent_status(callId, data)
   end
 end
 
---- The child session of the sub-agent card at or above `row` (0-based), else of the latest card.
-function Renderer:subagent_near(row)
+--- The section with `field` at or above `row` (0-based), else the latest one with it.
+function Renderer:section_near(row, field)
   local best, best_row, last, last_row = nil, -1, nil, -1
   for _, section in pairs(self.sections) do
-    if section.child then
+    if section[field] then
       local r = self:section_row(section) or -1
       if r <= row and r > best_row then
         best, best_row = section, r
@@ -573,7 +573,12 @@ function Renderer:subagent_near(row)
       end
     end
   end
-  local s = best or last
+  return best or last
+end
+
+--- The child session of the sub-agent card at or above `row` (0-based), else of the latest card.
+function Renderer:subagent_near(row)
+  local s = self:section_near(row, "child")
   return s and s.child
 end
 
@@ -683,19 +688,7 @@ end
 --- The diff of the tool section at or above `row` (0-based), else the latest one.
 ---@return string|nil diff, string|nil path
 function Renderer:diff_near(row)
-  local best, best_row, last, last_row = nil, -1, nil, -1
-  for _, section in pairs(self.sections) do
-    if section.diff then
-      local r = self:section_row(section) or -1
-      if r <= row and r > best_row then
-        best, best_row = section, r
-      end
-      if r > last_row then
-        last, last_row = section, r
-      end
-    end
-  end
-  local s = best or last
+  local s = self:section_near(row, "diff")
   if s then
     return s.diff, s.path
   end
