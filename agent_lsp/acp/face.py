@@ -41,6 +41,9 @@ from acp.schema import (
     SetSessionConfigOptionResponse,
     SessionInfo,
     SessionListCapabilities,
+    SessionMode,
+    SessionModeState,
+    SetSessionModeResponse,
     UnstructuredCommandInput,
 )
 
@@ -56,6 +59,7 @@ from agent_lsp.config import SettingsLayers
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
+from agent_lsp.workspace.permissions import PERMISSION_MODES
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +74,14 @@ COMMANDS = [
     AvailableCommand(name="compact", description="Summarise the conversation so far to free context"),
     AvailableCommand(name="revert", description="Undo the file changes of a turn (default: the last one)",
                      input=AvailableCommandInput(root=UnstructuredCommandInput(hint="turn number (optional)"))),
+]
+
+
+# The core's permission modes as ACP session modes.
+MODES = [
+    SessionMode(id="default", name="Default", description="Edits and commands under the permission rules"),
+    SessionMode(id="plan", name="Plan", description="Reads and searches only; the agent writes a plan, edits and "
+                                                    "commands are refused"),
 ]
 
 
@@ -211,7 +223,8 @@ class AcpAgent:
         agent = host.new_session()
         session = self.sessions[agent.session_id]
         asyncio.get_running_loop().call_soon(self._announce_commands, session)  # after the answer
-        return NewSessionResponse(session_id=agent.session_id, config_options=[self.models[agent.session_id].option()])
+        return NewSessionResponse(session_id=agent.session_id, config_options=[self.models[agent.session_id].option()],
+                                  modes=self._modes(host, agent.session_id))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
         host = self._host(cwd)
@@ -226,7 +239,19 @@ class AcpAgent:
         session.replay()
         self._announce_commands(session)
         await session.drained()
-        return LoadSessionResponse(config_options=[self.models[agent.session_id].option()])
+        return LoadSessionResponse(config_options=[self.models[agent.session_id].option()],
+                                   modes=self._modes(host, agent.session_id))
+
+    @staticmethod
+    def _modes(host: WorkspaceHost, session_id: str) -> SessionModeState:
+        return SessionModeState(current_mode_id=host.modes.mode_of(session_id), available_modes=MODES)
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
+        host = self._host_of(session_id)
+        if mode_id not in PERMISSION_MODES:
+            raise _invalid(f"unknown mode {mode_id!r}; the modes are: {', '.join(PERMISSION_MODES)}", modeId=mode_id)
+        host.modes.set_mode(self.sessions[session_id].agent, mode_id)  # logged: current_mode_update follows
+        return SetSessionModeResponse()
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
         hosts = [self._host(cwd)] if cwd else list(self.hosts.values())

@@ -12,6 +12,10 @@ status `pending`), the durable `tool/result` -> `tool_call_update` (status
 `completed` or `failed`, the text the model saw, and a `diff` per changed
 region for file edits, taken from the result's journal record). Command output
 is the result text (exit code included), the same live and on replay.
+
+The plan the model keeps with `todo_write` (`plan/update`, the whole list
+each time) -> ACP's `plan` update, which also replaces the client's list.
+A permission mode switch (`session/mode`) -> `current_mode_update`.
 """
 
 from __future__ import annotations
@@ -21,15 +25,17 @@ from pathlib import Path
 from typing import Any
 
 from acp import (
+    plan_entry,
     text_block,
     tool_content,
     tool_diff_content,
     update_agent_message_text,
     update_agent_thought_text,
+    update_plan,
     update_tool_call,
     update_user_message_text,
 )
-from acp.schema import ToolCallLocation, ToolCallStart
+from acp.schema import CurrentModeUpdate, ToolCallLocation, ToolCallStart
 
 from agent_lsp.store import Event
 
@@ -82,6 +88,11 @@ class UpdateMapper:
             return [self._tool_call(data)]
         if kind == "tool/result" and data.get("surfaceOp") == "append":
             return [self._tool_result(data)]
+        if kind == "plan/update":
+            return [update_plan(plan_entry(item["content"], priority=item.get("priority") or "medium",
+                                           status=item["status"]) for item in data.get("items") or ())]
+        if kind == "session/mode":
+            return [CurrentModeUpdate(session_update="current_mode_update", current_mode_id=data["mode"])]
         if kind == "user/message" and replay and data.get("surfaceOp") == "append":
             message = data.get("message") or {}
             if message.get("source", "user") == "user":

@@ -125,6 +125,46 @@ async def test_without_fs_capabilities_edits_go_to_disk(tmp_path, workspace):
     assert (workspace / "app.py").read_text() == "x = 2\n"
 
 
+async def test_the_models_plan_is_the_clients_plan_live_and_on_load(tmp_path, workspace):
+    items = [{"content": "read app.py", "status": "completed"}, {"content": "set x to 2", "status": "in_progress",
+                                                                 "priority": "high"}]
+    client = AcpTestClient()
+    script = [{"tools": [{"name": "todo_write", "arguments": {"items": items}}]}, {"text": "planned"}]
+    async with acp_agent(client, tmp_path / "sessions", script) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("plan it")]), 30)
+        live = [u for u in updates_json(client.of(sid)) if u["sessionUpdate"] == "plan"]
+        assert live == [{"sessionUpdate": "plan", "entries": [
+            {"content": "read app.py", "priority": "medium", "status": "completed"},
+            {"content": "set x to 2", "priority": "high", "status": "in_progress"}]}]
+        reloaded = AcpTestClient()
+    async with acp_agent(reloaded, tmp_path / "sessions") as conn:
+        await conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
+        assert [u for u in updates_json(reloaded.of(sid)) if u["sessionUpdate"] == "plan"] == live
+
+
+async def test_plan_mode_is_a_session_mode_that_refuses_edits(tmp_path, workspace):
+    client = AcpTestClient()
+    async with acp_agent(client, tmp_path / "sessions", [{"tools": [EDIT]}, {"text": "could not edit"}]) as conn:
+        created = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+        sid = created.session_id
+        assert created.modes.current_mode_id == "default"
+        assert [m.id for m in created.modes.available_modes] == ["default", "plan"]
+        with pytest.raises(acp.RequestError, match="unknown mode 'yolo'"):
+            await conn.set_session_mode(session_id=sid, mode_id="yolo")
+        await conn.set_session_mode(session_id=sid, mode_id="plan")
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("fix")]), 30)
+        kinds = [u["sessionUpdate"] for u in updates_json(client.of(sid))]
+        assert "current_mode_update" in kinds
+        failed = [u for u in client.of(sid) if u.session_update == "tool_call_update"]
+        assert [u.status for u in failed] == ["failed"] and "Plan mode is on" in failed[0].content[-1].content.text
+        reloaded = AcpTestClient()
+    assert (workspace / "app.py").read_text() == "x = 1\n"
+    async with acp_agent(reloaded, tmp_path / "sessions") as conn:
+        loaded = await conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
+        assert loaded.modes.current_mode_id == "plan"
+
+
 async def test_allow_always_is_remembered_in_the_workspace_store(tmp_path, workspace):
     run = {"name": "run_command", "arguments": {"command": "echo hello-acp"}}
     client = AcpTestClient(answers=["allow_always"])
