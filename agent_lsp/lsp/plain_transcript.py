@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from agent_lsp.agent.loop import RUNTIME_CONTEXT_SOURCE
 from agent_lsp.llm.types import message_text
 
 ARGUMENT_LIMIT = 120  # characters of a tool call's arguments shown
@@ -21,6 +22,8 @@ def transcript_line(kind: str, data: dict[str, Any]) -> str | None:
     """The line for one durable event; None for the events a reader does not need
     (chunks, steps, request headers: the answer comes whole with assistant/message)."""
     if kind == "user/message":
+        if (data.get("message") or {}).get("source") == RUNTIME_CONTEXT_SOURCE:
+            return None  # the editor state the server told the model, not the user's words
         text = message_text(data.get("message") or {}).strip()
         return f"You: {text}" if text else None
     if kind == "assistant/message":

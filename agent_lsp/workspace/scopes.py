@@ -5,7 +5,7 @@ editor (`initializationOptions`, `workspace/configuration`), the project
 (its settings files, `.mcp.json`, skills folders), and the managed policy
 above them all. `merged_view()` answers with the effective settings (each
 value with the layer that set it), the permission rules, hooks, MCP servers
-skills and rules with their source, the memory file, and what the policy turned off. It reads what a
+skills, sub-agent types and rules with their source, the memory file, and what the policy turned off. It reads what a
 server started on the folder would read, but starts nothing. `agent-lsp
 config show` prints it.
 """
@@ -22,6 +22,7 @@ from agent_lsp.mcp import workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.tools.memory import MEMORY_FILE, memory_path
 from agent_lsp.tools.skills import load_skills, skill_folders
+from agent_lsp.workspace.agent_types import agent_type_folders, load_agent_types
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.rules import load_rules
@@ -48,6 +49,7 @@ class MergedView:
     hooks: list[Entry] = field(default_factory=list)
     mcp_servers: list[Entry] = field(default_factory=list)
     skills: list[Entry] = field(default_factory=list)
+    agent_types: list[Entry] = field(default_factory=list)
     rules: list[Entry] = field(default_factory=list)
     memory: str | None = None  # the memory file, when there is one
     problems: list[str] = field(default_factory=list)
@@ -113,6 +115,15 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
     for skill in skills.values():
         note = "off: the managed policy denies the skill tool" if policy.denies_tool("skill") else ""
         view.skills.append(Entry(skill.name, skill.description, f"{skill.source} {skill.path}", note))
+    agent_types, bad = load_agent_types(agent_type_folders(root, config_dir(env), Path.home()))
+    problems += bad
+    for agent_type in agent_types.values():
+        source = "project" if agent_type.path.is_relative_to(root) else "user"
+        tools = ", ".join(agent_type.tools) if agent_type.tools is not None else "read-only tools"
+        model = agent_type.model or "the parent's"
+        note = ("off: the managed policy denies the subagent tool" if policy.denies_tool("subagent")
+                else f"tools: {tools}; model: {model}")
+        view.agent_types.append(Entry(agent_type.name, agent_type.description, f"{source} {agent_type.path}", note))
     rules, bad = load_rules(root)
     problems += bad
     for rule in rules:
@@ -125,7 +136,8 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
 def format_view(view: MergedView) -> str:
     lines = [f"workspace: {view.workspace}", f"managed policy: {view.policy or 'none'}"]
     sections = [("settings", view.settings), ("permission rules", view.permission_rules), ("hooks", view.hooks),
-                ("MCP servers", view.mcp_servers), ("skills", view.skills), ("rules", view.rules)]
+                ("MCP servers", view.mcp_servers), ("skills", view.skills),
+                ("sub-agent types", view.agent_types), ("rules", view.rules)]
     for title, entries in sections:
         lines.append("")
         lines.append(f"{title}:" if entries else f"{title}: none")

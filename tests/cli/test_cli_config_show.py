@@ -13,6 +13,9 @@ def test_config_show_names_the_source_of_each_value_and_the_policy_wins(tmp_path
     (workspace / ".agents" / "skills" / "release").mkdir(parents=True)
     (workspace / ".agents" / "skills" / "release" / "SKILL.md").write_text(
         "---\nname: release\ndescription: Cut a release\n---\nsteps\n", encoding="utf-8")
+    (workspace / ".claude" / "agents").mkdir(parents=True)
+    (workspace / ".claude" / "agents" / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews a change\ntools: read_file, grep\n---\nReview.\n", encoding="utf-8")
     (workspace / ".agents" / "settings.json").write_text(json.dumps(
         {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "./tests-ran.sh"}]}]}}), encoding="utf-8")
     config = tmp_path / "config" / "agent-lsp" / "config.toml"
@@ -43,6 +46,9 @@ def test_config_show_names_the_source_of_each_value_and_the_policy_wins(tmp_path
     assert "managed policy forbids project hooks" in hook["note"]
     (skill,) = view["skills"]
     assert skill["name"] == "release" and skill["source"].startswith("project ")
+    (reviewer,) = view["agent_types"]
+    assert (reviewer["name"], reviewer["value"]) == ("reviewer", "Reviews a change")
+    assert reviewer["source"].startswith("project ") and reviewer["note"] == "tools: read_file, grep; model: the parent's"
 
     text = agent_lsp(["config", "show", "-w", str(workspace)], env)
     assert text.returncode == 0, text.stderr
