@@ -446,8 +446,8 @@ const tests: [string, () => Promise<void>][] = [
     'plan mode refuses the edit, the plan is a checklist; a sub-agent is a card whose transcript opens',
     async () => {
       const a = await api();
+      const before = a.sessions.sessionId!; // the later tests go on with this session
       await a.sessions.newSession();
-      const parent = a.sessions.sessionId!;
       await a.sessions.setPlanMode(true);
       await waitFor('plan mode', () => a.sessions.transcript.mode === 'plan');
       await a.send('PLAN-EXT plan a change');
@@ -473,7 +473,7 @@ const tests: [string, () => Promise<void>][] = [
       await a.sessions.load(card.childSessionId);
       const texts = a.sessions.transcript.items.filter((i) => i.kind === 'text').map((i) => (i as any).text);
       assert.deepEqual(texts, ['It prints a greeting.']);
-      await a.sessions.load(parent);
+      await a.sessions.load(before);
     },
   ],
   [
