@@ -476,6 +476,9 @@ async function uiSmoke(page, workspace) {
   await shot(page, 'resume');
   await page.click('.quick-input-list .monaco-list-row:has-text("hi there")');
   await panel.waitForSelector('.assistant:has-text("About the selection.")', { timeout: 10000 });
+  // The session replays in pages: wait for the last page before counting.
+  await panel.waitForFunction((n) => document.querySelectorAll('#transcript .item').length >= n, before, { timeout: 10000 })
+    .catch(() => {});
   const resumed = await panel.$$eval('#transcript .item', (nodes) => nodes.length);
   if (resumed !== before) throw new Error(`${before} transcript items before, ${resumed} resumed`);
   log(`new session (+), then resumed the first from the history list: ${resumed} items as before`);
