@@ -4,6 +4,9 @@ agent/inbox/remove. Each answers at once; the turn runs on and streams
 
 from __future__ import annotations
 
+import asyncio
+import uuid
+
 from typing import Any
 
 from agent_lsp.lsp import protocol as wire
@@ -50,13 +53,20 @@ def start_followup(
     context: list[wire.ContextItem] | None,
     *,
     use_current: bool = False,
+    after_s: float = 0.0,
 ) -> wire.MessageRef:
-    """Queue a followup; no session: the workspace's current one (commands) or a new one."""
+    """Queue a followup; no session: the workspace's current one (commands) or a new one.
+    `after_s`: queue it that much later (the answer goes out first)."""
     if session_id:
         _, agent = ls.agent_for(session_id)
     else:
         host = ls.host_for_uri(workspace_uri)
         agent = host.current() if use_current else host.new_session()
+    if after_s > 0:
+        message_id = f"msg_{uuid.uuid4().hex[:12]}"
+        asyncio.get_running_loop().call_later(
+            after_s, lambda: agent.followup(content_value(content), id=message_id, context=context_dicts(context)))
+        return wire.MessageRef(session_id=agent.session_id, message_id=message_id)
     message = agent.followup(content_value(content), context=context_dicts(context))
     return wire.MessageRef(session_id=agent.session_id, message_id=message["id"])
 

@@ -14,12 +14,20 @@ from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.rpc import parse
 
 
+COMMAND_TURN_DELAY_S = 0.05
+
+
 def register(server: AgentLanguageServer) -> None:
     @server.command("agentLsp.followup")
     async def cmd_followup(ls: AgentLanguageServer, *args: Any) -> dict:
         p = _command_args(args)
         await ls.ready()
-        ref = start_followup(ls, p.session_id, p.workspace_uri, p.content, p.context, use_current=True)
+        # The turn starts once the answer is out: Emacs 28's jsonrpc leaves messages that arrive
+        # in the same read as the answer to its synchronous executeCommand unread until more
+        # output comes, so a turn whose first output raced the answer could wait forever on an
+        # applyEdit the editor never saw.
+        ref = start_followup(ls, p.session_id, p.workspace_uri, p.content, p.context, use_current=True,
+                             after_s=COMMAND_TURN_DELAY_S)
         ls.command_sessions.add(ref.session_id)
         return wire.wire_dump(ref)
 
