@@ -43,28 +43,13 @@ def build_code_actions(ls: AgentLanguageServer, params: types.CodeActionParams) 
             start=types.Position(line=diagnostic.range.start.line, character=0),
             end=types.Position(line=diagnostic.range.end.line + 1, character=0),
         )
-        argument = {
-            "content": f"Fix this problem: {diagnostic.message}",
-            "context": [
-                {
-                    "kind": "diagnostic",
-                    "uri": uri,
-                    "range": _range_dict(diagnostic.range),
-                    "message": diagnostic.message,
-                    "text": _range_text(ls, uri, line_range),
-                }
-            ],
-        }
-        if workspace_uri:
-            argument["workspaceUri"] = workspace_uri
-        actions.append(
-            types.CodeAction(
-                title=f"Fix with agent: {diagnostic.message[:80]}",
-                kind=types.CodeActionKind.QuickFix,
-                diagnostics=[diagnostic],
-                command=types.Command(title="Fix with agent", command="agentLsp.followup", arguments=[argument]),
-            )
-        )
+        context = {"kind": "diagnostic", "uri": uri, "range": _range_dict(diagnostic.range),
+                   "message": diagnostic.message, "text": _range_text(ls, uri, line_range)}
+        action = _followup_action(f"Fix with agent: {diagnostic.message[:80]}", "Fix with agent",
+                                  types.CodeActionKind.QuickFix, f"Fix this problem: {diagnostic.message}",
+                                  context, workspace_uri)
+        action.diagnostics = [diagnostic]
+        actions.append(action)
     if not params.context.diagnostics:
         fix_range = params.range
         if fix_range.start == fix_range.end:  # the cursor: its whole line
@@ -72,34 +57,25 @@ def build_code_actions(ls: AgentLanguageServer, params: types.CodeActionParams) 
                 start=types.Position(line=fix_range.start.line, character=0),
                 end=types.Position(line=fix_range.start.line + 1, character=0),
             )
-        argument = {
-            "content": FIX_RANGE_PROMPT,
-            "context": [{"kind": "selection", "uri": uri, "range": _range_dict(fix_range), "text": _range_text(ls, uri, fix_range)}],
-        }
-        if workspace_uri:
-            argument["workspaceUri"] = workspace_uri
-        actions.append(
-            types.CodeAction(
-                title="Fix with agent",
-                kind=types.CodeActionKind.QuickFix,
-                command=types.Command(title="Fix with agent", command="agentLsp.followup", arguments=[argument]),
-            )
-        )
+        context = {"kind": "selection", "uri": uri, "range": _range_dict(fix_range), "text": _range_text(ls, uri, fix_range)}
+        actions.append(_followup_action("Fix with agent", "Fix with agent", types.CodeActionKind.QuickFix,
+                                        FIX_RANGE_PROMPT, context, workspace_uri))
     if params.range.start != params.range.end:
-        argument = {
-            "content": ASK_SELECTION_PROMPT,
-            "context": [{"kind": "selection", "uri": uri, "range": _range_dict(params.range), "text": _range_text(ls, uri, params.range)}],
-        }
-        if workspace_uri:
-            argument["workspaceUri"] = workspace_uri
-        actions.append(
-            types.CodeAction(
-                title="Ask agent about selection",
-                kind=types.CodeActionKind.Refactor,
-                command=types.Command(title="Ask agent about selection", command="agentLsp.followup", arguments=[argument]),
-            )
-        )
+        context = {"kind": "selection", "uri": uri, "range": _range_dict(params.range),
+                   "text": _range_text(ls, uri, params.range)}
+        actions.append(_followup_action("Ask agent about selection", "Ask agent about selection",
+                                        types.CodeActionKind.Refactor, ASK_SELECTION_PROMPT, context, workspace_uri))
     return actions
+
+
+def _followup_action(title: str, command_title: str, kind: str, prompt: str, context: dict[str, Any],
+                     workspace_uri: str | None) -> types.CodeAction:
+    """A code action whose command asks the agent `prompt` with `context` attached."""
+    argument: dict[str, Any] = {"content": prompt, "context": [context]}
+    if workspace_uri:
+        argument["workspaceUri"] = workspace_uri
+    return types.CodeAction(title=title, kind=kind,
+                            command=types.Command(title=command_title, command="agentLsp.followup", arguments=[argument]))
 
 
 def _range_text(ls: AgentLanguageServer, uri: str, range_: types.Range) -> str:
