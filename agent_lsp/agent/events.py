@@ -30,7 +30,7 @@ class EventModel(BaseModel):
     """camelCase keys (as in the log and on the wire); unknown keys kept, so
     a newer writer's additions survive an older reader."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
 
 
 @dataclass(slots=True, frozen=True)

@@ -7,9 +7,13 @@ server start. Python caches the bytecode of modules (`.pyc`), not of code made
 at run time, so this module does that for attrs while the server loads: each
 `compile` attrs asks for is looked up by its exact source text, file name and
 mode in `<platform cache dir>/agent-lsp/attrs-code-<python>.marshal`, and
-compiled only when missing. The file is written again when a start compiled
-something new or left entries unused (another attrs or lsprotocol version),
-so it always holds exactly what the last start needed. No hand step: the
+compiled only when missing. The file is written again when a start needed a
+class the file lacks or left entries unused (another attrs or lsprotocol
+version), so it holds what the last start needed. A class whose source
+differs at every start (a hashable frozen class: attrs writes a salted
+`hash()` of its name into `__hash__`, and string hashes are randomised per
+process) is compiled at each start without rewriting the 1.8 MB file each
+time, which cost more than the whole cache saves on such a class. No hand step: the
 first start writes it, any later start with other code simply compiles what
 it does not find. A lookup by the full source text cannot return code for
 other source. `AGENT_LSP_NO_INIT_CACHE=1` turns it off with the `initialize`
@@ -72,7 +76,7 @@ def attrs_code_cache(path: Path | None = None) -> Iterator[None]:
         yield
     finally:
         del make.compile
-    if used and used.keys() != known.keys():
+    if used and {key[1:] for key in used} != {key[1:] for key in known}:
         _write(path, used)
 
 

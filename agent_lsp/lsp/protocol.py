@@ -53,7 +53,7 @@ class WireModel(BaseModel):
     """Base of every wire model: camelCase on the wire, snake_case in Python.
     Unknown keys are ignored so that newer clients can talk to older servers."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
 
 
 def wire_dump(model: BaseModel) -> dict[str, Any]:
@@ -88,7 +88,7 @@ class Range(WireModel):
 class ContentBlock(WireModel):
     """A content block of a user message (the blocks of llm/types.py); `text` for text blocks."""
 
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow")
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
     type: str
     text: str | None = None
 

@@ -57,3 +57,32 @@ def test_attrs_compiles_as_usual_outside_the_cache(tmp_path):
     with attrs_code_cache(tmp_path / "code.marshal"):
         assert "compile" in vars(attr._make)
     assert "compile" not in vars(attr._make)
+
+
+def test_a_start_that_finds_every_class_does_not_rewrite_the_file(tmp_path):
+    """A frozen class's generated `__hash__` holds a salted string hash, so its
+    source differs from one process to the next: that alone must not make
+    every server start rewrite the whole cache file."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "code.marshal"
+    script = (
+        "import attrs, sys\n"
+        "from agent_lsp.lsp.code_cache import attrs_code_cache\n"
+        "from pathlib import Path\n"
+        "with attrs_code_cache(Path(sys.argv[1])):\n"
+        "    @attrs.frozen\n"
+        "    class Key:\n"
+        "        name: str\n"
+        "    assert hash(Key('a')) == hash(Key('a')) and Key('a') != Key('b')\n"
+    )
+
+    def start(seed: str) -> None:
+        env = {"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"}
+        subprocess.run([sys.executable, "-c", script, str(path)], check=True, env=env)
+
+    start("1")
+    written = path.read_bytes()
+    start("2")
+    assert path.read_bytes() == written
