@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from agent_lsp.store.seq_runs import plain_data
+
+MESSAGE = "assistant/message"  # its `sourceEventSeqs` may be held as runs (store/seq_runs.py)
+
 
 @dataclass(slots=True)
 class Event:
@@ -14,7 +18,8 @@ class Event:
     data: dict[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        return {"seq": self.seq, "time": self.time, "type": self.type, "data": self.data}
+        data = plain_data(self.data) if self.type == MESSAGE else self.data
+        return {"seq": self.seq, "time": self.time, "type": self.type, "data": data}
 
     @classmethod
     def from_json(cls, obj: dict[str, Any]) -> "Event":

@@ -24,7 +24,8 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from agent_lsp.store.event import Event
+from agent_lsp.store.event import MESSAGE, Event
+from agent_lsp.store.seq_runs import compact_source_seqs
 
 CHUNK = "assistant/chunk"
 # Events that end a streamed message: its chunks are released when one commits.
@@ -136,6 +137,8 @@ class EventLog:
             self._kinds.append(chunk_kind(event))
         else:
             self._kinds.append(NOT_MERGEABLE)
+            if kind == MESSAGE:  # its line is written: memory may hold its chunk seqs as runs
+                compact_source_seqs(event.data)
         if not self._tracking:
             return
         if line_bytes is None:

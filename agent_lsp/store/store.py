@@ -27,6 +27,8 @@ from urllib.parse import unquote
 from agent_lsp.store import lock as session_lock
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.store.event_log import UNKNOWN, EventLog, chunk_kind
+from agent_lsp.store.event import MESSAGE
+from agent_lsp.store.seq_runs import compact_source_seqs
 from agent_lsp.store.repair import repair_events
 from agent_lsp.store.session import Event, JsonlWriter, Session, now_ms
 
@@ -123,6 +125,8 @@ def _event_of(obj: Any, seq: int) -> Event:
         raise TypeError("an event needs a string type and an object data")
     if event.seq != seq:
         raise ValueError(f"seq {event.seq} where {seq} was expected")
+    if event.type == MESSAGE:
+        compact_source_seqs(event.data)
     return event
 
 

@@ -91,3 +91,36 @@ def test_pages_merge_runs_of_deltas_and_never_split_them(tmp_path):
                 backward = page.events + backward
                 seq = page.start
             assert forward == backward == whole.events
+
+
+def test_a_long_message_names_its_chunks_exactly_and_keeps_them_small(tmp_path):
+    """A 2,000-delta message's `sourceEventSeqs`: the file, what a client is sent
+    and a reload hold the plain list; the open session holds it in a few hundred
+    bytes, not one int object per delta."""
+    import gc
+    import tracemalloc
+
+    store = SessionStore(tmp_path)
+    session = store.create()
+    session.append("turn/start", {"turn": 1})
+    seqs = [session.append("assistant/chunk", {"turn": 1, "chunk": {"type": "text-delta", "text": "x"}}).seq
+            for _ in range(2000)]
+    gc.collect()
+    tracemalloc.start()
+    before = tracemalloc.take_snapshot()
+    data = {"turn": 1, "message": {"role": "assistant", "content": []}, "sourceEventSeqs": [*seqs, 5000]}
+    message = session.append("assistant/message", data)
+    del data
+    gc.collect()
+    grown = sum(s.size_diff for s in tracemalloc.take_snapshot().compare_to(before, "filename"))
+    tracemalloc.stop()
+    assert grown < 16_000  # the list alone is ~72 KB
+    assert message.data["sourceEventSeqs"] == [*seqs, 5000] and len(message.data["sourceEventSeqs"]) == 2001
+    assert message.data["sourceEventSeqs"][-1] == 5000 and list(message.data["sourceEventSeqs"])[:2] == seqs[:2]
+    sent = json.loads(json.dumps(message.to_json()))  # what the relay sends
+    assert sent["data"]["sourceEventSeqs"] == [*seqs, 5000]
+    session.close()
+    line = (tmp_path / f"{session.id}.jsonl").read_text().splitlines()[-1]
+    assert json.loads(line)["data"]["sourceEventSeqs"] == [*seqs, 5000]
+    reloaded = store.load(session.id)
+    assert reloaded.events[message.seq].to_json() == sent
