@@ -197,6 +197,16 @@ class AgentProtocol(LanguageServerProtocol):
             return
         super().handle_message(message)
 
+    def _send_data(self, data: Any) -> None:
+        # The results and params of our own methods are plain JSON already; pygls would
+        # first copy them through cattrs (most of the time of a long replay page or of a
+        # busy relay's notification). Typed LSP messages (attrs classes) go pygls' way.
+        if data.__class__ is JsonRPCResponseMessage and isinstance(data.result, (dict, list)):
+            data = {"id": data.id, "jsonrpc": data.jsonrpc, "result": data.result}
+        elif data.__class__ is JsonRPCNotification and isinstance(data.params, dict):
+            data = {"method": data.method, "jsonrpc": data.jsonrpc, "params": data.params}
+        super()._send_data(data)
+
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         if _valid_id(msg_id):
             self._client_requests.discard(msg_id)

@@ -229,9 +229,10 @@ class EventLog:
         """The events held in memory (every event but the chunks of finished
         messages) from seq `start` on, in seq order or newest first: what a
         reader that looks for other events than chunks walks."""
-        items = self._items
-        seqs = range(len(items) - 1, start - 1, -1) if reverse else range(start, len(items))
-        return (items[seq] for seq in seqs if items[seq] is not None)  # type: ignore[misc]
+        held = self._items[start:]  # a copy: appends while the reader walks are not seen, as before
+        if reverse:
+            held.reverse()
+        return filter(None, held)  # an Event is never false: this drops the released (None) ones
 
     def held_range(self, start: int, stop: int) -> bool:
         """Whether every event `start..stop-1` is held in memory."""

@@ -26,10 +26,13 @@ class SeqRuns(Sequence[int]):
         self._length = length
 
     @classmethod
-    def of(cls, seqs: Sequence[int]) -> "SeqRuns | None":
+    def of(cls, seqs: list[int]) -> "SeqRuns | None":
         """The runs of `seqs`, or None when they would not save memory."""
         if len(seqs) < MIN_SEQS:
             return None
+        first, last = seqs[0], seqs[-1]
+        if type(first) is int and type(last) is int and last - first + 1 == len(seqs) and seqs == list(range(first, last + 1)):
+            return cls(array("q", (first, last + 1)), len(seqs))  # one run: the usual message
         edges = array("q")
         previous = None
         for seq in seqs:
