@@ -97,13 +97,16 @@ Content = Union[str, list[ContentBlock]]
 
 
 class ContextItem(WireModel):
-    """Something the user attached to a message: a file, a selection or a diagnostic."""
+    """Something the user attached to a message: a file, a selection, a diagnostic,
+    or an MCP server's resource (`@server:uri` in the text, see docs/mcp.md)."""
 
-    kind: Literal["file", "selection", "diagnostic"]
+    kind: Literal["file", "selection", "diagnostic", "mcp-resource"]
     uri: str
     range: Range | None = None
     text: str | None = None
     message: str | None = Field(default=None, description="the diagnostic's message")
+    server: str | None = Field(default=None, description="mcp-resource: the MCP server it was read from")
+    note: str | None = Field(default=None, description="mcp-resource: why it could not be attached, or that it was cut")
 
 
 def _event_envelope(type_name: str, data: type[BaseModel]) -> type[BaseModel]:
@@ -467,6 +470,38 @@ class McpListResult(WireModel):
     servers: list[McpServerStatus]
 
 
+class McpPromptsParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: every open workspace")
+
+
+class McpPromptArgument(WireModel):
+    name: str
+    description: str | None = None
+    required: bool = False
+
+
+class McpPromptInfo(WireModel):
+    workspace_uri: str
+    server: str
+    name: str
+    description: str | None = None
+    arguments: list[McpPromptArgument] = Field(default_factory=list)
+
+
+class McpPromptsResult(WireModel):
+    prompts: list[McpPromptInfo]
+
+
+class McpPromptRunParams(WireModel):
+    """Run an MCP server's prompt as the user: its messages enter as a followup."""
+
+    server: str
+    name: str
+    arguments: dict[str, str] | None = None
+    session_id: str | None = Field(default=None, description="no sessionId: a new session of the workspace")
+    workspace_uri: str | None = None
+
+
 # ------------------------------------------------------------------ sub-agents
 
 
@@ -540,6 +575,8 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/inbox/move": (InboxMoveParams, InboxMoveResult),
     "agent/inbox/pause": (InboxPauseParams, InboxPauseResult),
     "agent/mcp/list": (McpListParams, McpListResult),
+    "agent/mcp/prompts": (McpPromptsParams, McpPromptsResult),
+    "agent/mcp/prompt/run": (McpPromptRunParams, MessageRef),
     "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
     "agent/session/mode": (SessionModeParams, SessionModeResult),
     "agent/skill/list": (SkillListParams, SkillListResult),

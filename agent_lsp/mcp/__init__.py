@@ -5,6 +5,8 @@ launcher.py    runs a stdio server so it dies with the language server
 connection.py  one server: connect, list tools, reconnect with backoff, call
 tool.py        one MCP tool as an agent tool (names, schema, permission, results)
 resources.py   mcp_list_resources / mcp_read_resource over the servers' resources
+attachments.py `@server:uri` in a followup: the resource as a context item
+prompts.py     the servers' prompts as user commands (list, fill in)
 manager.py     the servers of one workspace and their tools in the registry
 listing.py     `agent/mcp/list`
 

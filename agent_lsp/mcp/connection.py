@@ -289,13 +289,41 @@ class ServerConnection:
     ) -> Any:
         """The server's `CallToolResult`. Raises ServerUnavailable, TimeoutError or the SDK's MCPError.
         A call to a server that is (re)starting waits for it, up to the connect timeout."""
+        client = await self._ready_client()
+        return await asyncio.wait_for(
+            client.call_tool(name, arguments, read_timeout_seconds=timeout_s, progress_callback=on_progress), timeout_s
+        )
+
+    async def _ready_client(self) -> Any:
+        """The connected client; a server that is (re)starting is waited for, up to the connect timeout."""
         await self.wait_settled(self.connect_timeout_s)
         client = self._client
         if client is None or self.state != "ready":
             raise ServerUnavailable(self.unavailable_reason())
-        return await asyncio.wait_for(
-            client.call_tool(name, arguments, read_timeout_seconds=timeout_s, progress_callback=on_progress), timeout_s
-        )
+        return client
+
+    @property
+    def has_prompts(self) -> bool:
+        client = self._client
+        return client is not None and self.state == "ready" and client.server_capabilities.prompts is not None
+
+    async def list_prompts(self, *, timeout_s: float) -> list[Any]:
+        """The server's prompts (mcp_types.Prompt), every page."""
+        client = await self._ready_client()
+        prompts: list[Any] = []
+        cursor = None
+        for _ in range(50):
+            page = await asyncio.wait_for(client.list_prompts(cursor=cursor), timeout_s)
+            prompts.extend(page.prompts)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+        return prompts
+
+    async def get_prompt(self, name: str, arguments: dict[str, str], *, timeout_s: float) -> Any:
+        """The server's `GetPromptResult`: the prompt's messages with `arguments` filled in."""
+        client = await self._ready_client()
+        return await asyncio.wait_for(client.get_prompt(name, arguments), timeout_s)
 
     @property
     def has_resources(self) -> bool:
@@ -304,10 +332,7 @@ class ServerConnection:
 
     async def list_resources(self, *, timeout_s: float) -> list[Any]:
         """The server's resources (mcp_types.Resource), every page."""
-        await self.wait_settled(self.connect_timeout_s)
-        client = self._client
-        if client is None or self.state != "ready":
-            raise ServerUnavailable(self.unavailable_reason())
+        client = await self._ready_client()
         resources: list[Any] = []
         cursor = None
         for _ in range(50):
@@ -320,10 +345,7 @@ class ServerConnection:
 
     async def read_resource(self, uri: str, *, timeout_s: float) -> Any:
         """The server's `ReadResourceResult` for `uri`."""
-        await self.wait_settled(self.connect_timeout_s)
-        client = self._client
-        if client is None or self.state != "ready":
-            raise ServerUnavailable(self.unavailable_reason())
+        client = await self._ready_client()
         return await asyncio.wait_for(client.read_resource(uri), timeout_s)
 
     def unavailable_reason(self) -> str:

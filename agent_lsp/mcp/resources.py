@@ -101,14 +101,19 @@ class ReadResourceTool(_ResourceTool):
         (connection,) = self._with_resources(args.server)
         await self._authorize(ctx, f"Read {args.uri} from MCP server '{args.server}'")
         result = await connection.read_resource(args.uri, timeout_s=self.timeout_s)
-        blocks: list[dict[str, Any]] = []
-        for content in result.contents:
-            text = getattr(content, "text", None)
-            if text is not None:
-                blocks.append({"type": "text", "text": text})
-            else:
-                blob = getattr(content, "blob", "") or ""
-                size = len(base64.b64decode(blob)) if blob else 0
-                blocks.append({"type": "text", "text": f"[{content.uri}: {content.mime_type or 'binary'}, {size} bytes]"})
-        blocks, truncated = cap_blocks(blocks or [{"type": "text", "text": "(empty)"}], self.max_output_chars)
+        blocks, truncated = cap_blocks(resource_blocks(result), self.max_output_chars)
         return ToolOutput(content=blocks, meta={"mcp": {"server": args.server, "uri": args.uri, "truncated": truncated}})
+
+
+def resource_blocks(result: Any) -> list[dict[str, Any]]:
+    """A `ReadResourceResult` as text blocks: text contents as they are, binary ones described."""
+    blocks: list[dict[str, Any]] = []
+    for content in result.contents:
+        text = getattr(content, "text", None)
+        if text is not None:
+            blocks.append({"type": "text", "text": text})
+        else:
+            blob = getattr(content, "blob", "") or ""
+            size = len(base64.b64decode(blob)) if blob else 0
+            blocks.append({"type": "text", "text": f"[{content.uri}: {content.mime_type or 'binary'}, {size} bytes]"})
+    return blocks or [{"type": "text", "text": "(empty)"}]

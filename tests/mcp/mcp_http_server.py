@@ -3,7 +3,8 @@
 Tools: `echo` (text back), `count` (reports progress n times), `hang` (waits until
 cancelled; records the cancel), `picture` (an image and a resource link), `big`
 (a long text), `grow` (adds the tool `late` and announces the list change);
-one resource, `docs://readme`.
+`ask_name` and `confirm` (ask the user through elicitation); two resources,
+`docs://readme` and `docs://big` (2 010 characters); one prompt, `review(path, focus?)`.
 Every request must carry `Authorization: Bearer <token>` (401 otherwise);
 `legacy=True` makes it answer `server/discover` like a server of the
 2025-11-25 revision (method not found), so clients fall back to `initialize`.
@@ -20,12 +21,22 @@ from typing import Any
 
 import anyio
 import uvicorn
+from pydantic import BaseModel
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.prompts.base import AssistantMessage, UserMessage
 import mcp_types as types
 
 PNG_1PX = base64.b64encode(
     bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000" "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082")
 ).decode()
+
+
+class NameAnswer(BaseModel):
+    name: str
+
+
+class Confirmation(BaseModel):
+    sure: bool
 
 
 @dataclass
@@ -79,6 +90,31 @@ def build(seen: Seen) -> MCPServer:
     @server.resource("docs://readme", name="readme", description="How to use the test server", mime_type="text/markdown")
     def readme() -> str:
         return "# Test server\nCall echo."
+
+    @server.resource("docs://big", name="big", description="A long document", mime_type="text/plain")
+    def big_document() -> str:
+        return "begin " + "y" * 2_000 + " end"
+
+    @server.prompt(description="Review one file")
+    def review(path: str, focus: str = "everything") -> list[Any]:
+        return [
+            UserMessage(f"Review {path}, looking at {focus}."),
+            AssistantMessage("I will read the file first."),
+        ]
+
+    @server.tool(description="Ask the user for a name")
+    async def ask_name(ctx: Context) -> str:
+        answer = await ctx.elicit("Whose name goes on the report?", NameAnswer)
+        if answer.action == "accept":
+            return f"the name is {answer.data.name}"
+        return f"the user answered {answer.action}"
+
+    @server.tool(description="Ask the user to confirm")
+    async def confirm(ctx: Context) -> str:
+        answer = await ctx.elicit("Delete the old reports?", Confirmation)
+        if answer.action == "accept":
+            return f"confirmed: {answer.data.sure}"
+        return f"the user answered {answer.action}"
 
     return server
 

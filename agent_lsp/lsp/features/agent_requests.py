@@ -10,6 +10,7 @@ import uuid
 from typing import Any
 
 from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.features.mcp_requests import with_resource_attachments
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.rpc import parse
 
@@ -19,7 +20,8 @@ def register(server: AgentLanguageServer) -> None:
     async def followup(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.FollowupParams, params)
         await ls.ready()
-        return wire.wire_dump(start_followup(ls, p.session_id, p.workspace_uri, p.content, p.context))
+        context = await with_resource_attachments(ls, p)
+        return wire.wire_dump(start_followup(ls, p.session_id, p.workspace_uri, p.content, context))
 
     @server.feature("agent/steer")
     async def steer(ls: AgentLanguageServer, params: Any) -> dict:

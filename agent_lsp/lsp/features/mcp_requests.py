@@ -1,9 +1,13 @@
-"""agent/mcp/list: the MCP servers of the workspace folders and their state
-(see docs/protocol.md, "MCP servers")."""
+"""The MCP requests (see docs/protocol.md, "MCP servers"): agent/mcp/list (the
+servers of the workspace folders and their state), agent/mcp/prompts and
+agent/mcp/prompt/run (the servers' prompts as commands the user runs), and
+the `@server:uri` attachments of a followup's text."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer
@@ -19,3 +23,52 @@ def register(server: AgentLanguageServer) -> None:
         await ls.ready()
         hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
         return wire.wire_dump(wire.McpListResult.model_validate(mcp_list(hosts)))
+
+    @server.feature("agent/mcp/prompts")
+    async def mcp_prompts_request(ls: AgentLanguageServer, params: Any) -> dict:
+        from agent_lsp.mcp.prompts import list_prompts
+
+        p = parse(wire.McpPromptsParams, params)
+        await ls.ready()
+        hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
+        prompts = [
+            wire.McpPromptInfo.model_validate({"workspaceUri": host.uri, **prompt})
+            for host in hosts for prompt in await list_prompts(host.mcp_manager())
+        ]
+        return wire.wire_dump(wire.McpPromptsResult(prompts=prompts))
+
+    @server.feature("agent/mcp/prompt/run")
+    async def mcp_prompt_run_request(ls: AgentLanguageServer, params: Any) -> dict:
+        from agent_lsp.mcp.prompts import PromptProblem, prompt_text
+
+        p = parse(wire.McpPromptRunParams, params)
+        await ls.ready()
+        if p.session_id:
+            host, agent = ls.agent_for(p.session_id)
+        else:
+            host, agent = ls.host_for_uri(p.workspace_uri), None
+        try:
+            text = await prompt_text(host.mcp_manager(), p.server, p.name, p.arguments)
+        except PromptProblem as problem:
+            raise JsonRpcInvalidParams(str(problem)) from None
+        except Exception as error:  # the server failed the prompts/get
+            message = getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
+            raise JsonRpcInvalidParams(f"name: MCP server {p.server!r} could not give the prompt {p.name!r}: {message}") from None
+        if agent is None:
+            agent = host.new_session()
+        message = agent.followup(text)
+        return wire.wire_dump(wire.MessageRef(session_id=agent.session_id, message_id=message["id"]))
+
+
+async def with_resource_attachments(
+    ls: AgentLanguageServer, p: wire.FollowupParams
+) -> list[wire.ContextItem] | None:
+    """The followup's context plus one `mcp-resource` item per `@server:uri` in its text."""
+    from agent_lsp.mcp.attachments import attachments, mentions
+
+    text = p.content if isinstance(p.content, str) else "\n".join(b.text or "" for b in p.content if b.type == "text")
+    if not mentions(text):
+        return p.context
+    host = ls.agent_for(p.session_id)[0] if p.session_id else ls.host_for_uri(p.workspace_uri)
+    found = [wire.ContextItem.model_validate(item) for item in await attachments(host.mcp_manager(), text)]
+    return [*(p.context or []), *found]

@@ -22,6 +22,8 @@ export const METHODS = {
   'agent/inbox/remove': 'agent/inbox/remove',
   'agent/inbox/update': 'agent/inbox/update',
   'agent/mcp/list': 'agent/mcp/list',
+  'agent/mcp/prompt/run': 'agent/mcp/prompt/run',
+  'agent/mcp/prompts': 'agent/mcp/prompts',
   'agent/permission': 'agent/permission',
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
@@ -472,15 +474,24 @@ export interface ContentBlock {
   [k: string]: unknown;
 }
 /**
- * Something the user attached to a message: a file, a selection or a diagnostic.
+ * Something the user attached to a message: a file, a selection, a diagnostic,
+ * or an MCP server's resource (`@server:uri` in the text, see docs/mcp.md).
  */
 export interface ContextItem {
-  kind: 'file' | 'selection' | 'diagnostic';
+  kind: 'file' | 'selection' | 'diagnostic' | 'mcp-resource';
   /**
    * the diagnostic's message
    */
   message?: string | null;
+  /**
+   * mcp-resource: why it could not be attached, or that it was cut
+   */
+  note?: string | null;
   range?: Range | null;
+  /**
+   * mcp-resource: the MCP server it was read from
+   */
+  server?: string | null;
   text?: string | null;
   uri: string;
 }
@@ -1179,6 +1190,42 @@ export interface McpServerStatus {
    */
   transport?: ('stdio' | 'http') | null;
   workspaceUri: string;
+}
+export interface McpPromptArgument {
+  description?: string | null;
+  name: string;
+  required?: boolean;
+}
+export interface McpPromptInfo {
+  arguments?: McpPromptArgument[];
+  description?: string | null;
+  name: string;
+  server: string;
+  workspaceUri: string;
+}
+/**
+ * Run an MCP server's prompt as the user: its messages enter as a followup.
+ */
+export interface McpPromptRunParams {
+  arguments?: {
+    [k: string]: string;
+  } | null;
+  name: string;
+  server: string;
+  /**
+   * no sessionId: a new session of the workspace
+   */
+  sessionId?: string | null;
+  workspaceUri?: string | null;
+}
+export interface McpPromptsParams {
+  /**
+   * no workspaceUri: every open workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface McpPromptsResult {
+  prompts: McpPromptInfo[];
 }
 export interface McpSettings {
   /**
