@@ -423,15 +423,15 @@ class SubagentStart(EventModel):
 
 
 class HookRun(EventModel):
-    """Appended by the workspace host when a user hook blocked, failed, timed out or
-    could not continue a turn (not model-visible; see docs/capabilities.md)."""
+    """Appended by the workspace host for every user hook that ran: it allowed, blocked,
+    failed, timed out or could not continue a turn (not model-visible; see docs/capabilities.md)."""
 
     event: str = Field(description="PreToolUse, PostToolUse, UserPromptSubmit, Stop or SessionStart")
     command: str
     source: Literal["user", "project"]
     origin: str = Field(description='"settings" or the project file the hook came from')
-    outcome: Literal["blocked", "failed", "timeout"]
-    message: str
+    outcome: Literal["allowed", "blocked", "failed", "timeout"]
+    message: str = Field(description="the reason it blocked, what went wrong; for an allowed hook, empty")
     exit_code: int | None = None
 
 

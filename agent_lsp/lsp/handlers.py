@@ -20,11 +20,12 @@ from agent_lsp.lsp.features import (
     session_requests,
     subagent_requests,
     skill_requests,
+    watched_files,
 )
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 
 FEATURES = (lifecycle, documents, agent_requests, session_requests, session_control, mcp_requests, subagent_requests,
-            mode_requests, skill_requests, commands, code_actions)
+            mode_requests, skill_requests, commands, code_actions, watched_files)
 
 
 def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None) -> AgentLanguageServer:

@@ -225,9 +225,12 @@ class SessionInfo(WireModel):
     updated_at: int = Field(description="epoch milliseconds")
     turns: int
     status: Literal["idle", "running"]
-    parent_session_id: str | None = Field(default=None, description="a fork: the session it was forked from")
+    parent_session_id: str | None = Field(
+        default=None, description="a fork: the session it was forked from; a sub-agent's child session: the session that ran it")
     fork_turn: int | None = Field(default=None, description="a fork: the parent's last turn it shares")
     usage: events.UsageTotal | None = Field(default=None, description="tokens and estimated cost up to the last turn's end")
+    parent_tool_call_id: str | None = Field(
+        default=None, description="a sub-agent's child session: the parent's `subagent` tool call that ran it")
 
 
 class SessionListResult(WireModel):

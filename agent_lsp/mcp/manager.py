@@ -57,15 +57,12 @@ class McpManager:
         self.max_output_chars = max_output_chars
         self.first_step_wait_s = first_step_wait_s
         self.problems = list(problems)
-        self.connections: dict[str, ServerConnection] = {
-            config.name: ServerConnection(
-                config, root=root, connect_timeout_s=connect_timeout_s, on_change=self._changed,
-                client_version=client_version,
-            )
-            for config in servers
-        }
+        self.connect_timeout_s = connect_timeout_s
+        self.client_version = client_version
+        self.connections: dict[str, ServerConnection] = {config.name: self._connection(config) for config in servers}
         self._started = False
         self._tasks: set[asyncio.Task[Any]] = set()
+        self._stopping: set[asyncio.Task[Any]] = set()  # servers a reload replaced, being stopped
         for problem in self.problems:
             log.warning("%s", problem)
 
@@ -77,15 +74,52 @@ class McpManager:
             return
         self._started = True
         for connection in self.connections.values():
-            if connection.config.is_project:
-                self._spawn(self._start_if_trusted(connection))
-            else:
-                connection.start()
+            self._start_one(connection)
+
+    def _start_one(self, connection: ServerConnection) -> None:
+        if connection.config.is_project:
+            self._spawn(self._start_if_trusted(connection))
+        else:
+            connection.start()
+
+    def _connection(self, config: ServerConfig) -> ServerConnection:
+        return ServerConnection(config, root=self.root, connect_timeout_s=self.connect_timeout_s,
+                                on_change=self._changed, client_version=self.client_version)
+
+    def reload(self, servers: Iterable[ServerConfig], problems: Iterable[ServerProblem] = ()) -> list[str]:
+        """Take the servers as configured now (`.mcp.json` changed): a server whose
+        entry is gone or changed is stopped, a new or changed one starts (a project
+        one once trusted), the others keep running. Returns the names stopped or started."""
+        wanted = {config.name: config for config in servers}
+        touched = []
+        for name, connection in list(self.connections.items()):
+            if wanted.get(name) != connection.config:
+                del self.connections[name]
+                touched.append(name)
+                if self.registry is not None:
+                    self._sync_tools(connection, [])
+                task = asyncio.ensure_future(connection.stop())
+                self._stopping.add(task)
+                task.add_done_callback(self._stopping.discard)
+        for name, config in wanted.items():
+            if name not in self.connections:
+                connection = self.connections[name] = self._connection(config)
+                if name not in touched:
+                    touched.append(name)
+                if self._started:
+                    self._start_one(connection)
+        self.problems = list(problems)
+        for problem in self.problems:
+            log.warning("%s", problem)
+        if self.registry is not None:
+            self._sync_resource_tools()
+        return touched
 
     async def stop(self) -> None:
         for task in list(self._tasks):
             task.cancel()
-        await asyncio.gather(*self._tasks, *(c.stop() for c in self.connections.values()), return_exceptions=True)
+        await asyncio.gather(*self._tasks, *self._stopping, *(c.stop() for c in self.connections.values()),
+                             return_exceptions=True)
         self._tasks.clear()
         if self.registry is not None:
             for connection in self.connections.values():
@@ -129,6 +163,8 @@ class McpManager:
             command=f"{config.name}: {config.shown}",
         )
         verdict = await self.policy.authorize(self.editor, request)
+        if self.connections.get(config.name) is not connection:
+            return  # a reload replaced it meanwhile
         if verdict.allowed:
             connection.start()
         else:
@@ -137,8 +173,8 @@ class McpManager:
     # ----------------------------------------------------------------- tools
 
     def _changed(self, connection: ServerConnection) -> None:
-        if self.registry is None:
-            return
+        if self.registry is None or self.connections.get(connection.name) is not connection:
+            return  # (a server a reload replaced, stopping: its tools are gone already)
         definitions = connection.tools if connection.state == "ready" else []
         self._sync_tools(connection, definitions)
         self._sync_resource_tools()

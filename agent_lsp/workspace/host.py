@@ -35,6 +35,7 @@ from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
+from agent_lsp.workspace.capability_files import CapabilityFiles, Kind
 from agent_lsp.workspace.checkpoints import WorkspaceCheckpoints
 from agent_lsp.tools.todo import TodoWrite
 from agent_lsp.tools.base import ToolEnv
@@ -89,6 +90,7 @@ class SessionListing:
     parent_session_id: str | None = None
     fork_turn: int | None = None  # a fork: the parent's last turn it shares
     usage: dict | None = None  # tokens and estimated cost so far (UsageTotal of agent/events.py)
+    parent_tool_call_id: str | None = None  # a sub-agent's session: the parent's call that ran it
 
 
 @dataclass
@@ -148,6 +150,8 @@ class WorkspaceHost:
         self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
         self._skills: dict[str, Skill] | None = None  # read with the tool registry
         self._rules: list[Rule] | None = None  # .agents/rules, read with the first session
+        # skills, rules, agent types, project hooks and .mcp.json: read again when they change
+        self.capability_files = CapabilityFiles(self.root, config_dir(env), Path.home())
 
     # ------------------------------------------------------------------ store
 
@@ -233,9 +237,10 @@ class WorkspaceHost:
                     updated_at=summary.updated,
                     turns=summary.turns,
                     status=live.status if live else "idle",
-                    parent_session_id=summary.parent,
+                    parent_session_id=summary.parent or (summary.meta or {}).get("parentSessionId"),
                     fork_turn=fork_turn_of(summary.meta),
                     usage=summary.usage,
+                    parent_tool_call_id=None if summary.parent else (summary.meta or {}).get("parentToolCallId"),
                 )
             )
         return listings
@@ -335,10 +340,47 @@ class WorkspaceHost:
                 await manager.stop()
             else:
                 self._mcp.policy = self.policy  # rebuilt tools use the new policy
+        self._rebuild_agents()
+
+    def refresh_capabilities(self) -> set[Kind]:
+        """Read again what changed on disk of the skills, rules, agent types,
+        project hooks and `.mcp.json`, and return those kinds. Tools change in the
+        shared registry (every session sees them at its next step); new hooks or
+        rules rebuild the agents as a settings change does (a running turn ends
+        with the old ones); a changed `.mcp.json` restarts only the servers whose
+        entries changed."""
+        changed = self.capability_files.changed()
+        if not changed:
+            return changed
+        log.info("re-reading %s of %s", ", ".join(sorted(changed)), self.root)
+        if "skills" in changed:
+            self._skills = None
+            if self._registry is not None:
+                self._registry.remove(SkillTool.name)
+                if self.skills() and not self.managed_policy.denies_tool(SkillTool.name):
+                    self._registry.add(SkillTool(self.skills()))
+        if "agents" in changed:
+            self.subagents.reload_types()
+            if self._registry is not None and SubagentTool.name in self._registry:
+                self._registry.add(SubagentTool(self.subagents))  # a new object: its description is specced again
+        if "mcp" in changed and self._mcp is not None:
+            servers, problems = self._mcp_servers()
+            restarted = self._mcp.reload(servers, problems)
+            log.info("MCP servers restarted after %s changed: %s", "the project's .mcp.json", ", ".join(restarted) or "none")
+        if changed & {"hooks", "rules"}:
+            if "hooks" in changed:
+                self._hooks = None
+            if "rules" in changed:
+                self._rules = None
+            self._rebuild_agents()
+        return changed
+
+    def _rebuild_agents(self) -> None:
+        """Idle agents are retired now and rebuilt on next use; running ones when they go idle."""
         for session_id, agent in list(self.agents.items()):
             if agent.status == "idle":
-                del self.agents[session_id]
-                await self._retire(agent)
+                self._stale.add(agent)
+                self._retire_stale(agent)
             elif agent not in self._stale:
                 self._stale.add(agent)
                 agent.idle_listeners.append(lambda agent=agent: self._retire_stale(agent))
@@ -485,9 +527,7 @@ class WorkspaceHost:
 
     def mcp_manager(self) -> McpManager:
         if self._mcp is None:
-            servers, problems = workspace_servers(self.root, self.settings.mcp_servers, user_file_servers(self.env), self.env)
-            servers, dropped = allowed_servers(self.managed_policy, self.managed_policy_path, servers)
-            problems += dropped
+            servers, problems = self._mcp_servers()
             mcp = self.settings.mcp
             self._mcp = McpManager(
                 servers, problems, root=self.root, editor=self.editor, policy=self.policy,
@@ -495,6 +535,12 @@ class WorkspaceHost:
                 max_output_chars=mcp.max_output_chars, first_step_wait_s=mcp.first_step_wait_seconds,
             )
         return self._mcp
+
+    def _mcp_servers(self) -> tuple[list, list]:
+        """The folder's servers as configured now, and the problems of bad entries."""
+        servers, problems = workspace_servers(self.root, self.settings.mcp_servers, user_file_servers(self.env), self.env)
+        servers, dropped = allowed_servers(self.managed_policy, self.managed_policy_path, servers)
+        return servers, problems + dropped
 
     def mcp_status(self) -> list[dict]:
         return self.mcp_manager().status()

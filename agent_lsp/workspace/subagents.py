@@ -51,8 +51,12 @@ class Subagents:
     def __init__(self, host: WorkspaceHost, config_dir: Path, home: Path):
         self.host = host
         self.running: dict[str, Agent] = {}  # child session id -> its agent
-        folders = agent_type_folders(host.root, config_dir, home)
-        self.types, self.problems = load_agent_types(folders)
+        self.folders = agent_type_folders(host.root, config_dir, home)
+        self.reload_types()
+
+    def reload_types(self) -> None:
+        """Read the agent types' files (again: they changed)."""
+        self.types, self.problems = load_agent_types(self.folders)
         for problem in self.problems:
             log.warning("%s", problem)
 

@@ -17,9 +17,10 @@ Each command gets a JSON object on stdin (Claude Code's field names:
 Hooks from a project file ask once (a permission question, tool
 `project_hooks`, naming the file and a digest of its hooks: an "always" answer
 is remembered for the workspace until the hooks change). Until trusted they do
-not run. A hook that fails, times out or is not trusted is recorded in the
-session log (`hook/run`, for clients; the model does not see it) and the turn
-goes on as if it were not configured; so is a hook that blocks.
+not run. Every hook that ran is recorded in the session log (`hook/run`, for
+clients; the model does not see it): one that allowed, blocked, failed or
+timed out. A failing or timed-out hook leaves the turn going on as if it were
+not configured.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from agent_lsp.workspace.hook_runner import HookAnswer, run_hook_command
 log = logging.getLogger(__name__)
 
 TRUST_TOOL = "project_hooks"  # the tool name of the trust question in permission rules
-HOOK_EVENT = "hook/run"  # the durable record of a hook that blocked, failed or was not run
+HOOK_EVENT = "hook/run"  # the durable record of a hook that ran (allowed, blocked, failed, timed out)
 HOOK_SOURCE = "hook"  # the source of the messages hooks enter
 MAX_STOP_CONTINUATIONS = 5
 
@@ -224,6 +225,8 @@ class _AgentHooks:
                 self.record(event, command, answer.outcome, answer.message, answer.exit_code)
             elif answer.blocks:
                 self.record(event, command, "blocked", answer.reason, answer.exit_code)
+            else:  # recorded too: clients show every hook that ran, so the user sees what runs
+                self.record(event, command, "allowed", "", answer.exit_code)
         return list(zip(runnable, answers))
 
     def record(self, event: str, command: HookCommand, outcome: str, message: str, exit_code: int | None = None) -> None:

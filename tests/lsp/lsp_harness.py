@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Callable
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 from pytest_lsp import LanguageClient
@@ -37,6 +38,7 @@ class EditorUnderTest:
         self.statuses: list[tuple[str, str]] = []
         self.applied_edits: list[types.ApplyWorkspaceEditParams] = []
         self.permission_requests: list[dict] = []
+        self.registrations: list[dict] = []  # client/registerCapability (file watchers)
         self.saved: list[list[str]] = []
         self.permission_answer = "once"
         self.apply_edits = True
@@ -195,6 +197,11 @@ def make_client() -> tuple[LanguageClient, EditorUnderTest]:
         editor.permission_requests.append(params)
         return {"answer": editor.permission_answer}
 
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def on_register(params: types.RegistrationParams):
+        editor.registrations += [get_converter().unstructure(r) for r in params.registrations]
+        return None
+
     @client.feature("agent/saveDocuments")
     def on_save(params: dict):
         editor.saved.append(params["uris"])
@@ -203,13 +210,14 @@ def make_client() -> tuple[LanguageClient, EditorUnderTest]:
     return client, editor
 
 
-def client_capabilities(*, agent: bool = True, configuration: bool = True) -> types.ClientCapabilities:
+def client_capabilities(*, agent: bool = True, configuration: bool = True, watch_files: bool = False) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=True,
             configuration=configuration,
             workspace_folders=True,
             did_change_configuration=types.DidChangeConfigurationClientCapabilities(dynamic_registration=False),
+            did_change_watched_files=types.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True) if watch_files else None,
             workspace_edit=types.WorkspaceEditClientCapabilities(
                 document_changes=True,
                 resource_operations=[
@@ -234,6 +242,7 @@ async def running_server(
     configuration: dict | None = None,
     agent_capabilities: bool = True,
     configuration_capability: bool = True,
+    watch_files: bool = False,
     env: dict[str, str] | None = None,
     command: list[str] | None = None,
 ) -> AsyncIterator[EditorUnderTest]:
@@ -253,7 +262,8 @@ async def running_server(
     editor.initialize_result = await asyncio.wait_for(
         client.initialize_session(
             types.InitializeParams(
-                capabilities=client_capabilities(agent=agent_capabilities, configuration=configuration_capability),
+                capabilities=client_capabilities(agent=agent_capabilities, configuration=configuration_capability,
+                                                 watch_files=watch_files),
                 workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders] if folders else None,
                 initialization_options=options,
             )

@@ -121,6 +121,9 @@ async def test_prompt_stop_and_session_hooks_add_context_and_continue_the_turn(t
         assert any(source == "hook" and "the tests were not run yet" in text for source, text in texts[3:])
         assert json.loads((tmp_path / "prompt.json").read_text())["prompt"] == "fix it"
         assert json.loads((tmp_path / "stop.json").read_text())["stop_hook_active"] is True  # its second call
+        # every hook that ran is recorded for the clients, allowed ones too
+        ran = [(r["event"], r["outcome"]) for r in of_type(editor, sid, "hook/run")]
+        assert ran == [("SessionStart", "allowed"), ("UserPromptSubmit", "allowed"), ("Stop", "blocked"), ("Stop", "allowed")]
 
 
 async def test_project_hooks_run_only_once_the_user_trusts_them(tmp_path):

@@ -116,6 +116,10 @@ async def test_two_subagents_in_one_step_one_cancelled_alone_then_reloaded(works
         assert [e["data"]["name"] for e in a_events if e["type"] == "tool/result"] == ["read_file"]
         listed = {s["sessionId"]: s for s in (await editor.request("agent/session/list", {}))["sessions"]}
         assert listed[child_a]["title"] == "read the notes"
+        # the children name their parent and its call, so a session picker nests them under it
+        assert (listed[child_a]["parentSessionId"], listed[child_a]["parentToolCallId"]) == (parent, "call_a")
+        assert (listed[child_b]["parentSessionId"], listed[child_b]["parentToolCallId"]) == (parent, "call_b")
+        assert "parentSessionId" not in listed[parent] and "parentToolCallId" not in listed[parent]
 
 
 async def test_cancelling_the_parent_cancels_its_subagents(workspace: Path, tmp_path: Path):

@@ -11,6 +11,7 @@ from typing import Any
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.features.mcp_requests import with_resource_attachments
+from agent_lsp.lsp.features.watched_files import refresh
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.rpc import parse
 
@@ -60,9 +61,11 @@ def start_followup(
     """Queue a followup; no session: the workspace's current one (commands) or a new one.
     `after_s`: queue it that much later (the answer goes out first)."""
     if session_id:
+        refresh(ls.host_for_session(session_id))  # a turn starts: capability files changed since are read
         _, agent = ls.agent_for(session_id)
     else:
         host = ls.host_for_uri(workspace_uri)
+        refresh(host)
         agent = host.current() if use_current else host.new_session()
     if after_s > 0:
         message_id = f"msg_{uuid.uuid4().hex[:12]}"

@@ -10,6 +10,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.features.watched_files import refresh
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.rpc import parse
 
@@ -22,6 +23,8 @@ def register(server: AgentLanguageServer) -> None:
         p = parse(wire.McpListParams, params)
         await ls.ready()
         hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
+        for host in hosts:
+            refresh(host)
         return wire.wire_dump(wire.McpListResult.model_validate(mcp_list(hosts)))
 
     @server.feature("agent/mcp/prompts")

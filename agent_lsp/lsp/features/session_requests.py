@@ -98,6 +98,7 @@ def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
             parent_session_id=s.parent_session_id,
             fork_turn=s.fork_turn,
             usage=s.usage,
+            parent_tool_call_id=s.parent_tool_call_id,
         )
         for host in hosts
         for s in host.list_sessions()

@@ -9,6 +9,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.features.watched_files import refresh
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.rpc import parse
 
@@ -19,6 +20,8 @@ def register(server: AgentLanguageServer) -> None:
         p = parse(wire.SkillListParams, params)
         await ls.ready()
         hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
+        for host in hosts:
+            refresh(host)
         skills = [
             wire.SkillInfo(workspace_uri=host.uri, name=skill.name, description=skill.description,
                            source=skill.source, path=str(skill.path))
@@ -49,9 +52,11 @@ def run_skill(ls: AgentLanguageServer, p: wire.SkillRunParams, *, use_current: b
     from agent_lsp.tools.skills import invocation_text
 
     if p.session_id:
+        refresh(ls.host_for_session(p.session_id))  # before the agent is taken: a change may rebuild it
         host, agent = ls.agent_for(p.session_id)
     else:
         host = ls.host_for_uri(p.workspace_uri)
+        refresh(host)
         agent = None
     skill = host.skills().get(p.name)
     if skill is None:

@@ -79,6 +79,18 @@ end, {
 command("AgentSubagent", function()
   require("agent_lsp.subagents").open()
 end, { nargs = 0, desc = "agent_lsp: open the transcript of the sub-agent under the cursor" })
+command("AgentMcp", function()
+  require("agent_lsp.mcp").open()
+end, { nargs = 0, desc = "agent_lsp: the MCP servers and their state" })
+command("AgentSkill", function(opts)
+  require("agent_lsp.skills").command(opts)
+end, {
+  nargs = "*",
+  complete = function(arg_lead, cmd_line)
+    return require("agent_lsp.skills").complete(arg_lead, cmd_line)
+  end,
+  desc = "agent_lsp: run a skill (its name, then your text)",
+})
 
 local plug = vim.keymap.set
 plug("n", "<Plug>(AgentAsk)", "<Cmd>AgentAsk<CR>", { desc = "agent_lsp: ask the agent" })

@@ -960,8 +960,8 @@ export interface HookRunEvent {
   type: 'hook/run';
 }
 /**
- * Appended by the workspace host when a user hook blocked, failed, timed out or
- * could not continue a turn (not model-visible; see docs/capabilities.md).
+ * Appended by the workspace host for every user hook that ran: it allowed, blocked,
+ * failed, timed out or could not continue a turn (not model-visible; see docs/capabilities.md).
  */
 export interface HookRun {
   command: string;
@@ -970,12 +970,15 @@ export interface HookRun {
    */
   event: string;
   exitCode?: number | null;
+  /**
+   * the reason it blocked, what went wrong; for an allowed hook, empty
+   */
   message: string;
   /**
    * "settings" or the project file the hook came from
    */
   origin: string;
-  outcome: 'blocked' | 'failed' | 'timeout';
+  outcome: 'allowed' | 'blocked' | 'failed' | 'timeout';
   source: 'user' | 'project';
   [k: string]: unknown;
 }
@@ -1384,9 +1387,13 @@ export interface SessionInfo {
    */
   forkTurn?: number | null;
   /**
-   * a fork: the session it was forked from
+   * a fork: the session it was forked from; a sub-agent's child session: the session that ran it
    */
   parentSessionId?: string | null;
+  /**
+   * a sub-agent's child session: the parent's `subagent` tool call that ran it
+   */
+  parentToolCallId?: string | null;
   sessionId: string;
   status: 'idle' | 'running';
   title?: string | null;

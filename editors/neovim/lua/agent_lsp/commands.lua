@@ -142,6 +142,7 @@ local function send(client, c, method, text, context, retried)
 end
 
 M.send = send -- for commands of their own modules (fix.lua)
+M.show = show -- (skills.lua)
 
 local function ask_or_input(opts, method, title)
   local client, c = M.context()
@@ -306,7 +307,9 @@ local function format_session(item, shown)
   if shown then
     notes[#notes + 1] = "shown"
   end
-  return ("%s  %s  [%s]"):format(when, title, table.concat(notes, ", "))
+  -- a sub-agent's session, listed right under its parent's (subagents.nest)
+  local indent = item.parentToolCallId and "  ↳ sub-agent: " or ""
+  return ("%s%s  %s  [%s]"):format(indent, when, title, table.concat(notes, ", "))
 end
 
 local function pick_session(client, c, prompt, cb)
@@ -314,7 +317,7 @@ local function pick_session(client, c, prompt, cb)
     if err then
       return notify("listing sessions failed: " .. err_text(err), vim.log.levels.ERROR)
     end
-    local sessions = result and result.sessions or {}
+    local sessions = require("agent_lsp.subagents").nest(result and result.sessions or {})
     if #sessions == 0 then
       return notify("no stored sessions in this workspace")
     end
@@ -417,6 +420,8 @@ local function scratch(name, lines, filetype)
   end, { buffer = buf, silent = true, nowait = true, desc = "agent_lsp: close" })
   return buf
 end
+
+M.scratch = scratch -- for views of their own modules (mcp.lua)
 
 --- :AgentLog [events|lsp] — the current session's event log as JSON lines, or Neovim's LSP log.
 function M.log(opts)

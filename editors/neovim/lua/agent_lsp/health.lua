@@ -113,6 +113,7 @@ function M.check()
         info.version or ""
       )
     )
+    require("agent_lsp.mcp").check(client)
   end
 end
 

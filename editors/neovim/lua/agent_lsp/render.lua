@@ -423,7 +423,7 @@ function Renderer:tool_call(data)
     self:gap()
   end
   local section = {
-    name = tostring(data.name or "tool"),
+    name = tostring(require("agent_lsp.mcp").tool_title(data.name or "tool")),
     summary = summarize_args(data.arguments),
     body = 0,
     status = RUNNING,
@@ -582,6 +582,23 @@ function Renderer:subagent_near(row)
   return s and s.child
 end
 
+--- A user hook that ran: one folded line, its details inside (agent_lsp.hooks).
+function Renderer:hook_run(data)
+  self:close_block()
+  if self.last_kind ~= "hook" then
+    self:gap()
+  end
+  local header, body = require("agent_lsp.hooks").lines(data)
+  local levels = { ">1" }
+  for _ = 1, #body do
+    levels[#levels + 1] = "1"
+  end
+  local row = self.empty and 0 or self:line_count()
+  self:append({ header, unpack(body) }, levels)
+  self:close_fold(row)
+  self.last_kind = "hook"
+end
+
 function Renderer:note(lines)
   self:close_block()
   self:gap()
@@ -657,6 +674,8 @@ function Renderer:event(ev)
     self:tool_result(data)
   elseif t == "turn/end" then
     self:turn_end(data.reason)
+  elseif t == "hook/run" then
+    self:hook_run(data)
   elseif t == "turn/revert" then
     self:note({ M.revert_line(data) })
   elseif t == "plan/update" then

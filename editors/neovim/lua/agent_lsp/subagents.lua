@@ -16,6 +16,34 @@ function M.on_status(s, params)
   end
 end
 
+--- Sessions of agent/session/list (newest first) with each sub-agent's session
+--- moved right under its parent's (children of a parent not listed stay where they are).
+function M.nest(sessions)
+  local listed, children = {}, {}
+  for _, s in ipairs(sessions) do
+    listed[s.sessionId] = true
+  end
+  for _, s in ipairs(sessions) do
+    if s.parentToolCallId and listed[s.parentSessionId] then
+      children[s.parentSessionId] = children[s.parentSessionId] or {}
+      table.insert(children[s.parentSessionId], s)
+    end
+  end
+  local out = {}
+  local function add(s)
+    out[#out + 1] = s
+    for _, child in ipairs(children[s.sessionId] or {}) do
+      add(child)
+    end
+  end
+  for _, s in ipairs(sessions) do
+    if not (s.parentToolCallId and listed[s.parentSessionId]) then
+      add(s)
+    end
+  end
+  return out
+end
+
 --- The note on a card's header.
 function M.note(status)
   return ("sub-agent %s · :AgentSubagent"):format(status or "running")
