@@ -12,6 +12,8 @@ client, as bench/server_bench.py does), with the scripted model:
   agent_message_chunk (ACP) or followup -> first assistant/chunk (LSP), minus
   a plain request round trip on the same connection (session/list), median
 - chunks/s relayed: one reply of --chunks text deltas, prompt -> last chunk
+  (and, for ACP, how many agent_message_chunk notifications carried them:
+  deltas waiting to be sent are joined, as the LSP face joins them)
 - peak RSS of the agent process during that stream
 - edit prompt -> file written: a prompt whose reply is one edit_file call, to
   the moment the client is asked to write it (fs/write_text_file or
@@ -53,11 +55,13 @@ class TimedClient(AcpTestClient):
         self.first_chunk: dict[str, float] = {}
         self.written_at: float | None = None
         self.chars = 0
+        self.chunk_updates = 0
 
     async def session_update(self, session_id, update, **kwargs):
         if update.session_update == "agent_message_chunk":
             self.first_chunk.setdefault(session_id, time.perf_counter())
             self.chars += len(update.content.text)
+            self.chunk_updates += 1
         else:
             await super().session_update(session_id, update)
 
@@ -104,6 +108,7 @@ async def acp_figures(tmp: Path, workspace: Path, args) -> dict[str, float]:
             out["chunks_per_s"] = args.chunks / (time.perf_counter() - sent)
         assert client.chars == args.chunks, (client.chars, args.chunks)
         out["peak_rss"] = sampler.peak
+        out["notifications"] = client.chunk_updates
 
     path = str(workspace / "app.py")
     client = TimedClient(buffers={path: "x = 1\n"})
@@ -216,6 +221,7 @@ async def main() -> None:
     print(f"{'':40} {'ACP':>14} {'LSP':>14}")
     for label, key, fmt in rows:
         print(f"{label:40} {fmt(acp_[key]):>14} {fmt(lsp[key]):>14}")
+    print(f"(ACP: the {args.chunks} chunks came in {acp_['notifications']:,} agent_message_chunk notifications)")
     print(f"(ACP cancel target < {TARGET_CANCEL_MS} ms; the LSP start is with its handshake cache)")
 
 

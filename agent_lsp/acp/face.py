@@ -9,9 +9,11 @@ methods; each maps onto the workspace/agent API:
     session/list        the stored sessions of a folder (the LSP face's agent/session/list sees the same)
     session/prompt      a followup; answered when the turn that took it ends (acp/session.py)
     session/cancel      the running turn is cancelled, queued prompts dropped; answered `cancelled`
-    _agent-lsp/steer    a message for the running turn (agent.steer), or a followup when idle
+    _session/steering   a message for the running turn (the steering extension of the Claude and
+                        Codex ACP adapters); `_agent-lsp/steer` is our older name for it
+    _agent-lsp/queue/remove   a queued prompt taken out (the queue is sent as `_agent-lsp/queue`, acp/queue.py)
 
-Slash commands (`available_commands_update`): /compact and /revert.
+Slash commands (`available_commands_update`): /compact, /revert and /new.
 """
 
 from __future__ import annotations
@@ -50,7 +52,8 @@ from acp.schema import (
 from agent_lsp import __version__
 from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
-from agent_lsp.acp.session import AcpSession
+from agent_lsp.acp.queue import REMOVE_METHOD
+from agent_lsp.acp.session import AcpSession, Notice
 from agent_lsp.acp.terminal import run_in_terminal
 from agent_lsp.acp.updates import UpdateMapper
 from agent_lsp.agent import Agent
@@ -68,13 +71,18 @@ STOP_REASONS = {"completed": "end_turn", "max-tokens": "max_tokens", "blocked": 
 SESSION_IN_USE_CODE = -32010  # the LSP face's code for the same refusal (docs/protocol.md)
 CANCEL_ANSWER_S = 0.08  # a cancelled prompt is answered by then even if its turn has not ended yet
 FILE_TOOLS = frozenset({"read_file", "edit_file", "write_file"})
-STEER_METHOD = "agent-lsp/steer"  # `_agent-lsp/steer` on the wire (ACP extension methods start with "_")
+# Extension methods are named here without the "_" they have on the wire.
+STEERING_METHOD = "session/steering"  # as claude-agent-acp and codex-acp serve it, advertised in `_meta.steering`
+STEER_METHOD = "agent-lsp/steer"  # our earlier name, kept: a steer, or a followup when idle
 
 COMMANDS = [
     AvailableCommand(name="compact", description="Summarise the conversation so far to free context"),
     AvailableCommand(name="revert", description="Undo the file changes of a turn (default: the last one)",
                      input=AvailableCommandInput(root=UnstructuredCommandInput(hint="turn number (optional)"))),
+    AvailableCommand(name="new", description="Start a new, empty session in this folder (open it from the "
+                                             "session history; this one stays as it is)"),
 ]
+COMMAND_NAMES = frozenset(f"/{command.name}" for command in COMMANDS)
 
 
 # The core's permission modes as ACP session modes.
@@ -122,6 +130,7 @@ class AcpAgent:
             ),
             agent_info=Implementation(name="agent-lsp", title="agent_lsp", version=__version__),
             auth_methods=[],
+            field_meta={"steering": {"supported": True}},
         )
 
     async def authenticate(self, method_id: str, **kwargs: Any) -> None:
@@ -213,7 +222,10 @@ class AcpAgent:
             await session.drained()
 
     async def _send_update(self, session_id: str, update: Any) -> None:
-        await self.connection.session_update(session_id=session_id, update=update)
+        if isinstance(update, Notice):
+            await self.connection.ext_notification(update.method, update.params)
+        else:
+            await self.connection.session_update(session_id=session_id, update=update)
 
     def _announce_commands(self, session: AcpSession) -> None:
         session.push(AvailableCommandsUpdate(session_update="available_commands_update", available_commands=COMMANDS))
@@ -271,7 +283,7 @@ class AcpAgent:
         session = self.sessions[session_id]
         text = prompt_text(prompt)
         command = text.strip().split(maxsplit=1)
-        if command and command[0] in ("/compact", "/revert"):
+        if command and command[0] in COMMAND_NAMES:
             await self._command(host, session, command[0][1:], command[1] if len(command) > 1 else "")
             return PromptResponse(stop_reason="end_turn")
         message_id = f"acp_{uuid.uuid4().hex[:16]}"
@@ -289,7 +301,11 @@ class AcpAgent:
     async def _command(self, host: WorkspaceHost, session: AcpSession, name: str, argument: str) -> None:
         """A slash command: its outcome as an agent message (not in the session log)."""
         agent = session.agent
-        if name == "compact":
+        if name == "new":
+            fresh = host.new_session()
+            text = (f"Started session {fresh.session_id} in {host.root}. Open it from the session history "
+                    "(it is listed with the others); this conversation stays here as it is.")
+        elif name == "compact":
             try:
                 result = await agent.compact_now()
                 text = "Compacted the conversation." if result else "Nothing to compact yet."
@@ -329,20 +345,32 @@ class AcpAgent:
         asyncio.get_running_loop().call_later(CANCEL_ANSWER_S, session.cancel_prompts, cancelled)
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        if method != STEER_METHOD:
+        if method not in (STEERING_METHOD, STEER_METHOD, REMOVE_METHOD):
             raise RequestError.method_not_found(f"_{method}")
         session_id = params.get("sessionId")
         if not isinstance(session_id, str):
             raise _invalid("sessionId (a string) is required")
         self._host_of(session_id)
+        agent = self.sessions[session_id].agent
+        if method == REMOVE_METHOD:
+            message_id = params.get("messageId")
+            if not isinstance(message_id, str):
+                raise _invalid("messageId (a string) is required")
+            return {"removed": agent.remove(message_id)}
         text = params.get("prompt")
         if isinstance(text, list):  # text content blocks
             text = "".join(b.get("text") or "" for b in text if isinstance(b, dict) and b.get("type") == "text")
         if not isinstance(text, str) or not text.strip():
             raise _invalid("prompt (text or content blocks) is required")
-        agent = self.sessions[session_id].agent
-        message = agent.steer(text) if agent.status == "running" else agent.followup(text)
-        return {"messageId": message["id"], "delivery": "steer" if message.get("delivery") == "steer" else "followup"}
+        running = agent.status == "running"
+        if method == STEERING_METHOD:
+            idle = ((params.get("_meta") or {}).get("steering") or {}).get("idleBehavior")
+            if not running and idle == "promptRequired":  # the client sends it as a prompt itself
+                return {"outcome": "promptRequired", "reason": "noRunningTurn"}
+        message = agent.steer(text) if running else agent.followup(text)
+        if method == STEERING_METHOD:
+            return {"outcome": "injected" if running else "startedNewTurn", "_meta": {"messageId": message["id"]}}
+        return {"messageId": message["id"], "delivery": "steer" if running else "followup"}
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None

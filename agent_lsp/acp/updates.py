@@ -1,8 +1,9 @@
 """Session log events -> ACP `session/update`s: one mapping for live and replay.
 
 Only durable events are mapped (the model's stream is durable, chunk by
-chunk), so `session/load` replaying a session's log sends exactly the updates
-a client following it live was sent. The one difference is the user's own
+chunk), so `session/load` replaying a session's log sends the updates a
+client following it live was sent (text deltas joined as acp/session.py
+joins them). The one difference is the user's own
 prompts: live, the client sent them and ACP agents do not echo them; replayed,
 they come as `user_message_chunk`s (`replay=True`) so the client can show the
 conversation.
@@ -63,6 +64,18 @@ _TITLE_VERB = {
 MAX_TITLE_CHARS = 120
 
 
+def text_delta(event: Event) -> tuple[bool, str] | None:
+    """(is a thought, text) of a streamed text or reasoning delta; None for any other event.
+    These become `agent_message_chunk` / `agent_thought_chunk` (acp/session.py joins them)."""
+    if event.type != "assistant/chunk":
+        return None
+    chunk = event.data.get("chunk") or {}
+    kind = chunk.get("type")
+    if kind in ("text-delta", "reasoning-delta") and chunk.get("text"):
+        return kind == "reasoning-delta", chunk["text"]
+    return None
+
+
 def tool_kind(name: str) -> str:
     return TOOL_KINDS.get(name, "other")
 
@@ -78,12 +91,10 @@ class UpdateMapper:
     def updates(self, event: Event, *, replay: bool = False) -> list[Any]:
         kind, data = event.type, event.data
         if kind == "assistant/chunk":
-            chunk = data.get("chunk") or {}
-            if chunk.get("type") == "text-delta" and chunk.get("text"):
-                return [update_agent_message_text(chunk["text"])]
-            if chunk.get("type") == "reasoning-delta" and chunk.get("text"):
-                return [update_agent_thought_text(chunk["text"])]
-            return []
+            delta = text_delta(event)
+            if delta is None:
+                return []
+            return [update_agent_thought_text(delta[1]) if delta[0] else update_agent_message_text(delta[1])]
         if kind == "tool/call":
             return [self._tool_call(data)]
         if kind == "tool/result" and data.get("surfaceOp") == "append":

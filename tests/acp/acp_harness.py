@@ -52,6 +52,7 @@ class AcpTestClient:
         self.answers = list(answers or [])  # option ids to pick, in order; none left: cancelled
         self.permission_requests: list[Any] = []
         self.on_read: Any = None  # fn(path) called before a read is answered (to change a buffer)
+        self.notifications: list[tuple[str, dict[str, Any]]] = []  # extension notifications (no leading "_"), in order
 
     def capabilities(self) -> ClientCapabilities:
         fs = self.buffers is not None
@@ -132,7 +133,7 @@ class AcpTestClient:
         raise acp.RequestError.method_not_found(method)
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
-        return None
+        self.notifications.append((method, params))
 
     def on_connect(self, conn: Any) -> None:
         pass

@@ -15,9 +15,22 @@ EDIT = {"name": "edit_file", "arguments": {"path": "app.py", "edits": [{"oldText
 ASK_WRITES = {"permissions": {"defaults": {"write": "ask"}}}
 
 
+TEXT_CHUNKS = ("agent_message_chunk", "agent_thought_chunk")
+
+
 def replayable(updates: list) -> list[dict]:
-    """What a live client was sent that a load replays too (the command list is sent anew)."""
-    return [u for u in updates_json(updates) if u["sessionUpdate"] not in ("available_commands_update", "user_message_chunk")]
+    """What a live client was sent that a load replays too (the command list is sent anew),
+    with consecutive text chunks of one kind joined: the face coalesces deltas that wait to
+    be sent, so live and replay may cut the same text at different places."""
+    out: list[dict] = []
+    for u in updates_json(updates):
+        if u["sessionUpdate"] in ("available_commands_update", "user_message_chunk"):
+            continue
+        if out and u["sessionUpdate"] in TEXT_CHUNKS and out[-1]["sessionUpdate"] == u["sessionUpdate"]:
+            out[-1]["content"]["text"] += u["content"]["text"]
+        else:
+            out.append(u)
+    return out
 
 
 @pytest.fixture
@@ -38,6 +51,7 @@ async def test_initialize_advertises_what_the_face_does(tmp_path):
     assert caps.prompt_capabilities.embedded_context is True
     assert not caps.prompt_capabilities.image and not caps.prompt_capabilities.audio
     assert not caps.mcp_capabilities.http and not caps.mcp_capabilities.sse
+    assert reply.field_meta["steering"] == {"supported": True}  # `_session/steering` is served
 
 
 async def test_prompt_streams_asks_edits_through_the_client_cancels_and_load_replays(tmp_path, workspace):
@@ -55,7 +69,8 @@ async def test_prompt_streams_asks_edits_through_the_client_cancels_and_load_rep
         assert answer.stop_reason == "end_turn"
         assert client.text(sid) == "Fixing.Done."
         kinds = client.kinds(sid)
-        assert kinds.count("agent_message_chunk") == len("Fixing.Done.")  # streamed, not one block
+        # the text before the edit and the text after it, in order around the tool call
+        assert kinds.index("tool_call") < kinds.index("tool_call_update") < len(kinds) - 1 - kinds[::-1].index("agent_message_chunk")
         call = next(u for u in client.of(sid) if u.session_update == "tool_call")
         assert (call.kind, call.title, call.status) == ("edit", "Edit app.py", "pending")
         assert [loc.path for loc in call.locations] == [path]
@@ -237,7 +252,7 @@ async def test_sessions_are_listed_and_slash_commands_are_offered(tmp_path, work
         listed = await conn.list_sessions(cwd=str(workspace))
         assert [(s.session_id, s.cwd) for s in listed.sessions] == [(sid, str(workspace))]
         commands = next(u for u in client.of(sid) if u.session_update == "available_commands_update")
-        assert {c.name for c in commands.available_commands} == {"compact", "revert"}
+        assert {c.name for c in commands.available_commands} == {"compact", "revert", "new"}
         answer = await conn.prompt(session_id=sid, prompt=[acp.text_block("/revert")])
         assert answer.stop_reason == "end_turn"
         assert (workspace / "app.py").read_text() == "x = 1\n"
@@ -308,3 +323,94 @@ async def test_a_prompt_sent_right_after_a_cancel_runs(tmp_path, workspace):
         assert (await hanging).stop_reason == "cancelled"
         assert following.stop_reason == "end_turn"
         assert client.text(sid) == "waitingnext one"
+
+
+async def test_text_is_streamed_as_it_comes_and_a_fast_stream_is_coalesced(tmp_path, workspace):
+    client = AcpTestClient()
+    script = [{"text": "slow", "chunkDelayMs": 40}, {"text": "f" * 5000, "tools": [EDIT]}, {"text": "after"}]
+    async with acp_agent(client, tmp_path / "sessions", script) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("slowly")]), 30)
+        slow = [u.content.text for u in client.of(sid) if u.session_update == "agent_message_chunk"]
+        assert "".join(slow) == "slow" and len(slow) == 4  # each delta shown when it arrived
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("fast")]), 30)
+    updates = client.of(sid)
+    call = next(i for i, u in enumerate(updates) if u.session_update == "tool_call")
+    before = [u.content.text for u in updates[:call] if u.session_update == "agent_message_chunk"]
+    after = [u.content.text for u in updates[call:] if u.session_update == "agent_message_chunk"]
+    # every character arrives, on its side of the tool call, in far fewer notifications than deltas
+    assert "".join(before) == "slow" + "f" * 5000 and "".join(after) == "after"
+    assert len(before) - 4 < 500
+
+
+async def test_session_steering_joins_the_running_turn_or_says_what_happened_when_idle(tmp_path, workspace):
+    client = AcpTestClient()
+    script = [{"text": "slow answer", "chunkDelayMs": 30}, {"text": "steered"}, {"text": "started"}]
+    async with acp_agent(client, tmp_path / "sessions", script) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        idle = {"steering": {"idleBehavior": "promptRequired"}}
+        asked = await conn.ext_method("session/steering", {"sessionId": sid, "prompt": [{"type": "text", "text": "x"}], "_meta": idle})
+        assert asked == {"outcome": "promptRequired", "reason": "noRunningTurn"}  # nothing sent: the client prompts
+        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("one")]))
+        while not client.text(sid):
+            await asyncio.sleep(0.01)
+        steered = await conn.ext_method("session/steering", {"sessionId": sid, "prompt": [{"type": "text", "text": "use tabs"}],
+                                                             "_meta": idle})
+        assert steered["outcome"] == "injected"
+        assert (await asyncio.wait_for(first, 30)).stop_reason == "end_turn"
+        assert client.text(sid) == "slow answersteered"  # the steer made a second step of the same turn
+        started = await conn.ext_method("session/steering", {"sessionId": sid, "prompt": [{"type": "text", "text": "go on"}]})
+        assert started["outcome"] == "startedNewTurn"
+        for _ in range(500):
+            if client.text(sid).endswith("started"):
+                break
+            await asyncio.sleep(0.01)
+        assert client.text(sid) == "slow answersteeredstarted"
+        with pytest.raises(acp.RequestError) as empty:
+            await conn.ext_method("session/steering", {"sessionId": sid, "prompt": []})
+        assert empty.value.code == -32602 and "prompt" in str(empty.value)
+
+
+async def test_queued_prompts_are_shown_to_the_client_and_can_be_taken_out(tmp_path, workspace):
+    client = AcpTestClient()
+    script = [{"text": "slow answer", "chunkDelayMs": 30}, {"text": "kept"}]
+    async with acp_agent(client, tmp_path / "sessions", script) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        first = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("one")]))
+        while not client.text(sid):
+            await asyncio.sleep(0.01)
+        dropped = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("two")]))
+        kept = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("three")]))
+
+        def queue() -> list[str]:
+            shown = [p for m, p in client.notifications if m == "agent-lsp/queue" and p["sessionId"] == sid]
+            return [e["text"] for e in shown[-1]["queue"]] if shown else []
+
+        for _ in range(500):
+            if queue() == ["two", "three"]:
+                break
+            await asyncio.sleep(0.01)
+        assert queue() == ["two", "three"]
+        last = [p for m, p in client.notifications if m == "agent-lsp/queue"][-1]
+        two = next(e["messageId"] for e in last["queue"] if e["text"] == "two")
+        assert (await conn.ext_method("agent-lsp/queue/remove", {"sessionId": sid, "messageId": two})) == {"removed": True}
+        assert (await asyncio.wait_for(dropped, 5)).stop_reason == "cancelled"
+        assert (await conn.ext_method("agent-lsp/queue/remove", {"sessionId": sid, "messageId": two})) == {"removed": False}
+        assert (await asyncio.wait_for(first, 30)).stop_reason == "end_turn"
+        assert (await asyncio.wait_for(kept, 30)).stop_reason == "end_turn"
+        await asyncio.sleep(0.1)
+        assert queue() == []  # the last prompt was taken by its turn
+    assert client.text(sid) == "slow answerkept"
+
+
+async def test_new_starts_an_empty_session_that_every_face_lists(tmp_path, workspace):
+    client = AcpTestClient()
+    async with acp_agent(client, tmp_path / "sessions", [{"text": "hi"}]) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await conn.prompt(session_id=sid, prompt=[acp.text_block("hello")])
+        assert (await conn.prompt(session_id=sid, prompt=[acp.text_block("/new")])).stop_reason == "end_turn"
+        listed = {s.session_id for s in (await conn.list_sessions(cwd=str(workspace))).sessions}
+        (fresh,) = listed - {sid}
+        assert f"Started session {fresh}" in client.text(sid)
+        await conn.load_session(cwd=str(workspace), session_id=fresh, mcp_servers=[])
+        assert "agent_message_chunk" not in client.kinds(fresh)  # empty: nothing to replay

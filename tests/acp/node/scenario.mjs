@@ -55,8 +55,18 @@ const waitFor = async (predicate) => {
 };
 const text = (updates) => updates.filter((n) => n.update.sessionUpdate === "agent_message_chunk")
   .map((n) => n.update.content.text).join("");
+// Consecutive text chunks of one kind joined: the agent coalesces deltas waiting to be sent,
+// so live and replay may cut the same text at different places.
+const TEXT_CHUNKS = ["agent_message_chunk", "agent_thought_chunk"];
 const replayable = (updates) => updates.map((n) => n.update)
-  .filter((u) => !["available_commands_update", "user_message_chunk"].includes(u.sessionUpdate));
+  .filter((u) => !["available_commands_update", "user_message_chunk"].includes(u.sessionUpdate))
+  .reduce((out, u) => {
+    const last = out[out.length - 1];
+    if (last && TEXT_CHUNKS.includes(u.sessionUpdate) && last.sessionUpdate === u.sessionUpdate) {
+      out[out.length - 1] = { ...last, content: { ...last.content, text: last.content.text + u.content.text } };
+    } else out.push(u);
+    return out;
+  }, []);
 
 const buffers = { [file]: "x = 1  # unsaved\n" };
 const live = editor(buffers, ["allow_once"]);
