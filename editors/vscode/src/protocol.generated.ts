@@ -22,7 +22,10 @@ export const METHODS = {
   'agent/inbox/remove': 'agent/inbox/remove',
   'agent/inbox/update': 'agent/inbox/update',
   'agent/mcp/list': 'agent/mcp/list',
+  'agent/model/check': 'agent/model/check',
   'agent/permission': 'agent/permission',
+  'agent/permission/revoke': 'agent/permission/revoke',
+  'agent/permission/rules': 'agent/permission/rules',
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
   'agent/session/delete': 'agent/session/delete',
@@ -88,6 +91,10 @@ export interface LlmFailure {
   code: string;
   message: string;
   model?: string | null;
+  /**
+   * connect: no connection was made (refused, unknown host)
+   */
+  phase?: 'connect' | null;
   provider?: string | null;
   providerRetryAfterMs?: number | null;
   requestId?: string | null;
@@ -95,7 +102,15 @@ export interface LlmFailure {
    * false: the same request again cannot help
    */
   retryable?: boolean | null;
+  /**
+   * the env var or settings key to change, e.g. OPENAI_BASE_URL, model.baseUrl, model.apiKey
+   */
+  setting?: string | null;
   status?: number | null;
+  /**
+   * the endpoint asked
+   */
+  url?: string | null;
   [k: string]: unknown;
 }
 /**
@@ -1205,6 +1220,30 @@ export interface MessageRef {
   messageId: string;
   sessionId: string;
 }
+export interface ModelCheckParams {
+  /**
+   * no workspaceUri: the first folder
+   */
+  workspaceUri?: string | null;
+}
+export interface ModelCheckResult {
+  /**
+   * which model is configured and why (no secrets)
+   */
+  description?: string | null;
+  error?: LlmFailure | null;
+  /**
+   * until the first streamed chunk
+   */
+  latencyMs?: number | null;
+  model?: string | null;
+  ok: boolean;
+  provider?: string | null;
+  /**
+   * the endpoint asked; absent for the scripted model
+   */
+  url?: string | null;
+}
 export interface ModelSettings {
   apiKey?: string | null;
   baseUrl?: string | null;
@@ -1279,6 +1318,43 @@ export interface PermissionParams {
 export interface PermissionResult {
   answer: 'once' | 'session' | 'always' | 'deny';
 }
+export interface PermissionRevokeParams {
+  id: string;
+  /**
+   * the rule's workspace; no workspaceUri: the first folder
+   */
+  workspaceUri?: string | null;
+}
+export interface PermissionRuleInfo {
+  action: 'allow' | 'ask' | 'deny';
+  commandPrefix?: string | null;
+  /**
+   * names the rule for agent/permission/revoke
+   */
+  id: string;
+  /**
+   * workspace-relative
+   */
+  pathGlob?: string | null;
+  revocable: boolean;
+  /**
+   * session and workspace: remembered answers ("Allow for session", "Always allow"), revocable; settings and policy: written in the settings or the managed policy
+   */
+  scope: 'session' | 'workspace' | 'settings' | 'policy';
+  /**
+   * scope session only
+   */
+  sessionId?: string | null;
+  /**
+   * for the user: the file or the session that holds it
+   */
+  source: string;
+  /**
+   * a tool name, "*" for any, or a prefix ending in "*"
+   */
+  tool: string;
+  workspaceUri: string;
+}
 /**
  * allow / ask / deny a tool, optionally only for a command prefix or a path glob.
  */
@@ -1290,6 +1366,15 @@ export interface PermissionRuleSettings {
    * a tool name, or "*" for any
    */
   tool: string;
+}
+export interface PermissionRulesParams {
+  /**
+   * no workspaceUri: every open workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface PermissionRulesResult {
+  rules: PermissionRuleInfo[];
 }
 export interface PermissionSettings {
   /**
