@@ -123,6 +123,10 @@ class LlmFailure(EventModel):
     provider: str | None = None
     model: str | None = None
     retryable: bool | None = Field(default=None, description="false: the same request again cannot help")
+    phase: Literal["connect"] | None = Field(default=None, description="connect: no connection was made (refused, unknown host)")
+    url: str | None = Field(default=None, description="the endpoint asked")
+    setting: str | None = Field(
+        default=None, description="the env var or settings key to change, e.g. OPENAI_BASE_URL, model.baseUrl, model.apiKey")
 
 
 class Cause(EventModel):

@@ -6,6 +6,10 @@
   +-10 % jitter); a provider Retry-After no longer than the cap replaces the
   backoff. A durable `llm/retry` precedes the wait and `llm/retry-started`
   follows it; a cancel during the wait writes no started event and no retry.
+  A failure to connect at all (`phase: "connect"`: refused, unknown host) is
+  retried once, after the base delay: a server that is down stays down for
+  a few seconds, and the user should hear so in seconds, not after the
+  whole backoff (a refused local endpoint is not retried at all).
 - fallback model: MODEL_UNAVAILABLE, or OVERLOADED once the transient
   budget for the primary is spent (or retry is disabled), switches the route
   to the fallback provider/model (through `agent/request`, so it is logged
@@ -31,6 +35,7 @@ if TYPE_CHECKING:
 
 RETRYABLE = TRANSIENT_CODES | {"TRANSPORT"}
 FALLBACK_CODES = frozenset({MODEL_UNAVAILABLE, OVERLOADED})
+CONNECT_RETRIES = 1  # retries of a failure to connect at all
 
 
 def backoff_delay_s(retry: int, *, base: float, cap: float, jitter: float, retry_after_ms: Any = None,
@@ -52,13 +57,17 @@ def install_retry(agent: "AgentHost") -> None:
             return await next_()
         key = (p["turn"], p["step"], p.get("provider"), p.get("model"))
         n = counts.get(key, 0)
-        if n >= opts.max_retries:
+        connect = failure.get("phase") == "connect"
+        if n >= (min(opts.max_retries, CONNECT_RETRIES) if connect else opts.max_retries):
             return await next_()
         n += 1
         counts.clear()  # only the current step and route's budget matters
         counts[key] = n
-        delay = backoff_delay_s(n, base=opts.base_delay_s, cap=opts.max_delay_s, jitter=opts.jitter,
-                                retry_after_ms=failure.get("providerRetryAfterMs"))
+        if connect:
+            delay = min(opts.base_delay_s, opts.max_delay_s)
+        else:
+            delay = backoff_delay_s(n, base=opts.base_delay_s, cap=opts.max_delay_s, jitter=opts.jitter,
+                                    retry_after_ms=failure.get("providerRetryAfterMs"))
         retry_id = f"retry_{secrets.token_hex(4)}"
         agent.session.append("llm/retry", {
             "retryId": retry_id, "turn": p["turn"], "step": p["step"], "retry": n, "provider": p.get("provider"),

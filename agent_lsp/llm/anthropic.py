@@ -15,6 +15,7 @@ from typing import Any, AsyncIterator, Mapping
 from agent_lsp import secrets
 
 from . import models
+from .endpoint import Endpoint
 from .failures import classify_stream_error, redact
 from .sse import parse_json
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
@@ -314,6 +315,7 @@ class AnthropicProvider:
         auth_hint: str = "",
         endpoint_hint: str = "",
         model_hint: str = "",
+        endpoint: Endpoint | None = None,
         context_window: int | None = None,
         max_output_tokens: int | None = None,
         prompt_caching: bool = True,
@@ -329,6 +331,7 @@ class AnthropicProvider:
         self._timeouts = timeouts
         self._auth_hint = auth_hint
         self._hints = {"endpoint_hint": endpoint_hint, "model_hint": model_hint}
+        self.endpoint = endpoint or Endpoint(base_url)
         self._context_window = context_window
         self._max_output_tokens = max_output_tokens
         self._prompt_caching = prompt_caching
@@ -361,8 +364,12 @@ class AnthropicProvider:
         ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets, **self._hints)
         state = AnthropicStream(ctx)
         events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
-        async for chunk in normalise(events, state, lambda event: state.feed(event.event, event.data)):
-            yield chunk
+        try:
+            async for chunk in normalise(events, state, lambda event: state.feed(event.event, event.data)):
+                yield chunk
+        except LlmError as error:
+            self.endpoint.annotate(error)
+            raise
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -12,9 +12,11 @@ the status); the API key never is.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field, replace
 
 from . import models
+from .endpoint import Endpoint
 from .prices import PriceTable, price_table
 from .settings import ModelEnvironment, ModelSettings
 from .types import ModelInfo, ModelProvider
@@ -89,6 +91,15 @@ def _model_source(settings: ModelSettings, env: ModelEnvironment, why: str) -> s
     return "the default (set AGENT_LSP_MODEL or model.model to one the server has)"
 
 
+def _setting_name(source: str, default: str) -> str:
+    """The machine-readable name in a source phrase: "the model.apiKey setting" ->
+    "model.apiKey", "OPENAI_BASE_URL" -> itself; a default -> `default`."""
+    named = re.fullmatch(r"the (model\.[\w.]+) setting", source)
+    if named:
+        return named.group(1)
+    return source if re.fullmatch(r"[A-Z][A-Z0-9_]*", source) else default
+
+
 def _auth_hint(provider: str, key_source: str, has_key: bool) -> str:
     if has_key:
         return f"check the API key in {key_source}"
@@ -151,6 +162,13 @@ def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, w
     base_url, url_source = _base_url(provider_name, settings, env)
     key, key_source = _api_key(provider_name, settings, env)
     t = settings.timeouts
+    model_source = _model_source(settings, env, why)
+    endpoint = Endpoint(
+        base_url,
+        url_setting=_setting_name(url_source, "model.baseUrl"),
+        key_setting=_setting_name(key_source, _KEY_VARS[provider_name]),
+        model_setting=_setting_name(model_source, "model.model"),
+    )
     common = dict(
         base_url=base_url,
         api_key=key,
@@ -159,7 +177,8 @@ def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, w
         timeouts=Timeouts(connect=t.connect, first_byte=t.first_byte, idle=t.idle),
         auth_hint=_auth_hint(provider_name, key_source, key is not None),
         endpoint_hint=f"the endpoint comes from {url_source}",
-        model_hint=f"comes from {_model_source(settings, env, why)}",
+        model_hint=f"comes from {model_source}",
+        endpoint=endpoint,
         context_window=settings.context_window,
         max_output_tokens=settings.max_output_tokens,
         top_p=settings.top_p,

@@ -336,6 +336,7 @@ def classify_transport_error(exc: BaseException, *, provider: str, model: str, u
     there, and a local model server binds its port before it loads a model."""
     where = f" {url}" if url else ""
     retryable = True
+    connect = isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))
     if isinstance(exc, httpx.UnsupportedProtocol):
         code, what = BAD_REQUEST, f"unsupported URL{where} (check the base URL)"
     elif isinstance(exc, httpx.ConnectTimeout):
@@ -356,6 +357,8 @@ def classify_transport_error(exc: BaseException, *, provider: str, model: str, u
     failure: LlmFailure = {"code": code, "message": message, "provider": provider, "model": model}
     if not retryable:
         failure["retryable"] = False
+    if connect:
+        failure["phase"] = "connect"
     return failure
 
 

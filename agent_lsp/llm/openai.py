@@ -19,6 +19,7 @@ from agent_lsp import secrets
 from . import models
 from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
+from .endpoint import Endpoint
 from .discovery import discover_context_window
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
 from .types import (
@@ -324,6 +325,7 @@ class OpenAIProvider:
         auth_hint: str = "",
         endpoint_hint: str = "",
         model_hint: str = "",
+        endpoint: Endpoint | None = None,
         context_window: int | None = None,
         max_output_tokens: int | None = None,
         max_tokens_field: str | None = None,
@@ -339,6 +341,7 @@ class OpenAIProvider:
         self._timeouts = timeouts
         self._auth_hint = auth_hint
         self._hints = {"endpoint_hint": endpoint_hint, "model_hint": model_hint}
+        self.endpoint = endpoint or Endpoint(base_url)
         self._context_window = context_window
         self._max_output_tokens = max_output_tokens
         self._body_defaults = {"top_p": top_p, "stop": list(stop or [])}
@@ -414,8 +417,12 @@ class OpenAIProvider:
                 )
             return state.feed(event.data)
 
-        async for chunk in normalise(events, state, feed):
-            yield chunk
+        try:
+            async for chunk in normalise(events, state, feed):
+                yield chunk
+        except LlmError as error:
+            self.endpoint.annotate(error)
+            raise
 
     async def aclose(self) -> None:
         await self._client.aclose()

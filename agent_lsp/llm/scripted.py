@@ -13,7 +13,7 @@ one consumed per model call, in order. A reply is a dict:
                                            "reasoning", "usage" and "partialTool":
                                            {"name", "arguments": "<raw prefix>"} may be added
     {"fail": "RATE_LIMIT", "retryAfterMs": 5, "message": "…"}
-                                           raise LlmError (after any "text" given)
+                                           raise LlmError (after any "text" given; "phase" is passed on)
     {"inband": "CONTEXT_WINDOW_EXCEEDED"}  a terminal finish {kind: "error", failure} chunk
     {"chunks": [ {...}, … ]}               these exact chunks (e.g. only {"type": "finish", "kind": "stop"})
     {"text": "slow", "chunkDelayMs": 20}   per-reply delay between chunks
@@ -165,6 +165,8 @@ class ScriptedProvider:
             failure: dict[str, Any] = {"code": reply["fail"], "message": reply.get("message", f"scripted {reply['fail']}")}
             if "retryAfterMs" in reply:
                 failure["providerRetryAfterMs"] = int(reply["retryAfterMs"])
+            if "phase" in reply:
+                failure["phase"] = str(reply["phase"])
             failure["provider"] = self.name
             failure["model"] = request.model
             raise LlmError(failure)  # type: ignore[arg-type]

@@ -85,6 +85,9 @@ class LlmFailure(TypedDict, total=False):
     provider: str
     model: str
     retryable: bool  # False: the same request again cannot help (nothing listens at a local endpoint)
+    phase: str  # "connect": no connection was made (refused, unknown host, connect timeout)
+    url: str  # the endpoint asked (agent_lsp.llm.endpoint)
+    setting: str  # the env var or settings key to change, e.g. OPENAI_BASE_URL, model.apiKey
 
 
 class LlmError(Exception):

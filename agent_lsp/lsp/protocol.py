@@ -558,6 +558,54 @@ class SkillRunParams(WireModel):
     workspace_uri: str | None = None
 
 
+# ------------------------------------------------------------ permission rules
+
+
+class PermissionRulesParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: every open workspace")
+
+
+class PermissionRuleInfo(WireModel):
+    id: str = Field(description="names the rule for agent/permission/revoke")
+    workspace_uri: str
+    tool: str = Field(description='a tool name, "*" for any, or a prefix ending in "*"')
+    action: Literal["allow", "ask", "deny"]
+    command_prefix: str | None = None
+    path_glob: str | None = Field(default=None, description="workspace-relative")
+    scope: Literal["session", "workspace", "settings", "policy"] = Field(
+        description='session and workspace: remembered answers ("Allow for session", "Always allow"), revocable; '
+                    "settings and policy: written in the settings or the managed policy")
+    source: str = Field(description="for the user: the file or the session that holds it")
+    session_id: str | None = Field(default=None, description="scope session only")
+    revocable: bool
+
+
+class PermissionRulesResult(WireModel):
+    rules: list[PermissionRuleInfo]
+
+
+class PermissionRevokeParams(WireModel):
+    id: str
+    workspace_uri: str | None = Field(default=None, description="the rule's workspace; no workspaceUri: the first folder")
+
+
+# ------------------------------------------------------------------ model check
+
+
+class ModelCheckParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: the first folder")
+
+
+class ModelCheckResult(WireModel):
+    ok: bool
+    provider: str | None = None
+    model: str | None = None
+    url: str | None = Field(default=None, description="the endpoint asked; absent for the scripted model")
+    description: str | None = Field(default=None, description="which model is configured and why (no secrets)")
+    latency_ms: int | None = Field(default=None, description="until the first streamed chunk")
+    error: events.LlmFailure | None = None
+
+
 # ------------------------------------------------------------------ the method table
 
 CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
@@ -584,6 +632,9 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/mode": (SessionModeParams, SessionModeResult),
     "agent/skill/list": (SkillListParams, SkillListResult),
     "agent/skill/run": (SkillRunParams, MessageRef),
+    "agent/permission/rules": (PermissionRulesParams, PermissionRulesResult),
+    "agent/permission/revoke": (PermissionRevokeParams, PermissionRulesResult),
+    "agent/model/check": (ModelCheckParams, ModelCheckResult),
 }
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {

@@ -167,11 +167,14 @@ class WorkspaceHost:
 
     def _make_policy(self) -> PermissionPolicy:
         permissions = self.settings.permissions
+        managed = policy_permission_rules(self.managed_policy)
+        managed_source = f"the managed policy {self.managed_policy_path}"
         policy = PermissionPolicy(
             self.store.directory / PERMISSIONS_FILE,
             roots=[self.root],
-            rules=policy_permission_rules(self.managed_policy)
+            rules=managed
             + [PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
+            rule_sources=[("policy", managed_source)] * len(managed),
             defaults=dict(permissions.defaults),
             ask_timeout_s=permissions.ask_timeout_seconds,
         )

@@ -18,6 +18,10 @@ command prefix (whole words; it never covers a command chained after it
 with ;, &&, |, …) or a path glob (workspace-relative). A tool name ending in
 "*" is a prefix: `mcp__git__*` names every tool of the MCP server "git".
 
+Every rule can be listed with where it comes from (`listed_rules`), and the
+remembered ones ("session" and "always" answers) revoked (`revoke`); rules of
+the settings or the managed policy are changed where they are written.
+
 The question goes to the editor (`Editor.ask_permission`); no answer, a
 timeout, an error or an answer we do not know is "deny".
 
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import hashlib
 import json
 import os
 import re
@@ -121,6 +126,31 @@ class PermissionRule:
         return cls(str(data["tool"]), action, data.get("commandPrefix"), data.get("pathGlob"))
 
 
+RuleScope = Literal["session", "workspace", "settings", "policy"]
+
+
+@dataclass(frozen=True)
+class ListedRule:
+    """A rule in force, with where it comes from: `session` and `workspace`
+    (remembered answers) can be revoked; `settings` and `policy` rules are
+    changed in the file that holds them."""
+
+    id: str  # stable while the rule exists: its scope, session and content
+    rule: PermissionRule
+    scope: RuleScope
+    source: str  # for the user: the file or the session that holds it
+    session_id: str | None = None
+
+    @property
+    def revocable(self) -> bool:
+        return self.scope in ("session", "workspace")
+
+
+def _rule_id(scope: str, rule: PermissionRule, session_id: str | None = None) -> str:
+    content = json.dumps([scope, session_id, rule.to_json()], sort_keys=True)
+    return f"{scope}-{hashlib.sha1(content.encode()).hexdigest()[:12]}"
+
+
 def tool_matches(pattern: str, tool: str) -> bool:
     return pattern in ("*", tool) or (pattern.endswith("*") and tool.startswith(pattern[:-1]))
 
@@ -152,6 +182,7 @@ class PermissionPolicy:
         *,
         roots: Sequence[Path] = (),
         rules: Sequence[PermissionRule] = (),
+        rule_sources: Sequence[tuple[RuleScope, str]] = (),
         defaults: Mapping[str, Action] | None = None,
         always_ask: Sequence[str] = ALWAYS_ASK_PATTERNS,
         ask_timeout_s: float = 300.0,
@@ -159,6 +190,8 @@ class PermissionPolicy:
         self.store_path = store_path
         self.roots = [Path(os.path.abspath(r)) for r in roots]
         self.rules = list(rules)
+        # (scope, source) of each of `rules`, for the listing; missing ones: the settings
+        self.rule_sources = list(rule_sources) + [("settings", "the permissions.rules setting")] * (len(self.rules) - len(rule_sources))
         self.defaults: dict[str, Action] = {**DEFAULT_ACTIONS, **(defaults or {})}
         self.always_ask = tuple(always_ask)
         self.ask_timeout_s = ask_timeout_s
@@ -224,6 +257,32 @@ class PermissionPolicy:
             self._store([*self.stored_rules(), rule])
         return rule
 
+    def listed_rules(self) -> list[ListedRule]:
+        """Every rule in force: configured, remembered for the workspace, per session."""
+        listed = [ListedRule(_rule_id(scope, rule), rule, scope, source)
+                  for rule, (scope, source) in zip(self.rules, self.rule_sources)]
+        where = str(self.store_path) if self.store_path is not None else "this server (not saved)"
+        listed += [ListedRule(_rule_id("workspace", rule), rule, "workspace", where) for rule in self.stored_rules()]
+        for session_id, grants in self._session_grants.items():
+            listed += [ListedRule(_rule_id("session", rule, session_id), rule, "session",
+                                  f"answered for session {session_id}", session_id or None) for rule in grants]
+        return list({entry.id: entry for entry in listed}.values())  # equal rules are one entry
+
+    def revoke(self, rule_id: str) -> ListedRule:
+        """Forget a remembered rule (every copy of it). KeyError: no rule has
+        that id; ValueError: it is not a remembered one."""
+        entry = next((e for e in self.listed_rules() if e.id == rule_id), None)
+        if entry is None:
+            raise KeyError(rule_id)
+        if entry.scope == "workspace":
+            self._store([r for r in self.stored_rules() if r != entry.rule])
+        elif entry.scope == "session":
+            grants = self._session_grants.get(entry.session_id or "", [])
+            grants[:] = [r for r in grants if r != entry.rule]
+        else:
+            raise ValueError(f"this rule comes from {entry.source}: change it there")
+        return entry
+
     def forget_session(self, session_id: str) -> None:
         self._session_grants.pop(session_id, None)
 
@@ -280,4 +339,4 @@ def _read_rules(path: Path) -> list[PermissionRule]:
         return []
 
 
-__all__ = ["PermissionPolicy", "PermissionRule", "ALWAYS_ASK_PATTERNS", "always_ask_match", "command_has_prefix", "is_always_ask"]
+__all__ = ["ListedRule", "PermissionPolicy", "PermissionRule", "ALWAYS_ASK_PATTERNS", "always_ask_match", "command_has_prefix", "is_always_ask"]

@@ -91,3 +91,19 @@ async def test_missing_provider_is_a_turn_error(tmp_path):
     await settle(agent)
     end = events_of(agent, "turn/end")[0].data["reason"]
     assert end["kind"] == "error" and end["error"]["code"] == "MODEL_UNAVAILABLE"
+
+
+async def test_a_failure_to_connect_is_retried_once_after_the_base_delay(tmp_path):
+    refused = {"fail": "NETWORK", "phase": "connect", "message": "cannot connect to http://model.example/v1"}
+    agent = make_agent(tmp_path, [refused] * 6, retry=RetryOptions(base_delay_s=0.001, max_delay_s=0.01, max_retries=5))
+    agent.followup("go")
+    await settle(agent)
+    (retry,) = events_of(agent, "llm/retry")
+    assert retry.data["delayMs"] == 1 and retry.data["failure"]["phase"] == "connect"
+    assert len(agent.provider.requests) == 2
+    assert events_of(agent, "turn/end")[0].data["reason"]["error"]["code"] == "NETWORK"
+
+    agent = make_agent(tmp_path / "then-up", [refused, {"text": "ok"}], retry=FAST)
+    agent.followup("go")
+    await settle(agent)
+    assert len(events_of(agent, "llm/retry")) == 1 and turn_ends(agent) == ["completed"]

@@ -168,6 +168,7 @@ async def test_529_overloaded_with_retry_after(server, provider):
         "message": "Overloaded",
         "providerRetryAfterMs": 3000,
         "requestId": "req_011CSHoEeqs5C35K2UUqR7Fy",
+        "url": server.url,  # the endpoint asked
     }
 
 

@@ -131,6 +131,7 @@ end
 -- Stub vim.ui.select: each call answers with the item whose label contains
 -- the next wanted text (nil or no match = dismissed), and is recorded.
 function T.stub_select(...)
+  require("agent_lsp.config").options.permissions.ui = "select" -- permission questions too
   local wants = { ... }
   _G.test_selects = {}
   vim.ui.select = function(items, opts, on_choice)
@@ -151,6 +152,7 @@ end
 -- Hold vim.ui.select: the question waits (the agent's turn with it) until
 -- T.answer_held(want) picks the item whose label contains `want`.
 function T.hold_select()
+  require("agent_lsp.config").options.permissions.ui = "select" -- permission questions too
   _G.held = nil
   vim.ui.select = function(items, opts, on_choice)
     _G.held = { items = items, opts = opts, on_choice = on_choice }

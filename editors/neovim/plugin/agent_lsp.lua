@@ -65,6 +65,21 @@ command("AgentLog", run("log"), {
 command("AgentFix", function(opts)
   require("agent_lsp.fix").fix(opts)
 end, { nargs = 0, range = true, desc = "agent_lsp: fix the problems (every source's diagnostics) under the cursor" })
+command("AgentRetry", function()
+  require("agent_lsp.retry").command()
+end, { nargs = 0, desc = "agent_lsp: send the message of the failed last turn again" })
+command("AgentPermissions", function()
+  require("agent_lsp.permission_rules").open()
+end, { nargs = 0, desc = "agent_lsp: list and revoke the remembered permission rules" })
+command("AgentPermission", function(opts)
+  require("agent_lsp.permissions").command(opts)
+end, {
+  nargs = 1,
+  complete = function()
+    return { "once", "session", "always", "deny" }
+  end,
+  desc = "agent_lsp: answer the waiting permission question",
+})
 command("AgentDiff", run("diff"), { nargs = 0, desc = "agent_lsp: show the diff of an agent edit" })
 command("AgentChat", run("chat"), { nargs = 0, desc = "agent_lsp: open or close the chat" })
 command("AgentPlan", function(opts)

@@ -24,7 +24,10 @@ export const METHODS = {
   'agent/mcp/list': 'agent/mcp/list',
   'agent/mcp/prompt/run': 'agent/mcp/prompt/run',
   'agent/mcp/prompts': 'agent/mcp/prompts',
+  'agent/model/check': 'agent/model/check',
   'agent/permission': 'agent/permission',
+  'agent/permission/revoke': 'agent/permission/revoke',
+  'agent/permission/rules': 'agent/permission/rules',
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
   'agent/session/delete': 'agent/session/delete',
@@ -90,6 +93,10 @@ export interface LlmFailure {
   code: string;
   message: string;
   model?: string | null;
+  /**
+   * connect: no connection was made (refused, unknown host)
+   */
+  phase?: 'connect' | null;
   provider?: string | null;
   providerRetryAfterMs?: number | null;
   requestId?: string | null;
@@ -97,7 +104,15 @@ export interface LlmFailure {
    * false: the same request again cannot help
    */
   retryable?: boolean | null;
+  /**
+   * the env var or settings key to change, e.g. OPENAI_BASE_URL, model.baseUrl, model.apiKey
+   */
+  setting?: string | null;
   status?: number | null;
+  /**
+   * the endpoint asked
+   */
+  url?: string | null;
   [k: string]: unknown;
 }
 /**
@@ -1255,6 +1270,30 @@ export interface MessageRef {
   messageId: string;
   sessionId: string;
 }
+export interface ModelCheckParams {
+  /**
+   * no workspaceUri: the first folder
+   */
+  workspaceUri?: string | null;
+}
+export interface ModelCheckResult {
+  /**
+   * which model is configured and why (no secrets)
+   */
+  description?: string | null;
+  error?: LlmFailure | null;
+  /**
+   * until the first streamed chunk
+   */
+  latencyMs?: number | null;
+  model?: string | null;
+  ok: boolean;
+  provider?: string | null;
+  /**
+   * the endpoint asked; absent for the scripted model
+   */
+  url?: string | null;
+}
 export interface ModelSettings {
   apiKey?: string | null;
   baseUrl?: string | null;
@@ -1329,6 +1368,43 @@ export interface PermissionParams {
 export interface PermissionResult {
   answer: 'once' | 'session' | 'always' | 'deny';
 }
+export interface PermissionRevokeParams {
+  id: string;
+  /**
+   * the rule's workspace; no workspaceUri: the first folder
+   */
+  workspaceUri?: string | null;
+}
+export interface PermissionRuleInfo {
+  action: 'allow' | 'ask' | 'deny';
+  commandPrefix?: string | null;
+  /**
+   * names the rule for agent/permission/revoke
+   */
+  id: string;
+  /**
+   * workspace-relative
+   */
+  pathGlob?: string | null;
+  revocable: boolean;
+  /**
+   * session and workspace: remembered answers ("Allow for session", "Always allow"), revocable; settings and policy: written in the settings or the managed policy
+   */
+  scope: 'session' | 'workspace' | 'settings' | 'policy';
+  /**
+   * scope session only
+   */
+  sessionId?: string | null;
+  /**
+   * for the user: the file or the session that holds it
+   */
+  source: string;
+  /**
+   * a tool name, "*" for any, or a prefix ending in "*"
+   */
+  tool: string;
+  workspaceUri: string;
+}
 /**
  * allow / ask / deny a tool, optionally only for a command prefix or a path glob.
  */
@@ -1340,6 +1416,15 @@ export interface PermissionRuleSettings {
    * a tool name, or "*" for any
    */
   tool: string;
+}
+export interface PermissionRulesParams {
+  /**
+   * no workspaceUri: every open workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface PermissionRulesResult {
+  rules: PermissionRuleInfo[];
 }
 export interface PermissionSettings {
   /**

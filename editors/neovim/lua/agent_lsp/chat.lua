@@ -250,6 +250,9 @@ function M.winbar_text(s)
     parts = { s.held_by.pid and (" read-only (open in pid %d)"):format(s.held_by.pid) or " read-only (open elsewhere)" }
   else
     parts = { s.status == "running" and " ● running" or " idle" }
+    if require("agent_lsp.permissions").is_waiting(s) then
+      parts = { " ⏸ waiting for you" }
+    end
   end
   if s.turn > 0 then
     parts[#parts + 1] = "turn " .. s.turn

@@ -87,6 +87,7 @@ local function on_exit(code, signal, client_id)
   local c = state.clients[client_id]
   state.drop_client(client_id)
   if c then
+    require("agent_lsp.permissions").client_gone(c)
     require("agent_lsp.chat").client_gone(c)
   end
   if code ~= 0 and signal ~= 15 then

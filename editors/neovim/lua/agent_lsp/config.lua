@@ -43,9 +43,17 @@ M.defaults = {
     height = 8,
     border = "rounded",
   },
+  permissions = {
+    -- "chat": the question is drawn at the end of the chat, answered with a key
+    -- below (or :AgentPermission); "select": vim.ui.select.
+    ui = "chat",
+    -- Keys of the chat buffer while a question waits (false disables one).
+    keymaps = { once = "a", session = "s", always = "A", deny = "d" },
+  },
   status = {
     idle = "agent idle",
     running = "agent running",
+    waiting = "agent waiting for you",
     queued = "%d queued",
   },
 }
@@ -55,7 +63,7 @@ M.options = vim.deepcopy(M.defaults)
 ---@param opts table|nil
 function M.set(opts)
   opts = opts or {}
-  for _, key in ipairs({ "root_markers", "settings", "chat", "input", "status" }) do
+  for _, key in ipairs({ "root_markers", "settings", "chat", "input", "permissions", "status" }) do
     if opts[key] ~= nil and type(opts[key]) ~= "table" then
       error(("agent_lsp.setup: `%s` must be a table, got %s"):format(key, type(opts[key])), 3)
     end

@@ -1,4 +1,5 @@
--- :checkhealth agent_lsp — Neovim version, the server command, the model.
+-- :checkhealth agent_lsp — Neovim version, the server command, the model, and
+-- the model connection of each running server (agent/model/check: one tiny real request).
 local M = {}
 
 local health = vim.health
@@ -85,6 +86,40 @@ local function check_model(config)
   end
 end
 
+-- What to change for a failure's `setting`: a settings key goes in setup(), an
+-- environment variable in the environment the server starts with.
+local function fix_for(setting)
+  if type(setting) ~= "string" then
+    return {}
+  end
+  if setting:find("^model%.") then
+    return { ("Change %s in setup({ settings = { model = { ... } } })."):format(setting) }
+  end
+  return { ("Change %s in the environment Neovim starts the server with (or cmd_env in setup())."):format(setting) }
+end
+
+--- One line per running server: does its configured model answer, and how fast.
+local function check_connection(client_mod, client)
+  local done, err, result = false, nil, nil
+  client_mod.request(client, "agent/model/check", {
+    workspaceUri = client.config.root_dir and vim.uri_from_fname(client.config.root_dir) or nil,
+  }, function(e, r)
+    done, err, result = true, e, r
+  end)
+  vim.wait(40000, function()
+    return done
+  end, 20)
+  if not done or err then
+    return health.warn("model connection: the server did not answer the check: " .. (err and err.message or "timed out"))
+  end
+  local what = ("%s %s%s"):format(result.provider or "?", result.model or "?", result.url and (" at " .. result.url) or "")
+  if result.ok then
+    return health.ok(("model connection: %s answered in %s ms"):format(what, result.latencyMs or "?"))
+  end
+  local e = result.error or {}
+  health.error(("model connection: %s failed: %s %s"):format(what, e.code or "?", e.message or ""), fix_for(e.setting))
+end
+
 function M.check()
   local config = require("agent_lsp.config")
   local client_mod = require("agent_lsp.client")
@@ -113,6 +148,7 @@ function M.check()
         info.version or ""
       )
     )
+    check_connection(client_mod, client)
     require("agent_lsp.mcp").check(client)
   end
 end

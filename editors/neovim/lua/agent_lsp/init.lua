@@ -107,6 +107,9 @@ function M.status(buf)
     return o.idle .. " (read-only)"
   end
   local text = s.status == "running" and o.running or o.idle
+  if require("agent_lsp.permissions").is_waiting(s) then
+    text = o.waiting
+  end
   local queued = state.queued_count(s)
   if queued > 0 then
     text = text .. " (" .. o.queued:format(queued) .. ")"

@@ -1,8 +1,15 @@
--- agent/permission: the agent asks before a risky action; the user answers
--- through vim.ui.select (any picker plugin that replaces it works too), with
--- only the answers the server honours (params.choices) and, for a command it
--- always confirms, the reason in the prompt.
+-- agent/permission: the agent asks before a risky action. By default the
+-- question is drawn at the end of the chat buffer (virtual lines, so the
+-- transcript under it is untouched) with one key per answer, and nothing
+-- blocks: the user may read the transcript, switch windows or answer with
+-- :AgentPermission. With `permissions.ui = "select"` it goes through
+-- vim.ui.select instead (any picker plugin that replaces it works too).
+-- Either way only the answers the server honours (params.choices) are
+-- offered and, for a command it always confirms, the reason is shown.
 local M = {}
+
+local api = vim.api
+local ns = api.nvim_create_namespace("agent_lsp.permission")
 
 M.choices = {
   { answer = "once", label = "Allow once" },
@@ -11,27 +18,27 @@ M.choices = {
   { answer = "deny", label = "Deny" },
 }
 
---- vim.ui.select from inside a server request (a coroutine): waits for the
---- choice whether the select implementation answers at once or later.
----@return any|nil choice
-function M.select(items, opts)
+--- From inside a server request (a coroutine): call `start(done)` and wait
+--- until `done(value)` is called, at once or later.
+---@return any|nil value
+local function await(start)
   local co, is_main = coroutine.running()
   local done, suspended, result = false, false, nil
   if not co or is_main then
     -- Not in a coroutine (older Neovim): wait for the answer in the event loop.
-    vim.ui.select(items, opts, function(choice)
-      done, result = true, choice
+    start(function(value)
+      done, result = true, value
     end)
     vim.wait(10 * 60 * 1000, function()
       return done
     end, 20)
     return result
   end
-  vim.ui.select(items, opts, function(choice)
+  start(function(value)
     if done then
       return
     end
-    done, result = true, choice
+    done, result = true, value
     if suspended then
       vim.schedule(function()
         coroutine.resume(co)
@@ -43,6 +50,14 @@ function M.select(items, opts)
     coroutine.yield()
   end
   return result
+end
+
+--- vim.ui.select from inside a server request: waits for the choice.
+---@return any|nil choice
+function M.select(items, opts)
+  return await(function(done)
+    vim.ui.select(items, opts, done)
+  end)
 end
 
 --- The one-line question shown for a permission request.
@@ -77,10 +92,151 @@ function M.offered(params)
   end, M.choices)
 end
 
+-- The questions waiting for an answer, per client id, oldest first: the first
+-- is drawn in that client's chat.
+---@type table<integer, {params: table, offered: table[], done: fun(answer: string)}[]>
+M.waiting = {}
+
+local function config()
+  return require("agent_lsp.config").options.permissions or {}
+end
+
+--- Whether a question waits for the user in `s`'s workspace (for `s` or for
+--- no session, such as trusting a project's MCP server).
+function M.is_waiting(s)
+  for _, q in ipairs(s and M.waiting[s.client_id] or {}) do
+    local sid = q.params.sessionId
+    if sid == nil or sid == vim.NIL or sid == s.id then
+      return true
+    end
+  end
+  return false
+end
+
+--- The virtual lines of a question: what is asked, why it always asks, and the keys.
+function M.card_lines(params, offered)
+  local keys = config().keymaps or {}
+  local lines = { { { "▌ agent_lsp is waiting for you", "WarningMsg" } } }
+  local prompt = M.prompt(params):gsub("^agent_lsp: ", "")
+  for _, line in ipairs(vim.split(prompt, " — ", { plain = true })) do
+    lines[#lines + 1] = { { "▌ " .. line, "Normal" } }
+  end
+  local answers = { { "▌", "WarningMsg" } }
+  for _, choice in ipairs(offered) do
+    local key = keys[choice.answer]
+    answers[#answers + 1] = { " [" .. (key or ":AgentPermission " .. choice.answer) .. "]", "Special" }
+    answers[#answers + 1] = { " " .. choice.label .. " ", "Normal" }
+  end
+  lines[#lines + 1] = answers
+  return lines
+end
+
+local function chat_buffer(client_id)
+  local c = require("agent_lsp.state").clients[client_id]
+  return c, c and require("agent_lsp.chat").buffer(c)
+end
+
+local function clear(client_id, q)
+  local c = require("agent_lsp.state").clients[client_id]
+  local buf = c and c.chat_buf
+  if buf and api.nvim_buf_is_valid(buf) then
+    api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+    for _, choice in ipairs(q.offered) do
+      local key = (config().keymaps or {})[choice.answer]
+      if key and key ~= "" then
+        pcall(vim.keymap.del, "n", key, { buffer = buf })
+      end
+    end
+  end
+end
+
+--- Draw the client's oldest question below the last line of its chat (again
+--- after new lines: the question stays at the end).
+function M.draw(client_id)
+  local q = (M.waiting[client_id] or {})[1]
+  if not q then
+    return
+  end
+  local c, buf = chat_buffer(client_id)
+  if not buf then
+    return
+  end
+  api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  local last = api.nvim_buf_line_count(buf) - 1
+  api.nvim_buf_set_extmark(buf, ns, last, 0, { virt_lines = M.card_lines(q.params, q.offered) })
+  for _, choice in ipairs(q.offered) do
+    local key = (config().keymaps or {})[choice.answer]
+    if key and key ~= "" then
+      vim.keymap.set("n", key, function()
+        M.answer(client_id, choice.answer)
+      end, { buffer = buf, nowait = true, silent = true, desc = "agent_lsp: " .. choice.label })
+    end
+  end
+  local chat = require("agent_lsp.chat")
+  if require("agent_lsp.config").options.chat.auto_open and #vim.fn.win_findbuf(buf) == 0 then
+    chat.open(c, false)
+  end
+  chat.follow(c)
+end
+
+--- Answer the client's oldest question (`answer` one of its offered answers; anything else denies).
+---@return boolean answered false when no question waits
+function M.answer(client_id, answer)
+  local q = table.remove(M.waiting[client_id] or {}, 1)
+  if not q then
+    return false
+  end
+  clear(client_id, q)
+  local allowed = vim.tbl_contains(vim.tbl_map(function(c)
+    return c.answer
+  end, q.offered), answer)
+  q.done(allowed and answer or "deny")
+  M.draw(client_id)
+  vim.cmd("redrawstatus!")
+  return true
+end
+
+--- :AgentPermission {once|session|always|deny}: answer the oldest waiting question
+--- (of the current buffer's workspace, else of any).
+function M.command(opts)
+  local answer = vim.trim(opts.args or "")
+  if not vim.tbl_contains({ "once", "session", "always", "deny" }, answer) then
+    return vim.notify("agent_lsp: :AgentPermission once|session|always|deny", vim.log.levels.ERROR)
+  end
+  local id = vim.b.agent_lsp_client
+  if not id then
+    local attached = vim.lsp.get_clients({ name = require("agent_lsp.client").name, bufnr = 0 })
+    id = attached[1] and attached[1].id
+  end
+  if not (id and M.waiting[id] and #M.waiting[id] > 0) then
+    id = next(vim.tbl_filter(function(list)
+      return #list > 0
+    end, M.waiting))
+  end
+  if not (id and M.answer(id, answer)) then
+    vim.notify("agent_lsp: no permission question is waiting", vim.log.levels.WARN)
+  end
+end
+
+local function ask_in_chat(client_id, params, offered)
+  return await(function(done)
+    M.waiting[client_id] = M.waiting[client_id] or {}
+    table.insert(M.waiting[client_id], { params = params, offered = offered, done = done })
+    if #M.waiting[client_id] == 1 then
+      M.draw(client_id)
+    end
+    vim.cmd("redrawstatus!")
+  end)
+end
+
 --- Handler of the server request agent/permission -> {answer}.
-function M.handle_permission(_, params, _)
+function M.handle_permission(_, params, ctx)
   params = params or {}
-  local choice = M.select(M.offered(params), {
+  local offered = M.offered(params)
+  if config().ui ~= "select" and ctx and require("agent_lsp.state").clients[ctx.client_id] then
+    return { answer = ask_in_chat(ctx.client_id, params, offered) or "deny" }
+  end
+  local choice = M.select(offered, {
     prompt = M.prompt(params),
     kind = "agent_lsp_permission",
     format_item = function(item)
@@ -89,6 +245,29 @@ function M.handle_permission(_, params, _)
   })
   return { answer = choice and choice.answer or "deny" }
 end
+
+--- A client went away: its questions can no longer be answered (its server
+--- is gone with them), and are no longer drawn.
+---@param c agent_lsp.ClientState
+function M.client_gone(c)
+  M.waiting[c.id] = nil
+  vim.schedule(function()
+    if c.chat_buf and api.nvim_buf_is_valid(c.chat_buf) then
+      api.nvim_buf_clear_namespace(c.chat_buf, ns, 0, -1)
+    end
+  end)
+end
+
+-- Keep the question below the transcript as it grows.
+require("agent_lsp.state").subscribe(function(kind, s)
+  if kind == "events" or kind == "reset" then
+    if M.waiting[s.client_id] and #M.waiting[s.client_id] > 0 then
+      vim.schedule(function()
+        M.draw(s.client_id)
+      end)
+    end
+  end
+end)
 
 --- window/showMessageRequest (the generic fallback): Neovim's own handler.
 function M.handle_message_request(err, params, ctx)

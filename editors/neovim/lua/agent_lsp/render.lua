@@ -110,6 +110,9 @@ local function reason_kind(reason)
   return reason, {}
 end
 
+-- Below a failed turn: how to send its message again (agent_lsp.retry).
+M.RETRY_HINT = "_↻ :AgentRetry sends the message again_"
+
 -- Buffer primitives -----------------------------------------------------------
 
 function Renderer:reset()
@@ -614,13 +617,14 @@ function Renderer:turn_end(reason)
   elseif kind == "error" then
     local e = type(r.error) == "table" and r.error or r
     local lines = split_lines(("**Error** `%s`: %s"):format(e.code or "UNKNOWN", e.message or "the turn failed"))
+    lines[#lines + 1] = M.RETRY_HINT
     self:note(lines)
   elseif kind == "max-tokens" then
     self:note({ "_⚠ stopped: the model reached its output limit_" })
   elseif kind == "blocked" then
     self:note({ "_⚠ the turn was blocked_" })
   elseif kind == "interrupted" then
-    self:note({ "_⚠ interrupted: the server stopped during this turn_" })
+    self:note({ "_⚠ interrupted: the server stopped during this turn_", M.RETRY_HINT })
   end
   self.need_header = true
 end
