@@ -18,6 +18,7 @@ import json
 import secrets
 from typing import Any, Callable, Iterable
 
+from agent_lsp.agent.context_text import context_text
 from agent_lsp.store.session import Event, Session
 
 NEXT_TURN = "next-turn"
@@ -33,7 +34,7 @@ def new_message_id() -> str:
 def _context_block(item: dict[str, Any]) -> dict[str, Any]:
     if item.get("type") == "text" and isinstance(item.get("text"), str):
         return {"type": "text", "text": item["text"]}
-    return {"type": "text", "text": "<context>\n" + json.dumps(item, ensure_ascii=False) + "\n</context>"}
+    return {"type": "text", "text": "<context>\n" + context_text(item) + "\n</context>"}
 
 
 def make_message(

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
+from emacs_batch import EMACS, needs_eglot
 
 HERE = Path(__file__).parent
-EMACS = shutil.which("emacs")
 
 BUGGY = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
 FIXED_LINE = "return sum(values) / len(values)"
@@ -24,21 +22,7 @@ EDIT = {
                   "edits": [{"oldText": "return sum(values) / (len(values) - 1)", "newText": FIXED_LINE}]},
 }
 
-
-def _eglot_available() -> bool:
-    if EMACS is None:
-        return False
-    probe = subprocess.run(
-        [EMACS, "--batch", "--eval", "(progn (package-initialize) (require 'eglot))"],
-        capture_output=True, timeout=60,
-    )
-    return probe.returncode == 0
-
-
-pytestmark = pytest.mark.skipif(
-    not _eglot_available(),
-    reason="needs Emacs with eglot (Debian: apt-get install emacs-nox elpa-eglot)",
-)
+pytestmark = needs_eglot
 
 
 def run_eglot(tmp_path: Path, script: list[dict], final_answer: str, **extra_env: str) -> tuple[Path, str]:

@@ -1,0 +1,227 @@
+;;; agent-lsp.el --- the agent_lsp coding agent in Emacs, over eglot  -*- lexical-binding: t -*-
+
+;; Version: 0.1.0
+;; Package-Requires: ((emacs "28.1") (eglot "1.9"))
+;; Keywords: tools, convenience
+
+;;; Commentary:
+
+;; Runs agent-lsp through its own eglot connection, next to whatever server
+;; eglot runs for your buffers' major mode (eglot has one server per major
+;; mode and project, so agent-lsp gets a mode of its own).  The connection
+;; declares that it renders the agent's events: the conversation streams into
+;; the *agent* buffer.  The agent's edits arrive as ordinary
+;; workspace/applyEdit and land in your buffers (undo works); its permission
+;; questions are eglot's minibuffer prompt, with the choices in the text.
+;;
+;;   M-x agent-lsp-ask                   send a message (starts the server)
+;;   M-x agent-lsp-steer                 send into the running turn
+;;   M-x agent-lsp-cancel                stop the running turn
+;;   M-x agent-lsp-ask-about-selection   ask a question about the region
+;;
+;; The agent reads files from disk: save your buffers before asking.
+
+;;; Code:
+
+(require 'eglot)
+(require 'project)
+(require 'seq)
+(require 'subr-x)
+
+(defgroup agent-lsp nil
+  "The agent_lsp coding agent."
+  :group 'tools)
+
+(defcustom agent-lsp-server-command '("agent-lsp")
+  "The command that starts the agent-lsp language server."
+  :type '(repeat string))
+
+(defcustom agent-lsp-initialization-options nil
+  "Settings sent as initializationOptions, or nil.
+A plist of the object docs/protocol.md describes under Settings."
+  :type 'sexp)
+
+(defclass agent-lsp-server (eglot-lsp-server) ()
+  :documentation "An eglot connection to agent-lsp that renders its events.")
+
+(cl-defmethod eglot-client-capabilities ((_server agent-lsp-server))
+  (plist-put (cl-call-next-method) :experimental '(:agentLsp (:events t))))
+
+(define-derived-mode agent-lsp-chat-mode special-mode "Agent"
+  "The conversation with the agent: what you asked, its tools and answers."
+  (setq-local truncate-lines nil)
+  (visual-line-mode 1))
+
+;;; The *agent* buffer
+
+(defvar agent-lsp--streaming nil "Non-nil while an answer streams into the *agent* buffer.")
+
+(defun agent-lsp--buffer ()
+  (or (get-buffer "*agent*")
+      (with-current-buffer (get-buffer-create "*agent*")
+        (agent-lsp-chat-mode)
+        (current-buffer))))
+
+(defun agent-lsp--insert (&rest strings)
+  "Append STRINGS to the *agent* buffer; windows at its end follow it."
+  (with-current-buffer (agent-lsp--buffer)
+    (let ((followers (seq-filter (lambda (w) (= (window-point w) (point-max)))
+                                 (get-buffer-window-list nil nil t)))
+          (inhibit-read-only t))
+      (save-excursion
+        (goto-char (point-max))
+        (apply #'insert strings))
+      (dolist (w followers) (set-window-point w (point-max))))))
+
+(defun agent-lsp--line (&rest strings)
+  "Append STRINGS as a line of their own, ending a streaming answer first."
+  (when agent-lsp--streaming
+    (setq agent-lsp--streaming nil)
+    (agent-lsp--insert "\n"))
+  (apply #'agent-lsp--insert (append strings '("\n"))))
+
+(defun agent-lsp--user-text (message)
+  "What the user wrote in MESSAGE, without the attached context blocks."
+  (mapconcat (lambda (block) (plist-get block :text))
+             (seq-filter (lambda (block)
+                           (and (equal (plist-get block :type) "text")
+                                (not (string-prefix-p "<context>" (plist-get block :text)))))
+                         (plist-get message :content))
+             ""))
+
+(defun agent-lsp--arguments (arguments)
+  "A tool call's ARGUMENTS (a JSON object or its text) as one short line."
+  (let* ((parsed (if (stringp arguments)
+                     (or (ignore-errors (json-parse-string arguments :object-type 'plist)) arguments)
+                   arguments))
+         (values (if (and (consp parsed) (keywordp (car parsed)))
+                     (cl-loop for (_key value) on parsed by #'cddr
+                              collect (if (or (stringp value) (numberp value)) (format "%s" value) (json-encode value)))
+                   (list (format "%s" (or parsed ""))))))
+    (truncate-string-to-width (replace-regexp-in-string "[\n\t ]+" " " (string-join values " "))
+                              120 nil nil "…")))
+
+(defun agent-lsp--render (event)
+  "Append one `session/event' EVENT to the *agent* buffer."
+  (let ((data (plist-get event :data)))
+    (pcase (plist-get event :type)
+      ("user/message"
+       (let ((message (plist-get data :message)))
+         (unless (member (plist-get message :source) '("runtime-context" "compaction"))
+           (agent-lsp--line (propertize (if (equal (plist-get message :delivery) "steer") "You (steering): " "You: ")
+                                        'face 'bold)
+                            (agent-lsp--user-text message)))))
+      ("assistant/chunk"
+       (let ((chunk (plist-get data :chunk)))
+         (when (equal (plist-get chunk :type) "text-delta")
+           (unless agent-lsp--streaming
+             (setq agent-lsp--streaming t)
+             (agent-lsp--insert (propertize "Agent: " 'face 'bold)))
+           (agent-lsp--insert (plist-get chunk :text)))))
+      ("assistant/message" (when agent-lsp--streaming
+                             (setq agent-lsp--streaming nil)
+                             (agent-lsp--insert "\n")))
+      ("tool/call"
+       (agent-lsp--line "→ " (plist-get data :name) " " (agent-lsp--arguments (plist-get data :arguments))))
+      ("tool/result"
+       (let* ((meta (plist-get data :meta))
+              (exit (plist-get meta :exitCode))
+              (error (plist-get data :error))
+              (failed (or error (eq (plist-get (plist-get data :message) :isError) t)
+                          (and (integerp exit) (/= exit 0)))))
+         (agent-lsp--line (if failed (propertize "  ✗ " 'face 'error) (propertize "  ✓ " 'face 'success))
+                          (plist-get data :name)
+                          (cond (error (concat " · " (plist-get error :message)))
+                                ((and failed exit) (format " · exit %s" exit))
+                                (t "")))))
+      ("turn/end"
+       (let* ((reason (plist-get data :reason))
+              (kind (if (stringp reason) reason (plist-get reason :kind)))
+              (error (and (listp reason) (plist-get reason :error))))
+         (agent-lsp--line (propertize (format "— turn %s %s%s" (plist-get data :turn) kind
+                                              (if error (format ": %s" (plist-get error :message)) ""))
+                                      'face 'shadow))
+         (agent-lsp--insert "\n"))))))
+
+(cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql session/event))
+                                         &key events &allow-other-keys)
+  (seq-do #'agent-lsp--render events))
+
+(cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql agent/status))
+                                         &key status &allow-other-keys)
+  (with-current-buffer (agent-lsp--buffer)
+    (setq mode-line-process (and (equal status "running") " running"))
+    (force-mode-line-update)))
+
+(cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql agent/error))
+                                         &key error &allow-other-keys)
+  (agent-lsp--line (propertize (format "! %s: %s" (plist-get error :code) (plist-get error :message)) 'face 'error)))
+
+;;; The connection and the commands
+
+(defun agent-lsp--project ()
+  (or (project-current) (cons 'transient default-directory)))
+
+(defun agent-lsp--server ()
+  "The agent-lsp connection of this project, started when there is none."
+  (let* ((project (agent-lsp--project))
+         (live (lambda () (seq-find (lambda (s) (and (agent-lsp-server-p s) (jsonrpc-running-p s)))
+                                    (gethash project eglot--servers-by-project)))))
+    (or (funcall live)
+        ;; From a buffer no server manages, so that eglot replaces none.
+        (with-temp-buffer
+          (setq default-directory (project-root project))
+          (let ((eglot-sync-connect 30))
+            (eglot '(agent-lsp-chat-mode) project 'agent-lsp-server
+                   (append agent-lsp-server-command
+                           (list :initializationOptions (or agent-lsp-initialization-options eglot--{})))
+                   "agent"))
+          (funcall live))
+        (user-error "agent-lsp did not start: see M-x eglot-events-buffer"))))
+
+(defun agent-lsp--command (command argument)
+  (let ((server (agent-lsp--server)))
+    (with-current-buffer (agent-lsp--buffer)
+      (setq default-directory (project-root (eglot--project server))))
+    (eglot-execute-command server command (if argument (vector argument) []))))
+
+(defun agent-lsp-show ()
+  "Show the *agent* buffer."
+  (interactive)
+  (display-buffer (agent-lsp--buffer)))
+
+;;;###autoload
+(defun agent-lsp-ask (text)
+  "Send TEXT to the agent of this project.
+It starts a turn, or is queued after the running one."
+  (interactive (list (read-string "Ask the agent: ")))
+  (agent-lsp--command 'agentLsp.followup text)
+  (agent-lsp-show))
+
+;;;###autoload
+(defun agent-lsp-steer (text)
+  "Send TEXT into the running turn: the agent reads it at its next step."
+  (interactive (list (read-string "Steer the agent: ")))
+  (agent-lsp--command 'agentLsp.steer text))
+
+;;;###autoload
+(defun agent-lsp-cancel ()
+  "Stop the agent's running turn."
+  (interactive)
+  (agent-lsp--command 'agentLsp.cancel nil))
+
+;;;###autoload
+(defun agent-lsp-ask-about-selection (beg end question)
+  "Ask QUESTION about the code between BEG and END; the code goes with it."
+  (interactive (if (use-region-p)
+                   (list (region-beginning) (region-end) (read-string "Ask the agent about the selection: "))
+                 (user-error "Select the code to ask about first")))
+  (let ((context (list :kind "selection"
+                       :uri (eglot--path-to-uri (or buffer-file-name (user-error "This buffer has no file")))
+                       :range (list :start (eglot--pos-to-lsp-position beg) :end (eglot--pos-to-lsp-position end))
+                       :text (buffer-substring-no-properties beg end))))
+    (agent-lsp--command 'agentLsp.followup (list :content question :context (vector context)))
+    (agent-lsp-show)))
+
+(provide 'agent-lsp)
+;;; agent-lsp.el ends here

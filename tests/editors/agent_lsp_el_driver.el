@@ -1,0 +1,76 @@
+;;; agent_lsp_el_driver.el --- drive editors/emacs/agent-lsp.el in Emacs batch  -*- lexical-binding: t -*-
+
+;; Run: emacs --batch -l agent_lsp_el_driver.el
+;; Loads the package, opens a file of the workspace and plays a list of
+;; steps a user would do with its commands, then writes the *agent* buffer.
+;;
+;; Inputs (environment):
+;;   AGENT_LSP_PACKAGE    path of agent-lsp.el
+;;   AGENT_LSP_PYTHON     the Python interpreter that has agent_lsp installed
+;;   AGENT_LSP_WORKSPACE  the workspace folder
+;;   AGENT_LSP_FILE       the file to open, relative to the workspace
+;;   AGENT_LSP_SETTINGS   initializationOptions, as JSON
+;;   AGENT_LSP_STEPS      JSON list of steps, each a list:
+;;                          ["ask", TEXT]  ["steer", TEXT]  ["cancel"]
+;;                          ["ask-selection", LINE, QUESTION]  (the whole LINE, 1-based, selected)
+;;                          ["wait", TEXT]  (until the *agent* buffer contains TEXT)
+;;                          ["wait-file", TEXT]  (until the open file's buffer contains TEXT)
+;;   AGENT_LSP_OUT        file that gets the *agent* buffer's text at the end
+;;   AGENT_LSP_TIMEOUT    seconds each wait may take (default 30)
+;; Exit code 0 and "OK ..." on success; 1 and "FAIL ..." otherwise.
+
+(require 'package)
+(package-initialize)
+(require 'python)
+(load (getenv "AGENT_LSP_PACKAGE") nil t)
+
+(setq eglot-confirm-server-initiated-edits nil ; apply the agent's edits without a y/n prompt
+      python-indent-guess-indent-offset nil)
+
+(defvar driver-messages nil "window/showMessage texts, newest first.")
+(cl-defmethod eglot-handle-notification :before
+  (_server (_method (eql window/showMessage)) &key message &allow-other-keys)
+  (push message driver-messages))
+
+(defun driver-finish (ok fmt &rest args)
+  (let ((out (getenv "AGENT_LSP_OUT")))
+    (when (and out (get-buffer "*agent*"))
+      (with-current-buffer "*agent*"
+        (write-region (point-min) (point-max) out nil 'silent))))
+  (princ (concat (if ok "OK " "FAIL ") (apply #'format fmt args) "\n"))
+  (kill-emacs (if ok 0 1)))
+
+(defun driver-wait (buffer text seconds)
+  (let ((deadline (+ (float-time) seconds))
+        (found (lambda () (with-current-buffer buffer
+                            (save-excursion (goto-char (point-min)) (search-forward text nil t))))))
+    (while (and (not (funcall found)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (or (funcall found)
+        (driver-finish nil "%s never showed %S; it is:\n%s" (buffer-name buffer) text
+                       (with-current-buffer buffer (buffer-string))))))
+
+(let* ((root (file-name-as-directory (expand-file-name (getenv "AGENT_LSP_WORKSPACE"))))
+       (file (find-file-noselect (expand-file-name (getenv "AGENT_LSP_FILE") root)))
+       (timeout (string-to-number (or (getenv "AGENT_LSP_TIMEOUT") "30")))
+       (steps (json-parse-string (getenv "AGENT_LSP_STEPS") :array-type 'list)))
+  (setq agent-lsp-server-command (list (getenv "AGENT_LSP_PYTHON") "-m" "agent_lsp")
+        agent-lsp-initialization-options
+        (json-parse-string (or (getenv "AGENT_LSP_SETTINGS") "{}") :object-type 'plist :array-type 'array))
+  (with-current-buffer file
+    (setq default-directory root)
+    (condition-case err
+        (dolist (step steps)
+          (pcase step
+            (`("ask" ,text) (agent-lsp-ask text))
+            (`("steer" ,text) (agent-lsp-steer text))
+            (`("cancel") (agent-lsp-cancel))
+            (`("ask-selection" ,line ,question)
+             (goto-char (point-min))
+             (forward-line (1- line))
+             (agent-lsp-ask-about-selection (line-beginning-position) (line-end-position) question))
+            (`("wait" ,text) (driver-wait (get-buffer "*agent*") text timeout))
+            (`("wait-file" ,text) (driver-wait file text timeout))
+            (_ (driver-finish nil "unknown step %S" step))))
+      (error (driver-finish nil "step failed: %S" err)))
+    (driver-finish t "emacs %s: window/showMessage: %S" emacs-version driver-messages)))

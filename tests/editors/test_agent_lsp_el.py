@@ -1,0 +1,143 @@
+"""editors/emacs/agent-lsp.el in a real Emacs (batch) with eglot: its own
+connection opts in to the agent's events, which stream into the *agent*
+buffer; ask, steer, cancel and "ask about the selection" are its commands."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from emacs_batch import EMACS, needs_eglot
+
+HERE = Path(__file__).parent
+PACKAGE = HERE.parents[1] / "editors" / "emacs" / "agent-lsp.el"
+
+BUGGY = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
+FIXED_LINE = "return sum(values) / len(values)"
+EDIT = {
+    "name": "edit_file",
+    "arguments": {"path": "stats.py",
+                  "edits": [{"oldText": "return sum(values) / (len(values) - 1)", "newText": FIXED_LINE}]},
+}
+ALLOW_COMMANDS = {"rules": [{"tool": "run_command", "action": "allow"}]}
+
+pytestmark = needs_eglot
+
+
+def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissions: dict | None = None) -> tuple[str, str]:
+    """Emacs loads the package, opens stats.py and plays `steps`; returns
+    the *agent* buffer's text and the driver's report."""
+    workspace = tmp_path / "project"
+    workspace.mkdir()
+    (workspace / "stats.py").write_text(BUGGY)
+    settings: dict = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions")}
+    if permissions:
+        settings["permissions"] = permissions
+    out = tmp_path / "agent.txt"
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AGENT_LSP_")}
+    env.update(
+        HOME=str(tmp_path),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        AGENT_LSP_PACKAGE=str(PACKAGE),
+        AGENT_LSP_PYTHON=sys.executable,
+        AGENT_LSP_WORKSPACE=str(workspace),
+        AGENT_LSP_FILE="stats.py",
+        AGENT_LSP_SETTINGS=json.dumps(settings),
+        AGENT_LSP_STEPS=json.dumps(steps),
+        AGENT_LSP_OUT=str(out),
+    )
+    done = subprocess.run([EMACS, "--batch", "-l", str(HERE / "agent_lsp_el_driver.el")],
+                          cwd=workspace, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"stdout:\n{done.stdout}\nstderr:\n{done.stderr[-4000:]}"
+    return out.read_text(encoding="utf-8"), done.stdout
+
+
+def first_user_message(tmp_path: Path) -> dict:
+    (session,) = (tmp_path / "sessions").rglob("*.jsonl")
+    events = [json.loads(line) for line in session.read_text().splitlines()]
+    return next(e["data"]["message"] for e in events if e.get("type") == "user/message"
+                and e["data"]["message"].get("source") != "runtime-context")
+
+
+def test_ask_streams_the_conversation_into_the_agent_buffer(tmp_path: Path):
+    script = [
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Fixed the divisor of mean()."},
+    ]
+    agent, report = run_package(tmp_path, script, [
+        ["ask", "mean() is wrong, fix it"],
+        ["wait", "— turn 1 completed"],
+        ["wait-file", FIXED_LINE],
+    ])
+    lines = agent.splitlines()
+    assert lines[2].startswith("→ edit_file stats.py [{")  # the call's arguments, on one line
+    assert lines[:2] + lines[3:6] == [
+        "You: mean() is wrong, fix it",
+        "Agent: Fixing it.",
+        "  ✓ edit_file",
+        "Agent: Fixed the divisor of mean().",
+        "— turn 1 completed",
+    ]
+    # The events are rendered here: the answer does not also pop up as a message.
+    assert "window/showMessage: nil" in report
+
+
+def test_a_command_that_exits_non_zero_is_a_cross(tmp_path: Path):
+    script = [
+        {"text": "Running the tests.", "tools": [{"name": "run_command", "arguments": {"command": "exit 3"}}]},
+        {"text": "They fail."},
+    ]
+    agent, _ = run_package(tmp_path, script, [["ask", "run the tests"], ["wait", "— turn 1 completed"]],
+                           permissions=ALLOW_COMMANDS)
+    assert "  ✗ run_command · exit 3" in agent.splitlines()
+
+
+def test_steer_reaches_the_running_turn_and_cancel_stops_it(tmp_path: Path):
+    script = [
+        {"text": "Waiting.", "tools": [{"name": "run_command", "arguments": {"command": "sleep 3"}}]},
+        {"text": "Waiting longer.", "tools": [{"name": "run_command", "arguments": {"command": "sleep 60"}}]},
+        {"text": "never reached"},
+    ]
+    agent, _ = run_package(tmp_path, script, [
+        ["ask", "wait for me"],
+        ["wait", "→ run_command sleep 3"],
+        ["steer", "and keep it short"],
+        ["wait", "You (steering): and keep it short"],
+        ["wait", "→ run_command sleep 60"],
+        ["cancel"],
+        ["wait", "— turn 1 aborted"],
+    ], permissions=ALLOW_COMMANDS)
+    assert "never reached" not in agent
+
+
+def test_ask_about_selection_sends_the_question_and_the_code_readably(tmp_path: Path):
+    script = [{"text": "It divides by one less than the count."}]
+    agent, _ = run_package(tmp_path, script, [
+        ["ask-selection", 2, "why is the result too big?"],
+        ["wait", "— turn 1 completed"],
+    ])
+    assert "You: why is the result too big?" in agent.splitlines()
+    message = first_user_message(tmp_path)
+    assert message["content"][0] == {"type": "text", "text": "why is the result too big?"}
+    (context,) = message["context"]
+    assert context["kind"] == "selection" and context["range"]["start"] == {"line": 1, "character": 0}
+    # The model reads the selection as code with its place, not as a JSON object.
+    seen = message["content"][1]["text"]
+    assert "stats.py, line 2" in seen
+    assert "```\n    return sum(values) / (len(values) - 1)\n```" in seen
+    assert '"uri"' not in seen
+
+
+def test_the_package_byte_compiles_without_warnings(tmp_path: Path):
+    copy = tmp_path / "agent-lsp.el"
+    copy.write_text(PACKAGE.read_text(encoding="utf-8"), encoding="utf-8")
+    done = subprocess.run(
+        [EMACS, "--batch", "--eval", "(progn (package-initialize) (setq byte-compile-error-on-warn t))",
+         "-f", "batch-byte-compile", str(copy)],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "agent-lsp.elc").exists()
