@@ -413,6 +413,7 @@ class PermissionParams(WireModel):
         description="the answers the server honours; show only these (a command it always confirms has once and deny)",
     )
     asks_every_time: str | None = Field(default=None, description="why this is asked every time, for the user")
+    diff: str | None = Field(default=None, description='an edit waiting for approval ("edits.review": "ask"): its unified diff')
 
 
 class PermissionResult(WireModel):
@@ -520,6 +521,52 @@ class SkillRunParams(WireModel):
     workspace_uri: str | None = None
 
 
+# ----------------------------------------------------------------- edit review
+
+
+class PendingHunkInfo(WireModel):
+    """An agent edit's hunk waiting for the user ("edits.review": "review"), where it is now."""
+
+    session_id: str
+    hunk_id: str
+    uri: str
+    range: Range = Field(description="its whole lines in the buffer as it is now (character 0 to character 0 of "
+                         "the line after; start = end: lines were deleted there)")
+    turn: int
+    call_id: str
+    old_text: str = Field(description="what undo puts back")
+    new_text: str
+
+
+class ReviewListParams(WireModel):
+    session_id: str | None = Field(default=None, description="no sessionId: every session's")
+    uri: str | None = Field(default=None, description="only this document's")
+
+
+class ReviewListResult(WireModel):
+    hunks: list[PendingHunkInfo]
+
+
+class ReviewResolveParams(WireModel):
+    """Keep or undo one hunk (`hunkId`), a document's (`uri`) or all of a session's (`all: true`)."""
+
+    session_id: str
+    action: Literal["keep", "undo"]
+    hunk_id: str | None = None
+    uri: str | None = None
+    all: bool = False
+
+
+class ReviewSkip(WireModel):
+    hunk_id: str
+    reason: str
+
+
+class ReviewResolveResult(WireModel):
+    resolved: list[str] = Field(description="the hunk ids kept or undone")
+    skipped: list[ReviewSkip]
+
+
 # ------------------------------------------------------------------ the method table
 
 CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
@@ -544,6 +591,8 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/mode": (SessionModeParams, SessionModeResult),
     "agent/skill/list": (SkillListParams, SkillListResult),
     "agent/skill/run": (SkillRunParams, MessageRef),
+    "agent/review/list": (ReviewListParams, ReviewListResult),
+    "agent/review/resolve": (ReviewResolveParams, ReviewResolveResult),
 }
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
@@ -569,6 +618,7 @@ COMMANDS = {
     "agentLsp.cancel": "args: [] or [sessionId] or [{sessionId, keepInbox?}]; result {}",
     "agentLsp.newSession": "args: [] or [{workspaceUri?, title?}]; result SessionRef",
     "agentLsp.runSkill": "args: [name] or [SkillRunParams]; result MessageRef",
+    "agentLsp.review.resolve": "args: [ReviewResolveParams]; result ReviewResolveResult",
 }
 
 
