@@ -100,6 +100,14 @@ class McpSettings(_Camel):
     max_output_chars: int = Field(default=50_000, ge=1_000, description="longer tool results are cut, with a marker")
 
 
+class EditSettings(_Camel):
+    review: Literal["apply", "review", "ask"] = Field(
+        default="apply",
+        description='how the agent\'s edits land: "apply" (in the buffer and saved), "review" (in the buffer, '
+        'unsaved, each hunk kept or undone by the user), "ask" (each edit waits for the user\'s approval of its diff)',
+    )
+
+
 class Settings(BaseModel):
     """The `agentLsp` settings object (same shape in every layer)."""
 
@@ -118,6 +126,7 @@ class Settings(BaseModel):
     cancel_grace_s: float = Field(default=2.0, ge=0, le=60, alias="cancelGraceSeconds")
     mcp_servers: dict[str, Any] = Field(default_factory=dict, description="MCP servers by name (see docs/mcp.md)")
     mcp: McpSettings = Field(default_factory=McpSettings)
+    edits: EditSettings = Field(default_factory=EditSettings)
     # Kept raw, as mcpServers: agent_lsp.workspace.hook_config checks each entry (Claude Code's shape).
     hooks: dict[str, Any] = Field(default_factory=dict, description="user hooks by event name (see docs/capabilities.md)")
 

@@ -477,6 +477,33 @@ class InboxPaused(EventModel):
     paused: bool
 
 
+class ReviewHunk(EventModel):
+    hunk_id: str = Field(description='"<callId>.<n>", unique in the session')
+    turn: int
+    call_id: str
+    old_text: str = Field(description="the whole lines the change replaced")
+    new_text: str = Field(description="the whole lines it put there")
+
+
+class ReviewPending(EventModel):
+    """An edit landed unsaved and its hunks wait for the user ("edits.review": "review")."""
+
+    turn: int
+    call_id: str
+    path: str
+    hunks: list[ReviewHunk]
+
+
+class ReviewResolve(EventModel):
+    """The user kept or undid pending hunks (`agent/review/resolve`); an undo's
+    `diff` is the rejected change, as the model was told."""
+
+    action: Literal["keep", "undo"]
+    path: str
+    hunks: list[ReviewHunk]
+    diff: str | None = None
+
+
 DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "agent/inbox/spliced": InboxSpliced,
     "turn/start": TurnStart,
@@ -505,6 +532,8 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "session/mode": SessionMode,
     "session/rewind": SessionRewind,
     "agent/inbox/paused": InboxPaused,
+    "review/pending": ReviewPending,
+    "review/resolve": ReviewResolve,
 }
 
 

@@ -134,6 +134,7 @@ class PermissionRequest:
     # asks every time, and `asks_every_time` says why (shown to the user).
     choices: tuple[PermissionAnswer, ...] = ("once", "session", "always", "deny")
     asks_every_time: str | None = None
+    diff: str | None = None  # an edit waiting for approval: its unified diff
 
 
 class Editor(Protocol):

@@ -254,6 +254,7 @@ class LspEditor:
                 path=str(request.path) if request.path else None,
                 choices=list(request.choices),
                 asks_every_time=request.asks_every_time,
+                diff=request.diff,
             )
             try:
                 reply = await _shielded(self.server.protocol.send_request_async("agent/permission", wire_dump(params)))
@@ -265,7 +266,7 @@ class LspEditor:
                 return "deny"
         titles = [title for title, answer in PERMISSION_ACTIONS.items() if answer in request.choices]
         # The choices are in the text too: some clients show only the message until asked to complete.
-        lines = [request.title, request.detail, request.asks_every_time, f"Answer: {' / '.join(titles)}"]
+        lines = [request.title, request.detail, request.diff, request.asks_every_time, f"Answer: {' / '.join(titles)}"]
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
             message="agent-lsp: " + "\n".join(line for line in lines if line),

@@ -18,6 +18,7 @@ from agent_lsp.lsp.features import (
     mode_requests,
     model_requests,
     permission_requests,
+    review_requests,
     session_control,
     session_requests,
     subagent_requests,
@@ -27,8 +28,8 @@ from agent_lsp.lsp.features import (
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 
 FEATURES = (lifecycle, documents, agent_requests, session_requests, session_control, mcp_requests, subagent_requests,
-            mode_requests, skill_requests, permission_requests, model_requests, commands, code_actions,
-            watched_files)
+            mode_requests, skill_requests, permission_requests, model_requests, review_requests, commands,
+            code_actions, watched_files)
 
 
 def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None) -> AgentLanguageServer:

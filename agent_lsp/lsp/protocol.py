@@ -419,6 +419,7 @@ class PermissionParams(WireModel):
         description="the answers the server honours; show only these (a command it always confirms has once and deny)",
     )
     asks_every_time: str | None = Field(default=None, description="why this is asked every time, for the user")
+    diff: str | None = Field(default=None, description='an edit waiting for approval ("edits.review": "ask"): its unified diff')
 
 
 class PermissionResult(WireModel):
@@ -604,6 +605,50 @@ class ModelCheckResult(WireModel):
     description: str | None = Field(default=None, description="which model is configured and why (no secrets)")
     latency_ms: int | None = Field(default=None, description="until the first streamed chunk")
     error: events.LlmFailure | None = None
+# ----------------------------------------------------------------- edit review
+
+
+class PendingHunkInfo(WireModel):
+    """An agent edit's hunk waiting for the user ("edits.review": "review"), where it is now."""
+
+    session_id: str
+    hunk_id: str
+    uri: str
+    range: Range = Field(description="its whole lines in the buffer as it is now (character 0 to character 0 of "
+                         "the line after; start = end: lines were deleted there)")
+    turn: int
+    call_id: str
+    old_text: str = Field(description="what undo puts back")
+    new_text: str
+
+
+class ReviewListParams(WireModel):
+    session_id: str | None = Field(default=None, description="no sessionId: every session's")
+    uri: str | None = Field(default=None, description="only this document's")
+
+
+class ReviewListResult(WireModel):
+    hunks: list[PendingHunkInfo]
+
+
+class ReviewResolveParams(WireModel):
+    """Keep or undo one hunk (`hunkId`), a document's (`uri`) or all of a session's (`all: true`)."""
+
+    session_id: str
+    action: Literal["keep", "undo"]
+    hunk_id: str | None = None
+    uri: str | None = None
+    all: bool = False
+
+
+class ReviewSkip(WireModel):
+    hunk_id: str
+    reason: str
+
+
+class ReviewResolveResult(WireModel):
+    resolved: list[str] = Field(description="the hunk ids kept or undone")
+    skipped: list[ReviewSkip]
 
 
 # ------------------------------------------------------------------ the method table
@@ -635,6 +680,8 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/permission/rules": (PermissionRulesParams, PermissionRulesResult),
     "agent/permission/revoke": (PermissionRevokeParams, PermissionRulesResult),
     "agent/model/check": (ModelCheckParams, ModelCheckResult),
+    "agent/review/list": (ReviewListParams, ReviewListResult),
+    "agent/review/resolve": (ReviewResolveParams, ReviewResolveResult),
 }
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
@@ -660,6 +707,7 @@ COMMANDS = {
     "agentLsp.cancel": "args: [] or [sessionId] or [{sessionId, keepInbox?}]; result {}",
     "agentLsp.newSession": "args: [] or [{workspaceUri?, title?}]; result SessionRef",
     "agentLsp.runSkill": "args: [name] or [SkillRunParams]; result MessageRef",
+    "agentLsp.review.resolve": "args: [ReviewResolveParams]; result ReviewResolveResult",
 }
 
 

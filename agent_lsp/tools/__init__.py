@@ -17,7 +17,7 @@ from agent_lsp.tools.command_env import CommandEnvPolicy  # light: stdlib and se
 
 if TYPE_CHECKING:
     from agent_lsp.agent.ports import Editor, Tool
-    from agent_lsp.tools.base import CommandWatcher, EditRecorder, PermissionGate
+    from agent_lsp.tools.base import ChangeReview, CommandWatcher, EditRecorder, PermissionGate
 
 
 def build_tools(
@@ -27,6 +27,7 @@ def build_tools(
     journal: EditRecorder | None = None,
     command_env: CommandEnvPolicy = CommandEnvPolicy(),
     commands: CommandWatcher | None = None,
+    review: ChangeReview | None = None,
 ) -> list[Tool]:
     # Imported here, not at the top: this package's text model and path helpers
     # (tools/text.py, tools/paths.py) serve every layer, the headless client
@@ -42,5 +43,5 @@ def build_tools(
     tool_classes = (ReadFile, ListDir, Glob, Grep, EditFile, WriteFile, CreateFileTool, DeleteFileTool,
                     RenameFileTool, RunCommand)
     env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal, command_env=command_env,
-                  commands=commands)
+                  commands=commands, review=review)
     return [cls(env) for cls in tool_classes]

@@ -72,6 +72,20 @@ class EditRecorder(Protocol):
     def record(self, session_id: str, turn: int, change: FileChange) -> None: ...
 
 
+class ChangeReview(Protocol):
+    """How the user sees the agent's text edits (the `edits.review` setting),
+    implemented by `agent_lsp.workspace.edit_review.EditReview`:
+    "apply" (edits land and are saved), "review" (they land unsaved and wait
+    for the user to keep or undo each hunk), "ask" (each edit waits for the
+    user's approval of its diff)."""
+
+    @property
+    def mode(self) -> str: ...
+
+    def hold(self, ctx: ToolContext, change: FileChange) -> None:
+        """Keep an applied change's hunks pending until the user keeps or undoes them."""
+
+
 class CommandWatcher(Protocol):
     """Sees what a shell command changed in the workspace (implemented by
     `agent_lsp.workspace.checkpoints.WorkspaceCheckpoints`)."""
@@ -122,6 +136,11 @@ class ToolEnv:
     journal: EditRecorder | None = None
     command_env: CommandEnvPolicy = CommandEnvPolicy()
     commands: CommandWatcher | None = None  # None: what commands change is not journaled
+    review: ChangeReview | None = None  # None: edits land and are saved ("apply")
+
+    @property
+    def review_mode(self) -> str:
+        return self.review.mode if self.review is not None else "apply"
 
     def resolve(self, raw: str | None, *, default_root: bool = False) -> Path:
         if raw is None or (default_root and not str(raw).strip()):

@@ -55,6 +55,10 @@ from agent_lsp.tools.hunks import unified_diff
 from agent_lsp.tools.text import line_starts, position_of, replace_spans, split_lines
 
 MAX_FRESH_TEXT_CHARS = 20_000
+PENDING_REVIEW_NOTE = (
+    "The change is in the editor's buffer, unsaved, waiting for the user to keep or undo it: "
+    "commands still see the file on disk as it was."
+)
 MAX_DIFF_CHARS = 8_000
 MAX_CANDIDATES = 5
 INDEX_FROM_EDITS = 16  # from this many edits in one call, index the text's words once
@@ -111,6 +115,8 @@ class EditFile(BuiltinTool):
         diff = unified_diff(file.text, new_text, shown, spans)
         removed, added = _count_diff(diff)
         summary = f"Edited {shown}: {len(spans)} replacement{'s' if len(spans) != 1 else ''} (+{added} -{removed} lines)."
+        if self.env.review_mode == "review":
+            summary += " " + PENDING_REVIEW_NOTE
         return ToolOutput(
             content=summary + "\n" + _cap(diff, MAX_DIFF_CHARS),
             meta={"path": shown, "diff": diff, "replacements": len(spans), "journal": [record]},
@@ -295,6 +301,8 @@ async def apply_text_change(
     starts = line_starts(file.text)
     edits = tuple(TextEdit(position_of(starts, s), position_of(starts, e), new) for s, e, new in spans)
     shown = env.show(file.path)
+    if env.review_mode == "ask":
+        await ask_before_editing(env, ctx, file, new_text, shown, spans if exact else None)
     result = await unless_aborted(
         ctx,
         env.editor.apply_edit([TextFileEdit(file.path, edits, file.version if file.is_open else None)], label),
@@ -303,7 +311,11 @@ async def apply_text_change(
     )
     if not result.applied:
         raise conflict_error(env, file, result.failure_reason)
-    record = env.record(ctx, FileChange(file.path, file.text, new_text, spans=tuple(spans) if exact else None))
+    change = FileChange(file.path, file.text, new_text, spans=tuple(spans) if exact else None)
+    record = env.record(ctx, change)
+    if env.review is not None and env.review_mode == "review":
+        env.review.hold(ctx, change)  # saved once the user has kept or undone its hunks
+        return record
     try:
         await unless_aborted(
             ctx,
@@ -314,6 +326,30 @@ async def apply_text_change(
         e.meta = {**(e.meta or {}), "path": shown, "journal": [record]}
         raise
     return record
+
+
+async def ask_before_editing(
+    env: ToolEnv, ctx: ToolContext, file: FileText, new_text: str, shown: str, spans: list[tuple[int, int, str]] | None
+) -> None:
+    """`edits.review` "ask": the user approves this edit's diff before it is sent; a
+    denial (or no answer) is a PERMISSION_DENIED tool error the model sees."""
+    diff = unified_diff(file.text, new_text, shown, spans)
+    request = PermissionRequest(
+        tool=ctx.name, title=f"Apply this edit to {shown}?", kind="write", path=file.path, session_id=ctx.session_id,
+        choices=("once", "deny"), asks_every_time='Every edit waits for your approval (the "edits.review" setting is "ask").',
+        diff=_cap(diff, MAX_DIFF_CHARS),
+    )
+    answer = await unless_aborted(
+        ctx, env.editor.ask_permission(request),
+        f"The turn was cancelled while the user was looking at the edit to {shown}; nothing was changed.",
+    )
+    if answer == "deny":
+        raise ToolError(
+            f"The user rejected this edit to {shown}; nothing was changed. Do not make it again unless asked; "
+            "ask the user what they want instead.\n" + _cap(diff, MAX_DIFF_CHARS),
+            "PERMISSION_DENIED",
+            meta={"path": shown, "diff": diff},
+        )
 
 
 def conflict_error(env: ToolEnv, before: FileText, reason: str | None) -> ToolError:

@@ -31,7 +31,7 @@ from agent_lsp.agent.ports import (
     ToolOutput,
 )
 from agent_lsp.tools.base import BuiltinTool, FileChange, ToolEnv, ToolError, ToolInput, read_text, unless_aborted
-from agent_lsp.tools.edit import apply_text_change
+from agent_lsp.tools.edit import PENDING_REVIEW_NOTE, apply_text_change
 from agent_lsp.tools.hunks import unified_diff
 
 # ------------------------------------------------- resource operations
@@ -146,7 +146,8 @@ class WriteFile(BuiltinTool):
         whole = [(0, len(file.text), args.content)]
         record = await apply_text_change(self.env, ctx, file, whole, args.content, f"agent: write {shown}", exact=False)
         diff = unified_diff(file.text, args.content, shown)
-        return ToolOutput(content=f"Wrote {shown}.", meta={"path": shown, "diff": diff, "journal": [record]})
+        note = f" {PENDING_REVIEW_NOTE}" if self.env.review_mode == "review" else ""
+        return ToolOutput(content=f"Wrote {shown}.{note}", meta={"path": shown, "diff": diff, "journal": [record]})
 
 
 # -------------------------------------------------------------- create_file

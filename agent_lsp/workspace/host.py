@@ -43,6 +43,7 @@ from agent_lsp.tools.memory import Remember
 from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
+from agent_lsp.workspace.edit_review import EditReview
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.managed import allowed_servers, guard_denied_tools, hook_files, policy_permission_rules
 from agent_lsp.workspace.project_settings import read_project_settings
@@ -140,6 +141,7 @@ class WorkspaceHost:
         self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
                                                 excluded=(self.store.directory,))
         self.modes = SessionModes(self)
+        self.review = EditReview(self)  # edits waiting for the user ("edits.review": "review")
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
@@ -258,6 +260,7 @@ class WorkspaceHost:
         self.journal.forget(session_id)
         self.policy.forget_session(session_id)
         self.modes.forget(session_id)
+        self.review.forget(session_id)
         return self.store.delete(session_id)
 
     async def revert_turn(self, session_id: str, turn: int) -> RevertReport:
@@ -266,14 +269,14 @@ class WorkspaceHost:
         (`turn/revert`), so the turn is not reverted twice, after a restart too."""
         if not self.has_session(session_id):
             raise UnknownSession(session_id)
-        session = self._session_of(session_id)
+        session = self.session_log(session_id)
         if not self.journal.is_rebuilt(session_id):
             # the session log is the source of truth: turns (and reverts) of an earlier server run are in it
             self.journal.rebuild(session_id, session.events)
         report = await self.journal.revert(self.editor, session_id, turn)
         if report.reverted_at is not None:
             if session.closed:  # its agent was retired while the editor applied the revert
-                session = self._session_of(session_id)
+                session = self.session_log(session_id)
             # not model-visible (no surfaceOp); a live agent's observers (the client relay) see it
             session.append(REVERT_EVENT, revert_event_data(turn, report), time=report.reverted_at)
             try:
@@ -319,7 +322,7 @@ class WorkspaceHost:
             raise RewindError("the session is running a turn; cancel it or wait until it ends") from None
         return outcome
 
-    def _session_of(self, session_id: str) -> Session:
+    def session_log(self, session_id: str) -> Session:
         """The session's log, without building an agent (reverting needs no model).
         Loading takes the session's lock: SessionLockedError when another server has it."""
         live = self.agents.get(session_id)
@@ -485,7 +488,7 @@ class WorkspaceHost:
             shell = self.settings.shell
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
             tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
-                                command_env=command_env, commands=self.checkpoints)
+                                command_env=command_env, commands=self.checkpoints, review=self.review)
             env = ToolEnv(editor=self.editor, roots=WorkspaceRoots([self.root]), policy=self.policy, journal=self.journal,
                           command_env=command_env)
             tools += [Remember(env), SubagentTool(self.subagents), TodoWrite(self.modes)]

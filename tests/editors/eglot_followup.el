@@ -18,6 +18,11 @@
 ;;   AGENT_LSP_CODE_ACTION  optional: instead of the followup command, run the code
 ;;                        action with this title offered at the start of line 2
 ;;                        (the request eglot sends itself, with no diagnostics)
+;;   AGENT_LSP_THEN_ACTION  optional: once the buffer shows AGENT_LSP_EXPECT, run the
+;;                        code action with this title at the start of line 2 too, and
+;;                        wait for AGENT_LSP_THEN_EXPECT in the buffer
+;;   AGENT_LSP_DISK_BEFORE_ACTION  optional: the file on disk must hold exactly this
+;;                        when AGENT_LSP_THEN_ACTION runs
 ;;   AGENT_LSP_LOG_OUT    optional: a file that gets every window/logMessage text, one a line
 ;;   AGENT_LSP_QUESTIONS_OUT  optional: a file that gets the permission questions
 ;;                        asked (window/showMessageRequest), as JSON lines {message, actions}
@@ -82,6 +87,18 @@
       (accept-process-output nil 0.05))
     (funcall predicate)))
 
+(defun agent-test-run-action (server title)
+  "Run the code action TITLE offered at the start of line 2 (as eglot asks, no diagnostics)."
+  (goto-char (point-min))
+  (forward-line 1)
+  (let* ((actions (eglot-code-actions (point)))
+         (action (seq-find (lambda (a) (equal (plist-get a :title) title)) actions)))
+    (unless action
+      (agent-test-finish nil "no code action %S; offered %S" title
+                         (mapcar (lambda (a) (plist-get a :title)) actions)))
+    (let ((command (plist-get action :command)))
+      (eglot-execute-command server (intern (plist-get command :command)) (plist-get command :arguments)))))
+
 (let* ((python (getenv "AGENT_LSP_PYTHON"))
        (root (file-name-as-directory (expand-file-name (getenv "AGENT_LSP_WORKSPACE"))))
        (file (expand-file-name (getenv "AGENT_LSP_FILE") root))
@@ -104,15 +121,7 @@
     (let ((title (getenv "AGENT_LSP_CODE_ACTION")))
       (if (not title)
           (eglot-execute-command server 'agentLsp.followup (vector prompt))
-        (goto-char (point-min))
-        (forward-line 1)
-        (let* ((actions (eglot-code-actions (point)))
-               (action (seq-find (lambda (a) (equal (plist-get a :title) title)) actions)))
-          (unless action
-            (agent-test-finish nil "no code action %S; offered %S" title
-                               (mapcar (lambda (a) (plist-get a :title)) actions)))
-          (let ((command (plist-get action :command)))
-            (eglot-execute-command server (intern (plist-get command :command)) (plist-get command :arguments))))))
+        (agent-test-run-action server title)))
     (unless (agent-test-wait (lambda () (string-search expected (buffer-string))) timeout)
       (agent-test-finish nil "the buffer never showed %S; it is:\n%s" expected (buffer-string)))
     (when (and expected-message
@@ -120,6 +129,17 @@
                      (lambda () (seq-find (lambda (m) (string-search expected-message m)) agent-test-messages))
                      timeout)))
       (agent-test-finish nil "no window/showMessage with %S; got %S" expected-message agent-test-messages))
+    (let ((then (getenv "AGENT_LSP_THEN_ACTION"))
+          (then-expected (getenv "AGENT_LSP_THEN_EXPECT"))
+          (disk (getenv "AGENT_LSP_DISK_BEFORE_ACTION")))
+      (when then
+        (when disk
+          (let ((on-disk (with-temp-buffer (insert-file-contents file) (buffer-string))))
+            (unless (equal on-disk disk)
+              (agent-test-finish nil "before %S the file on disk is:\n%s" then on-disk))))
+        (agent-test-run-action server then)
+        (unless (agent-test-wait (lambda () (string-search then-expected (buffer-string))) timeout)
+          (agent-test-finish nil "after %S the buffer never showed %S; it is:\n%s" then then-expected (buffer-string)))))
     (agent-test-finish t "emacs %s eglot: the agent's edit is in the buffer (permission questions: %d, messages: %d, session/event: %d, window/logMessage: %d)"
                        emacs-version (length agent-test-questions) (length agent-test-messages)
                        (agent-test-count "session/event") (agent-test-count "window/logMessage"))))

@@ -25,13 +25,15 @@ EDIT = {
 pytestmark = needs_eglot
 
 
-def run_eglot(tmp_path: Path, script: list[dict], final_answer: str, **extra_env: str) -> tuple[Path, str]:
+def run_eglot(tmp_path: Path, script: list[dict], final_answer: str, extra_settings: dict | None = None,
+              **extra_env: str) -> tuple[Path, str]:
     """Emacs opens stats.py, runs the followup command, waits for the fix in
     its buffer and for the final answer in a window/showMessage."""
     workspace = tmp_path / "project"
     workspace.mkdir()
     (workspace / "stats.py").write_text(BUGGY)
-    settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions")}
+    settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions"),
+                **(extra_settings or {})}
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AGENT_LSP_")}
     env.update(
         HOME=str(tmp_path),  # no user init files, no user agent-lsp config
@@ -145,3 +147,21 @@ def test_eglot_gets_the_conversation_as_log_lines_and_no_custom_notifications(tm
         "Agent: Fixed the divisor of mean().",
         "— turn 1 completed",
     ]
+
+
+def test_eglot_undoes_a_pending_agent_change_with_a_code_action(tmp_path: Path):
+    # edits.review = "review": the edit lands in the buffer but not on disk, and the
+    # hunk is a code action "Undo agent change" that puts the old line back.
+    script = [
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Fixed, waiting for your review."},
+    ]
+    workspace, _ = run_eglot(
+        tmp_path, script, "Fixed, waiting for your review.", extra_settings={"edits": {"review": "review"}},
+        AGENT_LSP_DISK_BEFORE_ACTION=BUGGY, AGENT_LSP_THEN_ACTION="Undo agent change",
+        AGENT_LSP_THEN_EXPECT="return sum(values) / (len(values) - 1)",
+    )
+    (session,) = (tmp_path / "sessions").rglob("*.jsonl")
+    kinds = [json.loads(line)["type"] for line in session.read_text().splitlines()[1:]]
+    assert "review/pending" in kinds and "review/resolve" in kinds
+    assert (workspace / "stats.py").read_text() == BUGGY

@@ -1,5 +1,7 @@
 """Code actions: "Fix with agent" on a diagnostic, "Ask agent about selection"
 on a selection; both run the agentLsp.followup command with the code as context.
+"Keep agent change" / "Undo agent change" on an agent edit's pending hunk
+("edits.review": "review") run agentLsp.review.resolve.
 
 Editors send only the diagnostics of the server they ask (and agent_lsp
 publishes none), so "Fix with agent" is offered on any range too: with no
@@ -13,6 +15,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from agent_lsp.lsp.features.review_requests import pending_hunks
 from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
 
 ASK_SELECTION_PROMPT = "Look at the selected code: explain what it does and point out any problem."
@@ -37,7 +40,7 @@ def build_code_actions(ls: AgentLanguageServer, params: types.CodeActionParams) 
             workspace_uri = ls.host_for_uri(uri).uri
         except JsonRpcInvalidParams:
             workspace_uri = None
-    actions: list[types.CodeAction] = []
+    actions: list[types.CodeAction] = review_actions(ls, uri, params.range)
     for diagnostic in params.context.diagnostics:
         line_range = types.Range(
             start=types.Position(line=diagnostic.range.start.line, character=0),
@@ -66,6 +69,28 @@ def build_code_actions(ls: AgentLanguageServer, params: types.CodeActionParams) 
         actions.append(_followup_action("Ask agent about selection", "Ask agent about selection",
                                         types.CodeActionKind.Refactor, ASK_SELECTION_PROMPT, context, workspace_uri))
     return actions
+
+
+def review_actions(ls: AgentLanguageServer, uri: str, range_: types.Range) -> list[types.CodeAction]:
+    """Keep / Undo for the agent's pending hunks the range touches ("edits.review": "review"),
+    and for all of the document's when it has more than one."""
+    hunks = pending_hunks(ls, None, uri) if uri_to_path(uri) is not None else []
+    actions = []
+    for hunk in hunks:
+        first, last = hunk.range.start.line, max(hunk.range.start.line, hunk.range.end.line - 1)
+        if first <= range_.end.line and range_.start.line <= last:
+            for action, title in (("keep", "Keep agent change"), ("undo", "Undo agent change")):
+                actions.append(_resolve_action(title, {"sessionId": hunk.session_id, "hunkId": hunk.hunk_id, "action": action}))
+    sessions = list(dict.fromkeys(hunk.session_id for hunk in hunks))
+    if len(hunks) > 1 and len(sessions) == 1:
+        for action, title in (("keep", "Keep all agent changes in this file"), ("undo", "Undo all agent changes in this file")):
+            actions.append(_resolve_action(title, {"sessionId": sessions[0], "uri": uri, "action": action}))
+    return actions
+
+
+def _resolve_action(title: str, argument: dict[str, Any]) -> types.CodeAction:
+    return types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix,
+                            command=types.Command(title=title, command="agentLsp.review.resolve", arguments=[argument]))
 
 
 def _followup_action(title: str, command_title: str, kind: str, prompt: str, context: dict[str, Any],

@@ -91,6 +91,15 @@ end, {
   end,
   desc = "agent_lsp: plan mode on, off or toggled (the agent reads and plans, edits nothing)",
 })
+command("AgentReview", function(opts)
+  require("agent_lsp.review").command(opts)
+end, {
+  nargs = "?",
+  complete = function()
+    return { "keep", "undo" }
+  end,
+  desc = "agent_lsp: list the agent's changes waiting for review, or keep / undo all of them",
+})
 command("AgentSubagent", function()
   require("agent_lsp.subagents").open()
 end, { nargs = 0, desc = "agent_lsp: open the transcript of the sub-agent under the cursor" })

@@ -28,6 +28,8 @@ export const METHODS = {
   'agent/permission': 'agent/permission',
   'agent/permission/revoke': 'agent/permission/revoke',
   'agent/permission/rules': 'agent/permission/rules',
+  'agent/review/list': 'agent/review/list',
+  'agent/review/resolve': 'agent/review/resolve',
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
   'agent/session/delete': 'agent/session/delete',
@@ -76,7 +78,9 @@ export type Event =
   | PlanUpdateEvent
   | SessionModeEvent
   | SessionRewindEvent
-  | AgentInboxPausedEvent;
+  | AgentInboxPausedEvent
+  | ReviewPendingEvent
+  | ReviewResolveEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -520,6 +524,12 @@ export interface Range {
 export interface Position {
   character: number;
   line: number;
+}
+export interface EditSettings {
+  /**
+   * how the agent's edits land: "apply" (in the buffer and saved), "review" (in the buffer, unsaved, each hunk kept or undone by the user), "ask" (each edit waits for the user's approval of its diff)
+   */
+  review?: 'apply' | 'review' | 'ask';
 }
 export interface Empty {}
 /**
@@ -1084,6 +1094,76 @@ export interface SessionRewind {
   [k: string]: unknown;
 }
 /**
+ * A durable `review/pending` event.
+ */
+export interface ReviewPendingEvent {
+  data: ReviewPending;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'review/pending';
+}
+/**
+ * An edit landed unsaved and its hunks wait for the user ("edits.review": "review").
+ */
+export interface ReviewPending {
+  callId: string;
+  hunks: ReviewHunk[];
+  path: string;
+  turn: number;
+  [k: string]: unknown;
+}
+export interface ReviewHunk {
+  callId: string;
+  /**
+   * "<callId>.<n>", unique in the session
+   */
+  hunkId: string;
+  /**
+   * the whole lines it put there
+   */
+  newText: string;
+  /**
+   * the whole lines the change replaced
+   */
+  oldText: string;
+  turn: number;
+  [k: string]: unknown;
+}
+/**
+ * A durable `review/resolve` event.
+ */
+export interface ReviewResolveEvent {
+  data: ReviewResolve;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'review/resolve';
+}
+/**
+ * The user kept or undid pending hunks (`agent/review/resolve`); an undo's
+ * `diff` is the rejected change, as the model was told.
+ */
+export interface ReviewResolve {
+  action: 'keep' | 'undo';
+  diff?: string | null;
+  hunks: ReviewHunk[];
+  path: string;
+  [k: string]: unknown;
+}
+/**
  * A second model to use when the primary one is unavailable. Unset
  * fields inherit the primary's (its key comes from the same env vars).
  */
@@ -1348,6 +1428,29 @@ export interface TimeoutSettings {
   firstByte?: number;
   idle?: number;
 }
+/**
+ * An agent edit's hunk waiting for the user ("edits.review": "review"), where it is now.
+ */
+export interface PendingHunkInfo {
+  callId: string;
+  hunkId: string;
+  newText: string;
+  /**
+   * what undo puts back
+   */
+  oldText: string;
+  range: Range1;
+  sessionId: string;
+  turn: number;
+  uri: string;
+}
+/**
+ * its whole lines in the buffer as it is now (character 0 to character 0 of the line after; start = end: lines were deleted there)
+ */
+export interface Range1 {
+  end: Position;
+  start: Position;
+}
 export interface PermissionParams {
   /**
    * why this is asked every time, for the user
@@ -1359,6 +1462,10 @@ export interface PermissionParams {
   choices?: ('once' | 'session' | 'always' | 'deny')[];
   command?: string | null;
   detail?: string | null;
+  /**
+   * an edit waiting for approval ("edits.review": "ask"): its unified diff
+   */
+  diff?: string | null;
   kind: 'command' | 'read' | 'write' | 'delete';
   path?: string | null;
   sessionId?: string | null;
@@ -1438,6 +1545,40 @@ export interface PermissionSettings {
     [k: string]: 'allow' | 'ask' | 'deny';
   };
   rules?: PermissionRuleSettings[];
+}
+export interface ReviewListParams {
+  /**
+   * no sessionId: every session's
+   */
+  sessionId?: string | null;
+  /**
+   * only this document's
+   */
+  uri?: string | null;
+}
+export interface ReviewListResult {
+  hunks: PendingHunkInfo[];
+}
+/**
+ * Keep or undo one hunk (`hunkId`), a document's (`uri`) or all of a session's (`all: true`).
+ */
+export interface ReviewResolveParams {
+  action: 'keep' | 'undo';
+  all?: boolean;
+  hunkId?: string | null;
+  sessionId: string;
+  uri?: string | null;
+}
+export interface ReviewResolveResult {
+  /**
+   * the hunk ids kept or undone
+   */
+  resolved: string[];
+  skipped: ReviewSkip[];
+}
+export interface ReviewSkip {
+  hunkId: string;
+  reason: string;
 }
 export interface SaveDocumentsParams {
   uris: string[];
@@ -1614,6 +1755,7 @@ export interface TurnRevertReport {
  */
 export interface Settings {
   cancelGraceSeconds?: number;
+  edits?: EditSettings;
   /**
    * user hooks by event name (see docs/capabilities.md)
    */

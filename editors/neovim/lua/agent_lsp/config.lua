@@ -37,6 +37,17 @@ M.defaults = {
       close = "q",
     },
   },
+  -- Reviewing the agent's edits (settings.edits.review = "review"): signs on the
+  -- pending hunks and buffer-local keys in the buffers that have some (false disables one).
+  review = {
+    sign = "▎",
+    keymaps = {
+      next = "]h",
+      prev = "[h",
+      keep = "<leader>ak",
+      undo = "<leader>au",
+    },
+  },
   input = {
     -- The input window opened by :AgentAsk without text. Submit with <C-s> or :w.
     width = 0.6,
@@ -63,7 +74,7 @@ M.options = vim.deepcopy(M.defaults)
 ---@param opts table|nil
 function M.set(opts)
   opts = opts or {}
-  for _, key in ipairs({ "root_markers", "settings", "chat", "input", "permissions", "status" }) do
+  for _, key in ipairs({ "root_markers", "settings", "chat", "input", "permissions", "status", "review" }) do
     if opts[key] ~= nil and type(opts[key]) ~= "table" then
       error(("agent_lsp.setup: `%s` must be a table, got %s"):format(key, type(opts[key])), 3)
     end

@@ -84,6 +84,9 @@ end
 -- A buffer the edit had to load (the file was not open) is written and
 -- unloaded again: to the user it is a file the agent changed on disk.
 local function settle(buf, was_loaded, was_modified)
+  if require("agent_lsp.review").mode() == "review" then
+    return -- the edit waits for the user's review (agent_lsp.review); saved once kept or undone
+  end
   if was_loaded then
     if was_modified then
       hold(buf)

@@ -46,6 +46,7 @@ function M.setup(opts)
   end
   config.set(opts)
   did_setup = true
+  require("agent_lsp.review") -- draws the agent's pending hunks as review/* events arrive
   vim.api.nvim_clear_autocmds({ group = augroup })
   -- status() changes from "" once the server attaches: show it without waiting for a keypress.
   vim.api.nvim_create_autocmd({ "LspAttach", "LspDetach" }, {

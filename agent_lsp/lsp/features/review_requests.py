@@ -1,0 +1,72 @@
+"""agent/review/list and agent/review/resolve: the agent's edits that wait for
+the user to keep or undo them ("edits.review": "review",
+`agent_lsp.workspace.edit_review`); `agentLsp.review.resolve` is the same
+resolve as a command, for the code actions of editors without a plugin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pygls.exceptions import JsonRpcInvalidParams
+
+from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
+from agent_lsp.lsp.rpc import parse
+from agent_lsp.workspace.edit_review import PlacedHunk, ReviewError
+from agent_lsp.workspace.documents import normalise_path
+
+
+def register(server: AgentLanguageServer) -> None:
+    @server.feature("agent/review/list")
+    async def review_list(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.ReviewListParams, params)
+        await ls.ready()
+        return wire.wire_dump(wire.ReviewListResult(hunks=pending_hunks(ls, p.session_id, p.uri)))
+
+    @server.feature("agent/review/resolve")
+    async def review_resolve(ls: AgentLanguageServer, params: Any) -> dict:
+        return await resolve(ls, parse(wire.ReviewResolveParams, params))
+
+    @server.command("agentLsp.review.resolve")
+    async def cmd_review_resolve(ls: AgentLanguageServer, *args: Any) -> dict:
+        if len(args) != 1:
+            raise JsonRpcInvalidParams("arguments: expected one argument, {sessionId, action, hunkId? | uri? | all?}")
+        return await resolve(ls, parse(wire.ReviewResolveParams, args[0]))
+
+
+def pending_hunks(ls: AgentLanguageServer, session_id: str | None, uri: str | None) -> list[wire.PendingHunkInfo]:
+    """The pending hunks of one session (or every session), of one document (or all)."""
+    path = _path_of(uri)
+    hosts = [ls.host_for_session(session_id)] if session_id else ls.live_hosts
+    return [hunk_info(ls, placed) for host in hosts for placed in host.review.pending(session_id, path)]
+
+
+def hunk_info(ls: AgentLanguageServer, placed: PlacedHunk) -> wire.PendingHunkInfo:
+    hunk = placed.hunk
+    return wire.PendingHunkInfo(
+        session_id=hunk.session_id, hunk_id=hunk.hunk_id, uri=ls.documents.uri_of(hunk.path),
+        range=wire.Range(start=wire.Position(line=placed.start, character=0), end=wire.Position(line=placed.end, character=0)),
+        turn=hunk.turn, call_id=hunk.call_id, old_text=hunk.old, new_text=hunk.new,
+    )
+
+
+async def resolve(ls: AgentLanguageServer, p: wire.ReviewResolveParams) -> dict:
+    if p.hunk_id is None and p.uri is None and not p.all:
+        raise JsonRpcInvalidParams("hunkId: name a hunk, a document (uri) or all: true")
+    await ls.ready()
+    host = ls.host_for_session(p.session_id)
+    try:
+        outcome = await host.review.resolve(p.session_id, p.action, path=_path_of(p.uri), hunk_id=p.hunk_id)
+    except ReviewError as error:
+        raise JsonRpcInvalidParams(str(error)) from None
+    return wire.wire_dump(wire.ReviewResolveResult(
+        resolved=outcome.resolved, skipped=[wire.ReviewSkip(hunk_id=h, reason=why) for h, why in outcome.skipped]))
+
+
+def _path_of(uri: str | None):
+    if uri is None:
+        return None
+    path = uri_to_path(uri)
+    if path is None:
+        raise JsonRpcInvalidParams(f"uri: not a file URI: {uri[:80]}")
+    return normalise_path(path)

@@ -1,0 +1,220 @@
+"""EditReview: the agent's edits waiting for the user to keep or undo them.
+
+With the `edits.review` setting at "review", an applied text edit stays in
+the editor's buffer unsaved and each of its line hunks is pending: the user
+keeps it or undoes it (one hunk, a file or all of a session). Undo puts the
+hunk's old lines back through the editor (a versioned edit, so a buffer the
+user changed meanwhile is not overwritten blindly) and tells the model, in a
+message at its next step, that the user rejected that change, so it does not
+make it again. A file is saved (the editor's save path) once none of its
+hunks is pending.
+
+A pending hunk is found in the current text by its lines, as turn revert
+finds them (`agent_lsp.workspace.edit_journal`): the user's edits elsewhere
+move it; a hunk whose own lines the user changed is theirs now and is no
+longer pending. Pending hunks are kept in memory while the server runs;
+both steps are durable events of the session log (`review/pending`,
+`review/resolve`), so a replay shows what was held and what the user did.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from agent_lsp.agent.ports import TextEdit, TextFileEdit, ToolContext
+from agent_lsp.tools.base import FileChange
+from agent_lsp.tools.paths import WorkspaceRoots
+from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans, unified_diff
+from agent_lsp.tools.text import line_starts, position_of, split_keepends
+from agent_lsp.workspace.documents import normalise_path
+from agent_lsp.workspace.edit_journal import _current, _line_map, _mapped_range
+
+if TYPE_CHECKING:
+    from agent_lsp.workspace.host import WorkspaceHost
+
+PENDING_EVENT = "review/pending"
+RESOLVE_EVENT = "review/resolve"
+MESSAGE_SOURCE = "review"
+
+Action = Literal["keep", "undo"]
+
+
+@dataclass(frozen=True)
+class PendingHunk:
+    hunk_id: str  # "<tool call id>.<n>": unique in its session
+    session_id: str
+    turn: int
+    call_id: str
+    path: Path
+    after: tuple[str, ...]  # the file's lines right after the change (shared by its hunks)
+    a1: int  # the hunk's new lines are after[a1:a2]
+    a2: int
+    old: str  # the text those lines replaced
+    new: str
+
+
+@dataclass(frozen=True)
+class PlacedHunk:
+    """A pending hunk and where its lines are in the current text: lines [start, end)."""
+
+    hunk: PendingHunk
+    start: int
+    end: int
+
+
+@dataclass
+class ReviewOutcome:
+    resolved: list[str] = field(default_factory=list)  # hunk ids
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (hunk id, why)
+
+
+class ReviewError(ValueError):
+    """A resolve that names nothing pending (shown to the client as is)."""
+
+
+class EditReview:
+    """The pending hunks of one workspace folder's sessions (its host's ChangeReview)."""
+
+    def __init__(self, host: WorkspaceHost):
+        self.host = host
+        self._pending: list[PendingHunk] = []
+
+    @property
+    def mode(self) -> str:
+        return self.host.settings.edits.review
+
+    # ----------------------------------------------------------- ChangeReview
+
+    def hold(self, ctx: ToolContext, change: FileChange) -> None:
+        before, after = change.before or "", change.after or ""
+        old_lines, new_lines = split_keepends(before), split_keepends(after)
+        if change.spans is not None:
+            hunks = hunks_from_spans(before, list(change.spans))
+        else:
+            hunks = hunks_by_diff(old_lines, new_lines)
+        shared = tuple(new_lines)
+        path = normalise_path(change.path)
+        held = [
+            PendingHunk(f"{ctx.call_id}.{n}", ctx.session_id, ctx.turn, ctx.call_id, path, shared, h.a1, h.a2,
+                        "".join(old_lines[h.b1 : h.b2]), "".join(new_lines[h.a1 : h.a2]))
+            for n, h in enumerate(hunks, 1)
+        ]
+        self._pending += held
+        agent = self.host.agents.get(ctx.session_id)
+        if agent is not None and held:
+            agent.session.append(PENDING_EVENT, {
+                "turn": ctx.turn, "callId": ctx.call_id, "path": str(path),
+                "hunks": [_hunk_data(h) for h in held],
+            })
+
+    # ---------------------------------------------------------------- queries
+
+    def pending(self, session_id: str | None = None, path: Path | None = None) -> list[PlacedHunk]:
+        """The pending hunks (of one session, one file), where they are now. A hunk
+        whose lines the user changed is dropped: it is no longer the agent's."""
+        placed: list[PlacedHunk] = []
+        gone: set[str] = set()
+        wanted = [h for h in self._pending if (session_id is None or h.session_id == session_id)
+                  and (path is None or h.path == path)]
+        for file in dict.fromkeys(h.path for h in wanted):
+            current = _current(self.host.editor, file)
+            now = split_keepends(current[0]) if current is not None else None
+            maps: dict[int, dict[int, int]] = {}  # by id of a change's `after` lines
+            for hunk in (h for h in wanted if h.path == file):
+                where = None
+                if now is not None:
+                    lines = maps.get(id(hunk.after))
+                    if lines is None:
+                        lines = maps[id(hunk.after)] = _line_map(list(hunk.after), now)
+                    where = _mapped_range(lines, hunk.a1, hunk.a2, len(hunk.after))
+                if where is None:
+                    gone.add(hunk.hunk_id)
+                else:
+                    placed.append(PlacedHunk(hunk, *where))
+        if gone:
+            self._pending = [h for h in self._pending if h.hunk_id not in gone]
+        return sorted(placed, key=lambda p: (str(p.hunk.path), p.start))
+
+    def forget(self, session_id: str) -> None:
+        self._pending = [h for h in self._pending if h.session_id != session_id]
+
+    # -------------------------------------------------------------- resolving
+
+    async def resolve(self, session_id: str, action: Action, *, path: Path | None = None,
+                      hunk_id: str | None = None) -> ReviewOutcome:
+        """Keep or undo one hunk (`hunk_id`), a file's (`path`) or all of the session's."""
+        chosen = [p for p in self.pending(session_id, path) if hunk_id is None or p.hunk.hunk_id == hunk_id]
+        if hunk_id is not None and not chosen:
+            raise ReviewError(f"hunkId: no pending change {hunk_id} in session {session_id}")
+        outcome = ReviewOutcome()
+        for file in dict.fromkeys(p.hunk.path for p in chosen):
+            of_file = [p for p in chosen if p.hunk.path == file]
+            if action == "undo":
+                why = await self._undo(session_id, file, of_file)
+                if why is not None:
+                    outcome.skipped += [(p.hunk.hunk_id, why) for p in of_file]
+                    continue
+            else:
+                self._record(session_id, file, action, of_file, None)
+            done = {p.hunk.hunk_id for p in of_file}
+            self._pending = [h for h in self._pending if h.hunk_id not in done]
+            outcome.resolved += [p.hunk.hunk_id for p in of_file]
+            if not any(h.path == file for h in self._pending):
+                await self.host.editor.save([file])
+        return outcome
+
+    async def _undo(self, session_id: str, file: Path, placed: list[PlacedHunk]) -> str | None:
+        """Put the hunks' old lines back; why not, or None when done."""
+        current = _current(self.host.editor, file)
+        if current is None:
+            return "the file no longer exists or is not text"
+        text, version = current
+        offsets = [0]
+        for line in split_keepends(text):
+            offsets.append(offsets[-1] + len(line))
+        starts = line_starts(text)
+        edits = tuple(
+            TextEdit(position_of(starts, offsets[p.start]), position_of(starts, offsets[p.end]), p.hunk.old)
+            for p in placed
+        )
+        result = await self.host.editor.apply_edit([TextFileEdit(file, edits, version)], "agent: undo change")
+        if not result.applied:
+            return f"the editor refused the undo: {result.failure_reason}"
+        undone = "".join(_replaced(text, offsets, placed))
+        rejected = unified_diff(undone, text, WorkspaceRoots([self.host.root]).display(file))
+        self._record(session_id, file, "undo", placed, rejected)
+        agent = self.host.agent(session_id)
+        agent.inject(
+            f"The user rejected this change of yours and undid it:\n{rejected}\n"
+            "Do not make this change again unless the user asks for it.",
+            source=MESSAGE_SOURCE,
+        )
+        return None
+
+    def _record(self, session_id: str, file: Path, action: Action, placed: list[PlacedHunk], diff: str | None) -> None:
+        data: dict[str, Any] = {"action": action, "path": str(file), "hunks": [_hunk_data(p.hunk) for p in placed]}
+        if diff is not None:
+            data["diff"] = diff
+        session = self.host.session_log(session_id)
+        session.append(RESOLVE_EVENT, data)
+        try:
+            session.flush()
+        except OSError:
+            pass  # the store logs a failing write and retries it
+
+
+def _hunk_data(hunk: PendingHunk) -> dict[str, Any]:
+    return {"hunkId": hunk.hunk_id, "turn": hunk.turn, "callId": hunk.call_id, "oldText": hunk.old, "newText": hunk.new}
+
+
+def _replaced(text: str, offsets: list[int], placed: list[PlacedHunk]) -> list[str]:
+    """The pieces of `text` with each placed hunk's lines replaced by its old text."""
+    pieces, cursor = [], 0
+    for p in sorted(placed, key=lambda p: p.start):
+        pieces.append(text[cursor : offsets[p.start]])
+        pieces.append(p.hunk.old)
+        cursor = offsets[p.end]
+    pieces.append(text[cursor:])
+    return pieces
