@@ -467,6 +467,17 @@ class SessionRewind(EventModel):
     removed_seqs: list[int]
 
 
+class SessionModel(EventModel):
+    """The session switched model (`agent/session/setModel`): requests from the
+    next step on go to `provider`'s `model`, with `effort` when set."""
+
+    provider: str
+    model: str
+    effort: str | None = None
+    previous_provider: str
+    previous_model: str
+
+
 class InboxPaused(EventModel):
     """The next-turn queue was paused (no turn starts from it) or resumed."""
 
@@ -501,6 +512,7 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "session/mode": SessionMode,
     "session/rewind": SessionRewind,
     "agent/inbox/paused": InboxPaused,
+    "session/model": SessionModel,
 }
 
 

@@ -17,6 +17,7 @@ from agent_lsp import secrets
 from . import models
 from .failures import classify_stream_error, redact
 from .sse import parse_json
+from .model_list import list_model_ids
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
 from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelInfo, ModelRequest, Usage
 
@@ -363,6 +364,11 @@ class AnthropicProvider:
         events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
         async for chunk in normalise(events, state, lambda event: state.feed(event.event, event.data)):
             yield chunk
+
+    async def list_models(self) -> list[str]:
+        """The models the Messages API lists (`GET /v1/models`); ModelListError if it does not."""
+        url = self._url.rsplit("/", 1)[0] + "/models"  # beside .../v1/messages
+        return await list_model_ids(self._client, url, self._headers, {"limit": "1000"})
 
     async def aclose(self) -> None:
         await self._client.aclose()

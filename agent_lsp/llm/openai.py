@@ -20,6 +20,7 @@ from . import models
 from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
 from .discovery import discover_context_window
+from .model_list import list_model_ids
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
 from .types import (
     CONTENT_FILTER,
@@ -416,6 +417,10 @@ class OpenAIProvider:
 
         async for chunk in normalise(events, state, feed):
             yield chunk
+
+    async def list_models(self) -> list[str]:
+        """The models the endpoint lists (`GET <base>/models`); ModelListError if it does not."""
+        return await list_model_ids(self._client, join_url(self.base_url, "models"), self._headers)
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -22,6 +22,7 @@ export const METHODS = {
   'agent/inbox/remove': 'agent/inbox/remove',
   'agent/inbox/update': 'agent/inbox/update',
   'agent/mcp/list': 'agent/mcp/list',
+  'agent/model/list': 'agent/model/list',
   'agent/permission': 'agent/permission',
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
@@ -33,6 +34,7 @@ export const METHODS = {
   'agent/session/new': 'agent/session/new',
   'agent/session/replay': 'agent/session/replay',
   'agent/session/rewind': 'agent/session/rewind',
+  'agent/session/setModel': 'agent/session/setModel',
   'agent/skill/list': 'agent/skill/list',
   'agent/skill/run': 'agent/skill/run',
   'agent/status': 'agent/status',
@@ -71,7 +73,8 @@ export type Event =
   | PlanUpdateEvent
   | SessionModeEvent
   | SessionRewindEvent
-  | AgentInboxPausedEvent;
+  | AgentInboxPausedEvent
+  | SessionModelEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -1055,6 +1058,34 @@ export interface SessionRewind {
   [k: string]: unknown;
 }
 /**
+ * A durable `session/model` event.
+ */
+export interface SessionModelEvent {
+  data: SessionModel;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'session/model';
+}
+/**
+ * The session switched model (`agent/session/setModel`): requests from the
+ * next step on go to `provider`'s `model`, with `effort` when set.
+ */
+export interface SessionModel {
+  effort?: string | null;
+  model: string;
+  previousModel: string;
+  previousProvider: string;
+  provider: string;
+  [k: string]: unknown;
+}
+/**
  * A second model to use when the primary one is unavailable. Unset
  * fields inherit the primary's (its key comes from the same env vars).
  */
@@ -1204,6 +1235,31 @@ export interface McpSettings {
 export interface MessageRef {
   messageId: string;
   sessionId: string;
+}
+export interface ModelChoice {
+  /**
+   * tokens, when configured or well known
+   */
+  contextWindow?: number | null;
+  model: string;
+  provider: string;
+  /**
+   * the settings, or the endpoint's model list
+   */
+  source: 'configured' | 'endpoint';
+}
+export interface ModelListParams {
+  /**
+   * no workspaceUri: the first workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface ModelListResult {
+  models: ModelChoice[];
+  /**
+   * why the endpoint's models are missing, when they are
+   */
+  note?: string | null;
 }
 export interface ModelSettings {
   apiKey?: string | null;
@@ -1469,6 +1525,25 @@ export interface TurnRevertReport {
   reverted: string[];
   skipped: SkippedPath[];
   turn: number;
+}
+export interface SessionSetModelParams {
+  /**
+   * reasoning effort (OpenAI-compatible endpoints); none: the endpoint's default
+   */
+  effort?: ('minimal' | 'low' | 'medium' | 'high') | null;
+  model: string;
+  /**
+   * "openai", "anthropic" or "scripted"; default: the session's
+   */
+  provider?: string | null;
+  sessionId: string;
+}
+export interface SessionSetModelResult {
+  effort?: string | null;
+  model: string;
+  previousModel: string;
+  previousProvider: string;
+  provider: string;
 }
 /**
  * The `agentLsp` settings object (same shape in every layer).
