@@ -668,6 +668,8 @@ function Renderer:event(ev)
     if section then
       section.child = data.childSessionId
     end
+  elseif t == "session/model" then
+    self:note({ require("agent_lsp.model").line(data) })
   elseif t == "session/rewind" then
     self:note({ ("_⟲ rewound to before turn %s: the agent no longer sees it or what followed_"):format(data.turn or "?") })
   elseif t == "llm/retry" then
