@@ -149,6 +149,19 @@ class Agent:
     def context_window(self, provider_name: str, model: str) -> int | None:
         return self.loop.context_window(provider_name, model)
 
+    def switch_model(self, provider_name: str, model: str, effort: str | None,
+                     provider: ModelProvider | None = None) -> ModelProvider | None:
+        """Use `model` of `provider_name` from the next step on (the step running
+        keeps its model); `provider` replaces the one of that name. Returns the
+        replaced provider, for the caller to close when nothing streams from it."""
+        replaced = None
+        if provider is not None:
+            replaced = self.providers.get(provider_name)
+            self.providers[provider_name] = provider
+        self.options.provider, self.options.model, self.options.reasoning_effort = provider_name, model, effort
+        self.loop.forget_route()
+        return replaced if replaced is not provider else None
+
     @property
     def status(self) -> str:
         return self._status

@@ -471,6 +471,17 @@ class SessionRewind(EventModel):
     removed_seqs: list[int]
 
 
+class SessionModel(EventModel):
+    """The session switched model (`agent/session/setModel`): requests from the
+    next step on go to `provider`'s `model`, with `effort` when set."""
+
+    provider: str
+    model: str
+    effort: str | None = None
+    previous_provider: str
+    previous_model: str
+
+
 class InboxPaused(EventModel):
     """The next-turn queue was paused (no turn starts from it) or resumed."""
 
@@ -534,6 +545,7 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "agent/inbox/paused": InboxPaused,
     "review/pending": ReviewPending,
     "review/resolve": ReviewResolve,
+    "session/model": SessionModel,
 }
 
 

@@ -337,6 +337,8 @@ class TurnLoop:
             "maxTokens": self.options.max_tokens,
             "temperature": self.options.temperature,
         }
+        if self._config is None and self.options.reasoning_effort:
+            seed["options"] = {"reasoningEffort": self.options.reasoning_effort}
         result = await self.run_hook(
             token,
             "agent/request", {"config": dict(seed), "turn": turn, "step": step, "signal": token},
@@ -346,6 +348,10 @@ class TurnLoop:
             raise TypeError(f"agent/request returned an invalid config: {result!r}")
         self._config = dict(result)
         return self._config
+
+    def forget_route(self) -> None:
+        """The next step's request is routed afresh from the options (a model switch)."""
+        self._config = None
 
     def _log_header(self, header: dict[str, Any]) -> None:
         if self._first_request:

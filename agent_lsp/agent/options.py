@@ -42,6 +42,7 @@ class CompactionOptions:
 class AgentOptions:
     provider: str
     model: str
+    reasoning_effort: str | None = None  # sent as the request option `reasoningEffort` when set
     system_prompt: str | Callable[[], str] = ""
     max_tokens: int | None = None
     temperature: float | None = None

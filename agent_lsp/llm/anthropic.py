@@ -18,6 +18,7 @@ from . import models
 from .endpoint import Endpoint
 from .failures import classify_stream_error, redact
 from .sse import parse_json
+from .model_list import list_model_ids
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
 from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelInfo, ModelRequest, Usage
 
@@ -370,6 +371,11 @@ class AnthropicProvider:
         except LlmError as error:
             self.endpoint.annotate(error)
             raise
+
+    async def list_models(self) -> list[str]:
+        """The models the Messages API lists (`GET /v1/models`); ModelListError if it does not."""
+        url = self._url.rsplit("/", 1)[0] + "/models"  # beside .../v1/messages
+        return await list_model_ids(self._client, url, self._headers, {"limit": "1000"})
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -59,6 +59,11 @@ def _choose_provider(settings: ModelSettings, env: ModelEnvironment) -> tuple[st
     return "scripted", "auto: no API key set (ANTHROPIC_API_KEY or OPENAI_API_KEY); using the scripted demo model"
 
 
+def provider_kind(settings: ModelSettings, env: ModelEnvironment) -> str:
+    """The provider the settings and env choose ("openai", "anthropic", "scripted"), built or not."""
+    return _choose_provider(settings, env)[0]
+
+
 def _api_key(provider: str, settings: ModelSettings, env: ModelEnvironment) -> tuple[str | None, str]:
     """(key, where it comes from: the name the user should fix)."""
     if settings.api_key is not None and settings.api_key.get_secret_value():

@@ -21,6 +21,7 @@ from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
 from .endpoint import Endpoint
 from .discovery import discover_context_window
+from .model_list import list_model_ids
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
 from .types import (
     CONTENT_FILTER,
@@ -423,6 +424,10 @@ class OpenAIProvider:
         except LlmError as error:
             self.endpoint.annotate(error)
             raise
+
+    async def list_models(self) -> list[str]:
+        """The models the endpoint lists (`GET <base>/models`); ModelListError if it does not."""
+        return await list_model_ids(self._client, join_url(self.base_url, "models"), self._headers)
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -531,6 +531,41 @@ class SessionModeResult(WireModel):
     previous: Literal["default", "plan"]
 
 
+# ----------------------------------------------------------------------- models
+
+
+class SessionSetModelParams(WireModel):
+    session_id: str
+    provider: str | None = Field(default=None, description='"openai", "anthropic" or "scripted"; default: the session\'s')
+    model: str = Field(min_length=1)
+    effort: Literal["minimal", "low", "medium", "high"] | None = Field(
+        default=None, description="reasoning effort (OpenAI-compatible endpoints); none: the endpoint's default")
+
+
+class SessionSetModelResult(WireModel):
+    provider: str
+    model: str
+    effort: str | None = None
+    previous_provider: str
+    previous_model: str
+
+
+class ModelListParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: the first workspace")
+
+
+class ModelChoice(WireModel):
+    provider: str
+    model: str
+    source: Literal["configured", "endpoint"] = Field(description="the settings, or the endpoint's model list")
+    context_window: int | None = Field(default=None, description="tokens, when configured or well known")
+
+
+class ModelListResult(WireModel):
+    models: list[ModelChoice]
+    note: str | None = Field(default=None, description="why the endpoint's models are missing, when they are")
+
+
 # ----------------------------------------------------------------------- skills
 
 
@@ -675,6 +710,8 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/mcp/prompt/run": (McpPromptRunParams, MessageRef),
     "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
     "agent/session/mode": (SessionModeParams, SessionModeResult),
+    "agent/session/setModel": (SessionSetModelParams, SessionSetModelResult),
+    "agent/model/list": (ModelListParams, ModelListResult),
     "agent/skill/list": (SkillListParams, SkillListResult),
     "agent/skill/run": (SkillRunParams, MessageRef),
     "agent/permission/rules": (PermissionRulesParams, PermissionRulesResult),

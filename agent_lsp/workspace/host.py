@@ -51,6 +51,7 @@ from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
+from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
 from agent_lsp.workspace.subagents import Subagents
 from agent_lsp.workspace.session_family import FORKED_FROM, RewindOutcome, fork_boundary, fork_turn_of
@@ -142,6 +143,7 @@ class WorkspaceHost:
                                                 excluded=(self.store.directory,))
         self.modes = SessionModes(self)
         self.review = EditReview(self)  # edits waiting for the user ("edits.review": "review")
+        self.models = SessionModels(self)
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
@@ -401,7 +403,11 @@ class WorkspaceHost:
         del self.agents[agent.session_id]
         agent.dispose()  # idle: nothing to wait for
         agent.session.close()  # flushed and unlocked now, not a loop iteration later
-        task = asyncio.ensure_future(self._retire(agent))  # closes its providers' connections
+        self.spawn(self._retire(agent))  # closes its providers' connections
+
+    def spawn(self, coroutine) -> None:
+        """Run `coroutine` in the background; `close` waits for it."""
+        task = asyncio.ensure_future(coroutine)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
 
@@ -443,6 +449,7 @@ class WorkspaceHost:
 
     def _make_agent(self, session) -> Agent:
         agent = self.build_agent(session, tools=self.tool_registry(), system_prompt=self.system_prompt)
+        self.models.restore(agent)  # a session that switched model goes on with it
         self._offer_mcp_tools(agent)
         return agent
 

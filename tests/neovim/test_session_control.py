@@ -81,3 +81,35 @@ def test_queue_actions_move_edit_and_resume(editor: Editor) -> None:
     editor.wait_idle()
     assert editor.lua(USER_TEXTS) == ["start", "beta", "alpha edited"]
     assert editor.errors() == []
+
+
+def test_fork_and_rewind_take_the_turn_under_the_cursor_in_the_chat(editor: Editor) -> None:
+    editor.setup([{"text": "answer one"}, {"text": "answer two"}, {"text": "answer three"}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAsk first question")
+    editor.wait_idle()
+    editor.cmd("AgentAsk second question")
+    editor.wait("T.session().turn == 2 and T.session().status == 'idle'", what="turn 2")
+    editor.wait_idle()
+    editor.cmd("AgentAsk third question")
+    editor.wait("T.session().turn == 3 and T.session().status == 'idle'", what="turn 3")
+    editor.wait_idle()
+    parent = editor.lua("return T.session().id")
+
+    def cursor_on(text: str) -> None:
+        editor.lua("vim.api.nvim_set_current_win(vim.fn.win_findbuf(T.chat_buf())[1])"
+                   " local row = vim.fn.index(T.chat_lines(), ...) + 1"
+                   " vim.api.nvim_win_set_cursor(0, {row, 0})", text)
+
+    cursor_on("answer two")  # the agent's answer belongs to turn 2 too
+    editor.cmd("AgentRewind")
+    editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg == 'agent_lsp: rewound to before turn 2' end)",
+                what="the rewind of turn 2")
+
+    cursor_on("first question")
+    editor.cmd("AgentFork")
+    editor.wait(f"T.session().id ~= '{parent}'", what="the forked session")
+    editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg == 'agent_lsp: forked at turn 1' end)", what="the fork")
+    assert editor.lua(USER_TEXTS) == ["first question"]
+    assert editor.errors() == []

@@ -1,16 +1,42 @@
-"""agent/model/check: one tiny real request to a workspace's configured model
-(`agent_lsp.llm.check`), for an editor's "check model connection"."""
+"""The model requests: agent/session/setModel switches a session's model
+(recorded in its log as `session/model`, in effect from the next step),
+agent/model/list gives the models a picker offers
+(`agent_lsp.workspace.session_models`), and agent/model/check sends one tiny
+real request to a workspace's configured model (`agent_lsp.llm.check`), for
+an editor's "check model connection"."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from pygls.exceptions import JsonRpcInvalidParams
+
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.rpc import parse
+from agent_lsp.workspace.session_models import ModelSwitchError
 
 
 def register(server: AgentLanguageServer) -> None:
+    @server.feature("agent/session/setModel")
+    async def session_set_model(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SessionSetModelParams, params)
+        await ls.ready()
+        host, agent = ls.agent_for(p.session_id)
+        try:
+            switched = host.models.set_model(agent, p.provider, p.model, p.effort)
+        except ModelSwitchError as error:
+            raise JsonRpcInvalidParams(str(error)) from None
+        return wire.wire_dump(wire.SessionSetModelResult.model_validate(switched))
+
+    @server.feature("agent/model/list")
+    async def model_list(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.ModelListParams, params)
+        await ls.ready()
+        host = ls.host_for_uri(p.workspace_uri)
+        models, note = await host.models.list_models()
+        return wire.wire_dump(wire.ModelListResult(models=[wire.ModelChoice.model_validate(m) for m in models], note=note))
+
     @server.feature("agent/model/check")
     async def model_check_request(ls: AgentLanguageServer, params: Any) -> dict:
         from agent_lsp.llm.check import check_model  # with the providers, not at server start

@@ -55,6 +55,15 @@ command("AgentFork", control("fork"), { nargs = "?", desc = "agent_lsp: fork the
 command("AgentQueueEdit", control("queue_edit"), { nargs = 0, desc = "agent_lsp: edit, move, send now or remove a queued message" })
 command("AgentQueuePause", control("queue_pause"), { nargs = 0, desc = "agent_lsp: pause the queue" })
 command("AgentQueueResume", control("queue_resume"), { nargs = 0, desc = "agent_lsp: resume the queue" })
+command("AgentModel", function(opts)
+  require("agent_lsp.model").command(opts)
+end, {
+  nargs = "*",
+  complete = function(arglead, cmdline)
+    return require("agent_lsp.model").complete(arglead, cmdline)
+  end,
+  desc = "agent_lsp: switch the session's model (and reasoning effort)",
+})
 command("AgentLog", run("log"), {
   nargs = "?",
   complete = function()

@@ -25,6 +25,7 @@ export const METHODS = {
   'agent/mcp/prompt/run': 'agent/mcp/prompt/run',
   'agent/mcp/prompts': 'agent/mcp/prompts',
   'agent/model/check': 'agent/model/check',
+  'agent/model/list': 'agent/model/list',
   'agent/permission': 'agent/permission',
   'agent/permission/revoke': 'agent/permission/revoke',
   'agent/permission/rules': 'agent/permission/rules',
@@ -40,6 +41,7 @@ export const METHODS = {
   'agent/session/new': 'agent/session/new',
   'agent/session/replay': 'agent/session/replay',
   'agent/session/rewind': 'agent/session/rewind',
+  'agent/session/setModel': 'agent/session/setModel',
   'agent/skill/list': 'agent/skill/list',
   'agent/skill/run': 'agent/skill/run',
   'agent/status': 'agent/status',
@@ -80,7 +82,8 @@ export type Event =
   | SessionRewindEvent
   | AgentInboxPausedEvent
   | ReviewPendingEvent
-  | ReviewResolveEvent;
+  | ReviewResolveEvent
+  | SessionModelEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -1164,6 +1167,34 @@ export interface ReviewResolve {
   [k: string]: unknown;
 }
 /**
+ * A durable `session/model` event.
+ */
+export interface SessionModelEvent {
+  data: SessionModel;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'session/model';
+}
+/**
+ * The session switched model (`agent/session/setModel`): requests from the
+ * next step on go to `provider`'s `model`, with `effort` when set.
+ */
+export interface SessionModel {
+  effort?: string | null;
+  model: string;
+  previousModel: string;
+  previousProvider: string;
+  provider: string;
+  [k: string]: unknown;
+}
+/**
  * A second model to use when the primary one is unavailable. Unset
  * fields inherit the primary's (its key comes from the same env vars).
  */
@@ -1373,6 +1404,31 @@ export interface ModelCheckResult {
    * the endpoint asked; absent for the scripted model
    */
   url?: string | null;
+}
+export interface ModelChoice {
+  /**
+   * tokens, when configured or well known
+   */
+  contextWindow?: number | null;
+  model: string;
+  provider: string;
+  /**
+   * the settings, or the endpoint's model list
+   */
+  source: 'configured' | 'endpoint';
+}
+export interface ModelListParams {
+  /**
+   * no workspaceUri: the first workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface ModelListResult {
+  models: ModelChoice[];
+  /**
+   * why the endpoint's models are missing, when they are
+   */
+  note?: string | null;
 }
 export interface ModelSettings {
   apiKey?: string | null;
@@ -1749,6 +1805,25 @@ export interface TurnRevertReport {
   reverted: string[];
   skipped: SkippedPath[];
   turn: number;
+}
+export interface SessionSetModelParams {
+  /**
+   * reasoning effort (OpenAI-compatible endpoints); none: the endpoint's default
+   */
+  effort?: ('minimal' | 'low' | 'medium' | 'high') | null;
+  model: string;
+  /**
+   * "openai", "anthropic" or "scripted"; default: the session's
+   */
+  provider?: string | null;
+  sessionId: string;
+}
+export interface SessionSetModelResult {
+  effort?: string | null;
+  model: string;
+  previousModel: string;
+  previousProvider: string;
+  provider: string;
 }
 /**
  * The `agentLsp` settings object (same shape in every layer).

@@ -123,6 +123,7 @@ function Renderer:reset()
   self.need_header = true
   self.last_kind = nil
   self.sections = {} -- callId -> {mark, body, header, diff}
+  self.turn_marks = {} -- {turn, mark} of each user message, for the turn under the cursor
   self.pending = nil -- coalesced deltas {kind, text}
   if api.nvim_buf_is_valid(buf) then
     api.nvim_buf_clear_namespace(buf, ns, 0, -1)
@@ -338,7 +339,7 @@ function Renderer:chunk(chunk)
   end
 end
 
-function Renderer:user_message(msg)
+function Renderer:user_message(msg, turn)
   self:close_block()
   local title = "## You"
   if msg.source and msg.source ~= "user" then
@@ -359,9 +360,27 @@ function Renderer:user_message(msg)
     lines[#lines + 1] = "> context: " .. M.describe_context(item)
   end
   self:gap()
+  local row = self.empty and 0 or self:line_count()
   self:append(lines, "0")
+  if type(turn) == "number" then
+    local mark = api.nvim_buf_set_extmark(self.buf, ns, row, 0, {})
+    self.turn_marks[#self.turn_marks + 1] = { turn = turn, mark = mark }
+  end
   self.need_header = true
   self.last_kind = "user"
+end
+
+--- The turn whose messages are at or above `row` (0-based): the latest one
+--- whose user message starts there or before; nil above the first.
+function Renderer:turn_near(row)
+  local best, best_row = nil, -1
+  for _, t in ipairs(self.turn_marks) do
+    local r = api.nvim_buf_get_extmark_by_id(self.buf, ns, t.mark, {})[1] or -1
+    if r <= row and r >= best_row then
+      best, best_row = t.turn, r
+    end
+  end
+  return best
 end
 
 function M.describe_context(item)
@@ -665,7 +684,7 @@ function Renderer:event(ev)
     -- a runtime-context one is the editor state the server told the model (the open files).
     local msg = data.message or {}
     if type(data.surfaceOp) ~= "table" and msg.source ~= "runtime-context" then
-      self:user_message(msg)
+      self:user_message(msg, data.turn)
     end
   elseif t == "assistant/message" then
     self:close_block()
@@ -691,6 +710,8 @@ function Renderer:event(ev)
     if section then
       section.child = data.childSessionId
     end
+  elseif t == "session/model" then
+    self:note({ require("agent_lsp.model").line(data) })
   elseif t == "session/rewind" then
     self:note({ ("_⟲ rewound to before turn %s: the agent no longer sees it or what followed_"):format(data.turn or "?") })
   elseif t == "llm/retry" then

@@ -2,10 +2,10 @@
 -- actions (edit, move to the top, steer now, send now, remove, pause).
 --
 --   :AgentRewind[!] [turn]   cut the history back to before the turn (default: the
---                            last); with ! the files the rewound turns changed are
---                            reverted too
+--                            one under the cursor in the chat, else the last); with !
+--                            the files the rewound turns changed are reverted too
 --   :AgentFork [turn]        a new session sharing the history up to the end of the
---                            turn (default: the last); the chat shows it
+--                            turn (default as for :AgentRewind); the chat shows it
 --   :AgentQueueEdit          choose a queued message, then what to do with it
 --   :AgentQueuePause / :AgentQueueResume
 local M = {}
@@ -32,8 +32,15 @@ local function with_session(fn)
   fn(client, c, s)
 end
 
-local function turn_arg(opts, s)
-  local turn = tonumber(opts and opts.args or "") or s.turn
+--- The turn a command means: its number, else the turn under the cursor in
+--- the chat, else the last one.
+local function turn_arg(opts, c, s)
+  local turn = tonumber(opts and opts.args or "")
+  if not turn and c.chat_buf and vim.api.nvim_get_current_buf() == c.chat_buf then
+    local r = require("agent_lsp.render").get(c.chat_buf)
+    turn = r and r:turn_near(vim.api.nvim_win_get_cursor(0)[1] - 1)
+  end
+  turn = turn or s.turn
   if not turn or turn < 1 then
     return nil
   end
@@ -52,8 +59,8 @@ end
 
 --- :AgentRewind[!] [turn]
 function M.rewind(opts)
-  with_session(function(client, _, s)
-    local turn = turn_arg(opts, s)
+  with_session(function(client, c, s)
+    local turn = turn_arg(opts, c, s)
     if not turn then
       return notify("no turn to rewind to", vim.log.levels.WARN)
     end
@@ -79,7 +86,7 @@ end
 --- :AgentFork [turn]
 function M.fork(opts)
   with_session(function(client, c, s)
-    local turn = turn_arg(opts, s)
+    local turn = turn_arg(opts, c, s)
     if not turn then
       return notify("no turn to fork at", vim.log.levels.WARN)
     end
