@@ -147,11 +147,18 @@ def test_chat_ctrl_c_at_the_prompt_does_not_quit(tmp_path: Path, workspace: Path
 def test_ctrl_c_while_starting_exits_without_a_traceback(tmp_path: Path, workspace: Path):
     env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
     for delay in (0.2, 0.6, 1.0):  # while Python imports, while the server starts, at the prompt
-        terminal = Terminal(["chat"], env, workspace)
-        time.sleep(delay)
-        terminal.type("\x03")
-        time.sleep(0.5)
-        terminal.type("\x04")
-        code = terminal.exit_code()
+        for _ in range(5):
+            terminal = Terminal(["chat"], env, workspace)
+            time.sleep(delay)
+            terminal.type("\x03")
+            time.sleep(0.5)
+            terminal.type("\x04")
+            code = terminal.exit_code()
+            # On a loaded machine Ctrl-C can land while the interpreter itself still
+            # starts (CPython's own "init_import_site" error, before any of our code):
+            # that says nothing about us, so press it a little later.
+            if "init_import_site" not in terminal.output:
+                break
+            delay += 0.2
         assert "Traceback" not in terminal.output and "Error" not in terminal.output, terminal.output
         assert code in (0, 130, -2), terminal.output
