@@ -110,7 +110,8 @@ class Client:
         self.reader = asyncio.ensure_future(self._read())
         self.workspace = workspace
         await self.request("initialize", {
-            "processId": os.getpid(), "rootUri": workspace.as_uri(), "capabilities": {},
+            "processId": os.getpid(), "rootUri": workspace.as_uri(),
+            "capabilities": {"experimental": {"agentLsp": {"events": True}}},  # it renders session/event
             "initializationOptions": {"sessionsDir": str(tmp / "sessions"),
                                       "model": {"provider": "openai", "baseUrl": url + "/v1", "model": "2000"}}})
         self.notify("initialized", {})

@@ -3,7 +3,7 @@
 `AgentLanguageServer` holds what the handlers share and finds the host of a
 folder, URI or session. The handlers themselves are in `agent_lsp.lsp.features`
 (registered by `agent_lsp.lsp.handlers.create_server`); how agent events reach
-the client is `agent_lsp.lsp.agent_events`.
+the client is `agent_lsp.lsp.relay`.
 """
 
 from __future__ import annotations
@@ -22,10 +22,9 @@ from pygls.lsp.server import LanguageServer
 
 from agent_lsp import __version__
 from agent_lsp.config import SettingsLayers
-from agent_lsp.lsp.agent_events import AgentEvents
 from agent_lsp.lsp.editor import LspEditor
 from agent_lsp.lsp.progress import ProgressReporter
-from agent_lsp.lsp.relay import Relay
+from agent_lsp.lsp.relay import AgentEvents, Relay
 from agent_lsp.lsp.rpc import AgentProtocol, SessionInUse, raw_params_converter
 from agent_lsp.secrets import mask
 from agent_lsp.tools.paths import file_uri_to_path

@@ -31,7 +31,8 @@ class SeqRuns(Sequence[int]):
         if len(seqs) < MIN_SEQS:
             return None
         first, last = seqs[0], seqs[-1]
-        if type(first) is int and type(last) is int and last - first + 1 == len(seqs) and seqs == list(range(first, last + 1)):
+        one_run = type(first) is int and type(last) is int and last - first + 1 == len(seqs)
+        if one_run and seqs == list(range(first, last + 1)):
             return cls(array("q", (first, last + 1)), len(seqs))  # one run: the usual message
         edges = array("q")
         previous = None

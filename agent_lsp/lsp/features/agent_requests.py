@@ -1,6 +1,6 @@
 """Requests to a session's agent: agent/followup, agent/steer, agent/cancel,
 agent/inbox/remove. Each answers at once; the turn runs on and streams
-(`agent_lsp.lsp.agent_events`)."""
+(`agent_lsp.lsp.relay`)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """`workspace/executeCommand` for editors without a plugin: agentLsp.followup |
 steer | cancel | newSession. The answer of a turn a command started is shown
-with `window/showMessage` (`agent_lsp.lsp.agent_events`)."""
+with `window/showMessage` (`agent_lsp.lsp.relay`)."""
 
 from __future__ import annotations
 
