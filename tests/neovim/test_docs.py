@@ -20,7 +20,7 @@ def test_helptags_and_every_command_is_documented(tmp_path: Path, monkeypatch) -
             "return vim.tbl_filter(function(n) return n:match('^Agent') end, "
             "vim.tbl_keys(vim.api.nvim_get_commands({})))"
         )
-        assert len(commands) == 19
+        assert len(commands) == 20
         missing = [c for c in commands if ":" + c not in tags]
         plugs = editor.lua(
             "local out = {} for _, m in ipairs(vim.list_extend(vim.api.nvim_get_keymap('n'), "

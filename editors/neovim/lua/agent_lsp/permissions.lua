@@ -11,27 +11,28 @@ M.choices = {
   { answer = "deny", label = "Deny" },
 }
 
---- vim.ui.select from inside a server request (a coroutine): waits for the
---- choice whether the select implementation answers at once or later.
----@return any|nil choice
-function M.select(items, opts)
+--- Wait for a UI answer from inside a server request (a coroutine), whether
+--- the UI calls back at once or later: `begin(done)` starts the question and
+--- calls done(answer) once.
+---@return any|nil answer
+function M.await(begin)
   local co, is_main = coroutine.running()
   local done, suspended, result = false, false, nil
   if not co or is_main then
     -- Not in a coroutine (older Neovim): wait for the answer in the event loop.
-    vim.ui.select(items, opts, function(choice)
-      done, result = true, choice
+    begin(function(answer)
+      done, result = true, answer
     end)
     vim.wait(10 * 60 * 1000, function()
       return done
     end, 20)
     return result
   end
-  vim.ui.select(items, opts, function(choice)
+  begin(function(answer)
     if done then
       return
     end
-    done, result = true, choice
+    done, result = true, answer
     if suspended then
       vim.schedule(function()
         coroutine.resume(co)
@@ -43,6 +44,14 @@ function M.select(items, opts)
     coroutine.yield()
   end
   return result
+end
+
+--- vim.ui.select from inside a server request.
+---@return any|nil choice
+function M.select(items, opts)
+  return M.await(function(done)
+    vim.ui.select(items, opts, done)
+  end)
 end
 
 --- The one-line question shown for a permission request.
