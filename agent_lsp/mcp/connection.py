@@ -417,6 +417,11 @@ async def _watched(transport: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
                 group.cancel_scope.cancel()
 
 
+def error_text(error: BaseException) -> str:
+    """What a failed request says: the server's JSON-RPC error message (the SDK's MCPError), else the exception."""
+    return getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
+
+
 def _describe(error: BaseException) -> str:
     if isinstance(error, BaseExceptionGroup):
         inner = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError)]

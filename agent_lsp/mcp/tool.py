@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, model_validator
 
 from agent_lsp.agent.ports import Editor, PermissionRequest, ToolContext, ToolOutput
-from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable
+from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable, error_text
 from agent_lsp.tools.base import PermissionGate, ToolError, error_output, unless_aborted
 
 NAME_LIMIT = 64
@@ -140,7 +140,7 @@ class McpTool:
         except ServerUnavailable as error:
             return error_output(str(error), "MCP_SERVER_UNAVAILABLE", meta)
         except Exception as error:
-            message = getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
+            message = error_text(error)
             return error_output(f"MCP server '{server}' failed the call to {self.remote_name}: {message}", "MCP_ERROR", meta)
         finally:
             self.connection.calling_sessions.remove(ctx.session_id)
