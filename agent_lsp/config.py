@@ -98,6 +98,9 @@ class McpSettings(_Camel):
         default=10.0, ge=0, le=120, description="how long a session's first request waits for servers still starting"
     )
     max_output_chars: int = Field(default=50_000, ge=1_000, description="longer tool results are cut, with a marker")
+    elicitation_timeout_seconds: float = Field(
+        default=300.0, gt=0, le=3600, description="an MCP server's question the user leaves unanswered this long is cancelled"
+    )
 
 
 class EditSettings(_Camel):

@@ -7,6 +7,9 @@
 - ask_permission -> `agent/permission` when the client declared
   `experimental.agentLsp.permissions`, else `window/showMessageRequest`.
   No answer, an error or a timeout is "deny".
+- elicit (an MCP server's question) -> `agent/elicit` when the client declared
+  `experimental.agentLsp.elicitation`, else `window/showMessageRequest` for a
+  question one button answers; no answer or an error is "cancel".
 - save -> `agent/saveDocuments` when the client declared `saveDocuments`;
   otherwise the server writes the open buffers' text to disk itself: the
   text after the agent's applied edits (the client's didChange may come
@@ -21,7 +24,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -39,10 +42,20 @@ from agent_lsp.agent.ports import (
     TextEdit,
     TextFileEdit,
 )
-from agent_lsp.lsp.protocol import AgentLspClientCapabilities, PermissionParams, PermissionResult, wire_dump
+from agent_lsp.lsp.protocol import (
+    AgentLspClientCapabilities,
+    ElicitParams,
+    ElicitResult,
+    PermissionParams,
+    PermissionResult,
+    wire_dump,
+)
 from agent_lsp.tools.text import line_content, line_starts
 from agent_lsp.workspace.disk_editor import EditFailed, apply_text_edits, write_text_if_changed
 from agent_lsp.workspace.documents import Documents, normalise_path
+
+if TYPE_CHECKING:  # the MCP layer is imported with the agent machinery, not at server start
+    from agent_lsp.mcp.elicitation import Answer, Question
 
 log = logging.getLogger(__name__)
 
@@ -281,6 +294,48 @@ class LspEditor:
             return "deny"
         title = getattr(reply, "title", None) if reply is not None else None
         return PERMISSION_ACTIONS.get(title or "", "deny") if title in titles else "deny"
+
+
+    async def elicit(self, question: Question) -> Answer:
+        """An MCP server's question: `agent/elicit` when the client declared it, else
+        `window/showMessageRequest` when one button can answer it, else declined.
+        The manager bounds the wait; a failed request or no pick is `cancel`."""
+        from agent_lsp.mcp.elicitation import Answer, single_choice
+
+        if self.agent_caps.elicitation:
+            params = ElicitParams(session_id=question.session_id, server=question.server, message=question.message,
+                                  requested_schema=question.schema)
+            try:
+                reply = await _shielded(self.server.protocol.send_request_async("agent/elicit", wire_dump(params)))
+                result = ElicitResult.model_validate(_as_dict(reply))
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("agent/elicit failed: %s", error)
+                return Answer("cancel")
+            return Answer(result.action, result.content)
+        choices = single_choice(question.schema)
+        if choices is None:
+            return Answer("decline", reason="its form has fields a message with buttons cannot ask; "
+                                             "answering needs a client with experimental.agentLsp.elicitation")
+        picks = {title: content for title, content in choices}
+        titles = [*picks, "Decline"]
+        params_ = types.ShowMessageRequestParams(
+            type=types.MessageType.Info,
+            message=f"agent-lsp: the MCP server '{question.server}' asks: {question.message}\nAnswer: {' / '.join(titles)}",
+            actions=[types.MessageActionItem(title=title) for title in titles],
+        )
+        try:
+            reply = await _shielded(self.server.protocol.send_request_async(types.WINDOW_SHOW_MESSAGE_REQUEST, params_))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            log.warning("window/showMessageRequest failed: %s", error)
+            return Answer("cancel")
+        title = getattr(reply, "title", None) if reply is not None else None
+        if title in picks:
+            return Answer("accept", picks[title])
+        return Answer("decline") if title == "Decline" else Answer("cancel")
 
 
 class _Unsupported(Exception):

@@ -439,6 +439,7 @@ class AgentLspClientCapabilities(WireModel):
     permissions: bool = False
     save_documents: bool = False
     events: bool = False
+    elicitation: bool = Field(default=False, description="the client answers agent/elicit (MCP servers' questions)")
 
 
 class FollowupCommandArgs(WireModel):
@@ -504,6 +505,22 @@ class McpPromptRunParams(WireModel):
     arguments: dict[str, str] | None = None
     session_id: str | None = Field(default=None, description="no sessionId: a new session of the workspace")
     workspace_uri: str | None = None
+
+
+class ElicitParams(WireModel):
+    """An MCP server asks the user for input (its `elicitation/create`)."""
+
+    session_id: str | None = Field(default=None, description="the session whose tool call the question belongs to, when known")
+    server: str
+    message: str
+    requested_schema: dict[str, Any] = Field(
+        description="a flat JSON Schema object: properties of type string, number, integer, boolean, or enum strings"
+    )
+
+
+class ElicitResult(WireModel):
+    action: Literal["accept", "decline", "cancel"]
+    content: dict[str, Any] | None = Field(default=None, description="accept: the answers by property name")
 
 
 # ------------------------------------------------------------------ sub-agents
@@ -736,6 +753,7 @@ SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
 SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/permission": (PermissionParams, PermissionResult),
     "agent/saveDocuments": (SaveDocumentsParams, Empty),
+    "agent/elicit": (ElicitParams, ElicitResult),
 }
 
 COMMANDS = {

@@ -7,6 +7,7 @@ tool.py        one MCP tool as an agent tool (names, schema, permission, results
 resources.py   mcp_list_resources / mcp_read_resource over the servers' resources
 attachments.py `@server:uri` in a followup: the resource as a context item
 prompts.py     the servers' prompts as user commands (list, fill in)
+elicitation.py a server's question to the user: its shape, and buttons for plain editors
 manager.py     the servers of one workspace and their tools in the registry
 listing.py     `agent/mcp/list`
 

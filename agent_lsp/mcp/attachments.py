@@ -19,6 +19,7 @@ import asyncio
 import re
 from typing import Any
 
+from agent_lsp.mcp.connection import error_text
 from agent_lsp.mcp.manager import McpManager
 from agent_lsp.mcp.resources import resource_blocks
 from agent_lsp.mcp.tool import cap_blocks
@@ -56,8 +57,7 @@ async def _attach(manager: McpManager, server: str, uri: str) -> dict[str, Any]:
     except TimeoutError:
         return {**item, "note": f"not attached: MCP server '{server}' did not answer within {READ_TIMEOUT_S:g} s"}
     except Exception as error:
-        message = getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
-        return {**item, "note": f"not attached: {message}"}
+        return {**item, "note": f"not attached: {error_text(error)}"}
     blocks, truncated = cap_blocks(resource_blocks(result), manager.max_output_chars)
     item["text"] = "\n".join(block["text"] for block in blocks)
     if truncated:

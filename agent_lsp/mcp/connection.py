@@ -27,6 +27,7 @@ from typing import Any, AsyncIterator, Awaitable, Callable, Literal
 import anyio
 
 from agent_lsp.mcp.config import ServerConfig
+from agent_lsp.mcp.elicitation import Answer, Question
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,7 @@ class ServerConnection:
         root: Path,
         connect_timeout_s: float = 30.0,
         on_change: Callable[["ServerConnection"], None] | None = None,
+        on_question: Callable[[Question], Awaitable[Answer]] | None = None,
         client_version: str = "0",
     ):
         self.config = config
@@ -59,6 +61,8 @@ class ServerConnection:
         self.root = root
         self.connect_timeout_s = connect_timeout_s
         self.on_change = on_change  # called whenever state or tools change
+        self.on_question = on_question  # asks the user what the server elicits
+        self.calling_sessions: list[str] = []  # the sessions with a tool call on this server now
         self.client_version = client_version
         self.state: State = "needs-trust" if config.is_project else "stopped"
         self.reason: str | None = None
@@ -187,6 +191,7 @@ class ServerConnection:
                 await self._transport(stack, errlog),
                 client_info=types.Implementation(name=CLIENT_NAME, version=self.client_version),
                 list_roots_callback=self._roots,
+                elicitation_callback=self._elicit,
                 message_handler=self._on_message,
                 cache=None,
             )
@@ -276,6 +281,18 @@ class ServerConnection:
         import mcp_types as types
 
         return types.ListRootsResult(roots=[types.Root(uri=self.root.as_uri(), name=self.root.name)])
+
+    async def _elicit(self, context: Any, params: Any) -> Any:
+        import mcp_types as types
+
+        if self.on_question is None or getattr(params, "mode", "form") != "form":
+            log.info("MCP server %s asked the user something that cannot be shown here; declined", self.name)
+            return types.ElicitResult(action="decline")
+        sessions = set(self.calling_sessions)
+        question = Question(self.name, params.message, dict(params.requested_schema),
+                            session_id=sessions.pop() if len(sessions) == 1 else None)
+        answer = await self.on_question(question)
+        return types.ElicitResult(action=answer.action, content=answer.content if answer.action == "accept" else None)
 
     # ----------------------------------------------------------------- calls
 
@@ -398,6 +415,11 @@ async def _watched(transport: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
                 yield relay_receive, write
             finally:
                 group.cancel_scope.cancel()
+
+
+def error_text(error: BaseException) -> str:
+    """What a failed request says: the server's JSON-RPC error message (the SDK's MCPError), else the exception."""
+    return getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
 
 
 def _describe(error: BaseException) -> str:

@@ -24,6 +24,7 @@ from typing import Any, Iterable
 from agent_lsp.agent.ports import Editor, PermissionRequest
 from agent_lsp.mcp.config import PROJECT_FILE, ServerConfig, ServerProblem
 from agent_lsp.mcp.connection import ServerConnection
+from agent_lsp.mcp.elicitation import Answer, Question
 from agent_lsp.mcp.resources import LIST_TOOL, READ_TOOL, ListResourcesTool, ReadResourceTool
 from agent_lsp.mcp.tool import McpTool, server_prefix
 from agent_lsp.tools.base import PermissionGate
@@ -47,6 +48,7 @@ class McpManager:
         connect_timeout_s: float = 30.0,
         max_output_chars: int = 50_000,
         first_step_wait_s: float = 10.0,
+        elicitation_timeout_s: float = 300.0,
         client_version: str = "0",
     ):
         self.root = root
@@ -56,6 +58,7 @@ class McpManager:
         self.tool_timeout_s = tool_timeout_s
         self.max_output_chars = max_output_chars
         self.first_step_wait_s = first_step_wait_s
+        self.elicitation_timeout_s = elicitation_timeout_s
         self.problems = list(problems)
         self.connect_timeout_s = connect_timeout_s
         self.client_version = client_version
@@ -84,7 +87,8 @@ class McpManager:
 
     def _connection(self, config: ServerConfig) -> ServerConnection:
         return ServerConnection(config, root=self.root, connect_timeout_s=self.connect_timeout_s,
-                                on_change=self._changed, client_version=self.client_version)
+                                on_change=self._changed, on_question=self._ask_user,
+                                client_version=self.client_version)
 
     def reload(self, servers: Iterable[ServerConfig], problems: Iterable[ServerProblem] = ()) -> list[str]:
         """Take the servers as configured now (`.mcp.json` changed): a server whose
@@ -169,6 +173,23 @@ class McpManager:
             connection.start()
         else:
             connection.mark("denied", f"not trusted: {verdict.reason}".strip())
+
+    # ------------------------------------------------------------- questions
+
+    async def _ask_user(self, question: Question) -> Answer:
+        """A server's question to the editor; no answer within the timeout is `cancel`."""
+        elicit = getattr(self.editor, "elicit", None)
+        if elicit is None:
+            log.info("MCP server %s asked the user (%s); this editor cannot ask: declined", question.server, question.message)
+            return Answer("decline")
+        try:
+            answer = await asyncio.wait_for(elicit(question), self.elicitation_timeout_s)
+        except asyncio.TimeoutError:
+            log.info("MCP server %s: the user did not answer within %g s: cancelled", question.server, self.elicitation_timeout_s)
+            return Answer("cancel")
+        if answer.reason:
+            log.info("MCP server %s asked the user (%s): %s", question.server, question.message, answer.reason)
+        return answer
 
     # ----------------------------------------------------------------- tools
 

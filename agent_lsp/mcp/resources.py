@@ -12,7 +12,7 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from agent_lsp.agent.ports import Editor, PermissionRequest, ToolContext, ToolOutput
-from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable
+from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable, error_text
 from agent_lsp.mcp.tool import cap_blocks
 from agent_lsp.tools.base import PermissionGate, ToolError, ToolInput, error_output, unless_aborted
 
@@ -67,7 +67,7 @@ class _ResourceTool:
         except TimeoutError:
             return error_output(f"the MCP server did not answer within {self.timeout_s:g} s", "TIMEOUT")
         except Exception as error:
-            message = getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
+            message = error_text(error)
             return error_output(f"the MCP server failed: {message}", "MCP_ERROR")
 
     async def execute(self, args: Any, ctx: ToolContext) -> ToolOutput:

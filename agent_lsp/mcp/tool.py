@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, model_validator
 
 from agent_lsp.agent.ports import Editor, PermissionRequest, ToolContext, ToolOutput
-from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable
+from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable, error_text
 from agent_lsp.tools.base import PermissionGate, ToolError, error_output, unless_aborted
 
 NAME_LIMIT = 64
@@ -126,6 +126,7 @@ class McpTool:
         call = asyncio.ensure_future(
             self.connection.call_tool(self.remote_name, arguments, timeout_s=self.timeout_s, on_progress=_progress(ctx))
         )
+        self.connection.calling_sessions.append(ctx.session_id)  # a question the server asks meanwhile is theirs
         try:
             result = await unless_aborted(ctx, call, f"The turn was cancelled; the MCP tool {self.remote_name} was stopped.")
         except ToolError as error:  # aborted: the call was cancelled, the server told
@@ -139,8 +140,10 @@ class McpTool:
         except ServerUnavailable as error:
             return error_output(str(error), "MCP_SERVER_UNAVAILABLE", meta)
         except Exception as error:
-            message = getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
+            message = error_text(error)
             return error_output(f"MCP server '{server}' failed the call to {self.remote_name}: {message}", "MCP_ERROR", meta)
+        finally:
+            self.connection.calling_sessions.remove(ctx.session_id)
         content, truncated = convert_content(result, self.max_output_chars)
         if truncated:
             meta["mcp"]["truncated"] = True

@@ -546,6 +546,7 @@ class WorkspaceHost:
                 servers, problems, root=self.root, editor=self.editor, policy=self.policy,
                 tool_timeout_s=mcp.tool_timeout_seconds, connect_timeout_s=mcp.connect_timeout_seconds,
                 max_output_chars=mcp.max_output_chars, first_step_wait_s=mcp.first_step_wait_seconds,
+                elicitation_timeout_s=mcp.elicitation_timeout_seconds,
             )
         return self._mcp
 

@@ -16,6 +16,7 @@ import asyncio
 import base64
 import json
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -177,6 +178,17 @@ class HttpMcpServer:
     def url(self) -> str:
         port = self._server.servers[0].sockets[0].getsockname()[1]
         return f"http://127.0.0.1:{port}/mcp"
+
+    def start(self) -> "HttpMcpServer":
+        """Serve (for a test without an event loop of its own, e.g. the Neovim tests)."""
+        self._thread.start()
+        while not self._server.started:
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
 
     async def __aenter__(self) -> "HttpMcpServer":
         self._thread.start()

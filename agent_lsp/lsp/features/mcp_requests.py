@@ -42,6 +42,7 @@ def register(server: AgentLanguageServer) -> None:
 
     @server.feature("agent/mcp/prompt/run")
     async def mcp_prompt_run_request(ls: AgentLanguageServer, params: Any) -> dict:
+        from agent_lsp.mcp.connection import error_text
         from agent_lsp.mcp.prompts import PromptProblem, prompt_text
 
         p = parse(wire.McpPromptRunParams, params)
@@ -55,8 +56,9 @@ def register(server: AgentLanguageServer) -> None:
         except PromptProblem as problem:
             raise JsonRpcInvalidParams(str(problem)) from None
         except Exception as error:  # the server failed the prompts/get
-            message = getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
-            raise JsonRpcInvalidParams(f"name: MCP server {p.server!r} could not give the prompt {p.name!r}: {message}") from None
+            raise JsonRpcInvalidParams(
+                f"name: MCP server {p.server!r} could not give the prompt {p.name!r}: {error_text(error)}"
+            ) from None
         if agent is None:
             agent = host.new_session()
         message = agent.followup(text)

@@ -109,6 +109,15 @@ end, {
   end,
   desc = "agent_lsp: list the agent's changes waiting for review, or keep / undo all of them",
 })
+command("AgentMcpPrompt", function(opts)
+  require("agent_lsp.mcp_prompts").run(opts)
+end, {
+  nargs = "+",
+  complete = function(arglead, cmdline)
+    return require("agent_lsp.mcp_prompts").complete(arglead, cmdline)
+  end,
+  desc = "agent_lsp: run an MCP server's prompt (server:name [arg=value ...]) as your next message",
+})
 command("AgentSubagent", function()
   require("agent_lsp.subagents").open()
 end, { nargs = 0, desc = "agent_lsp: open the transcript of the sub-agent under the cursor" })

@@ -16,7 +16,8 @@ import {
   StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { Methods, PermissionAnswer, PermissionParams, SessionEvent } from './protocol';
+import { ElicitParams, Methods, PermissionAnswer, PermissionParams, SessionEvent } from './protocol';
+import { askElicitation } from './elicitation';
 import { ServerCommand } from './serverCommand';
 
 export interface ClientHandlers {
@@ -38,7 +39,7 @@ class AgentCapabilities implements StaticFeature {
   fillClientCapabilities(capabilities: any): void {
     capabilities.experimental = {
       ...(capabilities.experimental ?? {}),
-      agentLsp: { permissions: true, saveDocuments: true, events: true },
+      agentLsp: { permissions: true, saveDocuments: true, events: true, elicitation: true },
     };
   }
   initialize(): void {}
@@ -170,6 +171,7 @@ export function createClient(
   client.onNotification(Methods.toolProgress, handlers.toolProgress);
   client.onNotification(Methods.subagentStatus, handlers.subagentStatus);
   client.onRequest(Methods.permission, (params: PermissionParams) => handlers.permission(params).then((answer) => ({ answer })));
+  client.onRequest(Methods.elicit, (params: ElicitParams) => askElicitation(params));
   client.onRequest(Methods.saveDocuments, async (params: { uris: string[] }) => {
     await saveDocuments(params?.uris ?? []);
     return {};

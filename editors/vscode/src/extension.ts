@@ -9,6 +9,7 @@ import { BEFORE_SCHEME, BeforeContent, showToolDiff } from './diffView';
 import { SendAction, WhileRunning, chooseSendAction, parseMentions } from './input';
 import { AgentPanel, PanelRequest } from './panel';
 import { askPermission } from './permissions';
+import { runMcpPrompt } from './mcpPrompts';
 import { AgentStatus, ContextItem, PermissionAnswer, PermissionParams, RevertOutcome, lineLabel, sessionTitle } from './protocol';
 import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
 import { SessionController } from './sessions';
@@ -620,6 +621,20 @@ class AgentExtension implements vscode.Disposable {
       void this.panel.reveal();
       return this.guarded('send the message', () => this.send(value, undefined, item ? [item] : []));
     });
+    register('agentLsp.runMcpPrompt', () =>
+      this.guarded('run the MCP prompt', async () => {
+        const client = this.client;
+        if (!client) {
+          throw new Error('the agent server is not running');
+        }
+        const requester = { request: <R>(method: string, params: unknown) => client.sendRequest<R>(method, params) };
+        const ref = await runMcpPrompt(requester, () => this.sessions.ensureSession(), vscode.workspace.workspaceFolders?.[0]?.uri.toString());
+        if (ref) {
+          void this.panel.reveal();
+        }
+        return ref;
+      }),
+    );
     register('agentLsp.cancel', () => this.guarded('cancel', () => this.sessions.cancel()));
     register('agentLsp.newSession', async () => {
       const id = await this.guarded('start a new session', () => this.sessions.newSession());

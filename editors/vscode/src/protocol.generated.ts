@@ -11,6 +11,7 @@ export const SESSION_IN_USE_CODE = -32010;
 /** Every method of the protocol, by its wire name. */
 export const METHODS = {
   'agent/cancel': 'agent/cancel',
+  'agent/elicit': 'agent/elicit',
   'agent/error': 'agent/error',
   'agent/followup': 'agent/followup',
   'agent/inbox/changed': 'agent/inbox/changed',
@@ -214,6 +215,10 @@ export interface Block {
  * `initialize.capabilities.experimental.agentLsp`.
  */
 export interface AgentLspClientCapabilities {
+  /**
+   * the client answers agent/elicit (MCP servers' questions)
+   */
+  elicitation?: boolean;
   events?: boolean;
   permissions?: boolean;
   saveDocuments?: boolean;
@@ -533,6 +538,32 @@ export interface EditSettings {
    * how the agent's edits land: "apply" (in the buffer and saved), "review" (in the buffer, unsaved, each hunk kept or undone by the user), "ask" (each edit waits for the user's approval of its diff)
    */
   review?: 'apply' | 'review' | 'ask';
+}
+/**
+ * An MCP server asks the user for input (its `elicitation/create`).
+ */
+export interface ElicitParams {
+  message: string;
+  /**
+   * a flat JSON Schema object: properties of type string, number, integer, boolean, or enum strings
+   */
+  requestedSchema: {
+    [k: string]: unknown;
+  };
+  server: string;
+  /**
+   * the session whose tool call the question belongs to, when known
+   */
+  sessionId?: string | null;
+}
+export interface ElicitResult {
+  action: 'accept' | 'decline' | 'cancel';
+  /**
+   * accept: the answers by property name
+   */
+  content?: {
+    [k: string]: unknown;
+  } | null;
 }
 export interface Empty {}
 /**
@@ -1361,6 +1392,10 @@ export interface McpSettings {
    * a server that does not connect within this fails
    */
   connectTimeoutSeconds?: number;
+  /**
+   * an MCP server's question the user leaves unanswered this long is cancelled
+   */
+  elicitationTimeoutSeconds?: number;
   /**
    * how long a session's first request waits for servers still starting
    */

@@ -130,6 +130,9 @@ export const Methods = {
   subagentStatus: M['agent/subagent/status'],
   permission: M['agent/permission'],
   saveDocuments: M['agent/saveDocuments'],
+  elicit: M['agent/elicit'],
+  mcpPrompts: M['agent/mcp/prompts'],
+  mcpPromptRun: M['agent/mcp/prompt/run'],
 } as const;
 
 /** The server hands a message's context items to the model as extra text

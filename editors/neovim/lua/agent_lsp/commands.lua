@@ -144,6 +144,12 @@ end
 M.send = send -- for commands of their own modules (fix.lua)
 M.show = show -- (skills.lua)
 
+--- Show the session a command of another module queued a message in (mcp_prompts.lua).
+function M.show(c, s)
+  show(c, s, true)
+  chat.follow(c)
+end
+
 local function ask_or_input(opts, method, title)
   local client, c = M.context()
   if not client or not c then

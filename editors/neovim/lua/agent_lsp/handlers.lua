@@ -106,6 +106,7 @@ function M.all()
   local permissions = require("agent_lsp.permissions")
   local edits = require("agent_lsp.edits")
   all["agent/permission"] = permissions.handle_permission
+  all["agent/elicit"] = require("agent_lsp.elicitation").handle
   all["window/showMessageRequest"] = permissions.handle_message_request
   all["agent/saveDocuments"] = edits.handle_save_documents
   all["workspace/applyEdit"] = edits.handle_apply_edit

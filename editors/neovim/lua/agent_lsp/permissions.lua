@@ -18,27 +18,28 @@ M.choices = {
   { answer = "deny", label = "Deny" },
 }
 
---- From inside a server request (a coroutine): call `start(done)` and wait
---- until `done(value)` is called, at once or later.
----@return any|nil value
-local function await(start)
+--- Wait for a UI answer from inside a server request (a coroutine), whether
+--- the UI calls back at once or later: `begin(done)` starts the question and
+--- calls done(answer) once.
+---@return any|nil answer
+function M.await(begin)
   local co, is_main = coroutine.running()
   local done, suspended, result = false, false, nil
   if not co or is_main then
     -- Not in a coroutine (older Neovim): wait for the answer in the event loop.
-    start(function(value)
-      done, result = true, value
+    begin(function(answer)
+      done, result = true, answer
     end)
     vim.wait(10 * 60 * 1000, function()
       return done
     end, 20)
     return result
   end
-  start(function(value)
+  begin(function(answer)
     if done then
       return
     end
-    done, result = true, value
+    done, result = true, answer
     if suspended then
       vim.schedule(function()
         coroutine.resume(co)
@@ -52,10 +53,10 @@ local function await(start)
   return result
 end
 
---- vim.ui.select from inside a server request: waits for the choice.
+--- vim.ui.select from inside a server request.
 ---@return any|nil choice
 function M.select(items, opts)
-  return await(function(done)
+  return M.await(function(done)
     vim.ui.select(items, opts, done)
   end)
 end
@@ -219,7 +220,7 @@ function M.command(opts)
 end
 
 local function ask_in_chat(client_id, params, offered)
-  return await(function(done)
+  return M.await(function(done)
     M.waiting[client_id] = M.waiting[client_id] or {}
     table.insert(M.waiting[client_id], { params = params, offered = offered, done = done })
     if #M.waiting[client_id] == 1 then

@@ -50,6 +50,7 @@ M.METHODS = {
   ["agent/subagent/status"] = "agent/subagent/status",
   ["agent/permission"] = "agent/permission",
   ["agent/saveDocuments"] = "agent/saveDocuments",
+  ["agent/elicit"] = "agent/elicit",
 }
 
 return M
