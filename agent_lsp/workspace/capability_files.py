@@ -53,24 +53,24 @@ class CapabilityFiles:
 
     def fingerprint(self, kind: Kind) -> Fingerprint:
         if kind in self.files:
-            paths = self.files[kind]
+            paths = [str(path) for path in self.files[kind]]
         elif kind == "skills":
-            paths = [entry / SKILL_FILE for folder in self.folders[kind] for entry in _entries(folder)]
+            paths = [os.path.join(entry, SKILL_FILE) for folder in self.folders[kind] for entry in _entries(folder)]
         else:
-            paths = [entry for folder in self.folders[kind] for entry in _entries(folder) if entry.suffix == ".md"]
+            paths = [entry for folder in self.folders[kind] for entry in _entries(folder) if entry.endswith(".md")]
         return tuple(stat for stat in map(_stat, paths) if stat is not None)
 
 
-def _entries(folder: Path) -> list[Path]:
+def _entries(folder: Path) -> list[str]:
     try:
-        return sorted(Path(entry.path) for entry in os.scandir(folder))
+        return sorted(entry.path for entry in os.scandir(folder))
     except OSError:  # no such folder (the usual case), or unreadable
         return []
 
 
-def _stat(path: Path) -> tuple[str, int, int] | None:
+def _stat(path: str) -> tuple[str, int, int] | None:
     try:
-        stat = path.stat()
+        stat = os.stat(path)
     except OSError:
         return None
-    return (str(path), stat.st_mtime_ns, stat.st_size)
+    return (path, stat.st_mtime_ns, stat.st_size)

@@ -14,8 +14,8 @@
 //   7 {"text": "steered"}
 //   8 {"text": "queued ran"}
 //   9 {"fail": "AUTH", "message": "Set OPENAI_API_KEY"}
-// and replies only the prompts PLAN-EXT and DELEGATE-EXT (and the sub-agent's
-// task SUB-EXT) take, whenever they come.
+// and replies only the prompts PLAN-EXT, DELEGATE-EXT, MCP-EXT and SKILL-EXT
+// (and the sub-agent's task SUB-EXT) take, whenever they come.
 // (a restarted server starts the script again from reply 0: after the resume
 // test, 0 answers the code action, 1-2 edit again for the revert-after-restart
 // test, and after that test's restart 0 is the summary of the compaction)
@@ -27,6 +27,7 @@ import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentLspApi } from '../src/extension';
 import type { Item } from '../src/transcript';
+import { nestSessions } from '../src/subagents';
 
 export const HELLO = 'Hello from the **scripted** model.';
 export const EDITED = 'I changed hello.py.';
@@ -569,6 +570,69 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(end.reason, 'interrupted');
       } finally {
         fs.writeFileSync(settingsFile, original);
+      }
+    },
+  ],
+  [
+    'a saved .mcp.json, skill and project hook take effect without a restart: the server list, an MCP tool card, the skill and the hook run',
+    async () => {
+      const a = await api();
+      await a.whenServerReady();
+      const ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
+      const python = vscode.workspace.getConfiguration('agentLsp').get<string>('server.pythonPath')!;
+      const asked: string[] = [];
+      a.setPermissionHandler(async (p) => {
+        asked.push(p.tool);
+        return 'session';
+      });
+      const written = [path.join(ws, '.mcp.json'), path.join(ws, '.agents')];
+      try {
+        await vscode.commands.executeCommand('agentLsp.newSession');
+        fs.mkdirSync(path.join(ws, '.agents', 'skills', 'greet'), { recursive: true });
+        fs.writeFileSync(path.join(ws, '.agents', 'skills', 'greet', 'SKILL.md'), '---\nname: greet\ndescription: Greets the user\n---\nSay hello.\n');
+        fs.writeFileSync(path.join(ws, '.agents', 'settings.json'), JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: 'true' }] }] } }));
+        fs.writeFileSync(path.join(ws, '.mcp.json'), JSON.stringify({ mcpServers: { time: { command: python, args: ['-m', 'mcp_server_time', '--local-timezone', 'UTC'] } } }));
+
+        let servers: any[] = [];
+        const ready = async () => {
+          servers = await a.sessions.mcpServers();
+          return servers.find((s) => s.name === 'time' && s.state === 'ready');
+        };
+        for (const start = Date.now(); !(await ready()); await new Promise((r) => setTimeout(r, 200))) {
+          assert.ok(Date.now() - start < 60000, `the time server to be ready: ${JSON.stringify(servers)}`);
+        }
+        const shown = (await vscode.commands.executeCommand('agentLsp.showMcpServers')) as any[];
+        await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+        assert.deepEqual(shown.map((s) => [s.name, s.state, s.toolCount, s.source]), [['time', 'ready', 2, 'project']]);
+
+        await a.send('MCP-EXT what time is it?');
+        await idleAfter(a, 1);
+        const card = a.sessions.transcript.items.find((i) => i.kind === 'tool') as any;
+        assert.equal(card.name, 'mcp__time__get_current_time');
+        assert.equal(card.status, 'done', card.output);
+        assert.match(card.output, /UTC/);
+        const hook = a.sessions.transcript.items.find((i) => i.kind === 'hook') as any;
+        assert.deepEqual([hook.event, hook.command, hook.outcome, hook.origin], ['UserPromptSubmit', 'true', 'allowed', '.agents/settings.json']);
+        assert.deepEqual([...new Set(asked)].sort(), ['mcp__time__get_current_time', 'mcp_server', 'project_hooks']);
+
+        const skills = await a.sessions.skills();
+        assert.deepEqual(skills.map((s) => [s.name, s.source]), [['greet', 'project']]);
+        await vscode.commands.executeCommand('agentLsp.pickSkill', 'greet', 'SKILL-EXT for me');
+        await idleAfter(a, 2);
+        const user = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'user') as any;
+        assert.match(user.text, /The user invoked the skill "greet"[\s\S]*Say hello\.[\s\S]*SKILL-EXT for me/);
+        await waitFor('the panel to render the answer', () => a.panel.lastRendered?.lastText === 'Greeted.');
+
+        // the sub-agent's session of an earlier test is listed under its parent
+        const nested = nestSessions(await a.sessions.list());
+        const child = nested.findIndex((n) => n.depth === 1);
+        assert.ok(child > 0, JSON.stringify(nested));
+        assert.equal(nested[child - 1].session.sessionId, nested[child].session.parentSessionId);
+      } finally {
+        a.setPermissionHandler(null);
+        for (const file of written) {
+          fs.rmSync(file, { recursive: true, force: true });
+        }
       }
     },
   ],

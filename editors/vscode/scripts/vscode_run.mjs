@@ -57,6 +57,9 @@ const scripts = {
     { when: 'DELEGATE-EXT', tools: [{ name: 'subagent', arguments: { description: 'read hello.py', task: 'SUB-EXT read hello.py' } }] },
     { when: 'SUB-EXT', text: 'It prints a greeting.' },
     { when: 'DELEGATE-EXT', text: 'Delegated.' },
+    { when: 'MCP-EXT', tools: [{ name: 'mcp__time__get_current_time', arguments: { timezone: 'UTC' } }] },
+    { when: 'MCP-EXT', text: 'It is time.' },
+    { when: 'SKILL-EXT', text: 'Greeted.' },
   ],
   ui: [
     { reasoning: 'Let me look at the file first.', text: HELLO },

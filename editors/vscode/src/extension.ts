@@ -16,6 +16,9 @@ import { SessionController } from './sessions';
 import { heldNotice, sessionInUse } from './sessionLock';
 import { KEY_PROVIDERS, secretName, serverSettings } from './settings';
 import { ToolItem, TurnEndItem, lastAssistantText, toolItemOf } from './transcript';
+import { showMcpServers } from './mcpStatus';
+import { runSkillCommand } from './skills';
+import { nestSessions } from './subagents';
 
 type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
 
@@ -689,6 +692,14 @@ class AgentExtension implements vscode.Disposable {
         void vscode.window.showInformationMessage(`Agent: the ${provider} key is stored.`);
       }
     });
+    register('agentLsp.showMcpServers', () => this.guarded('list the MCP servers', () => showMcpServers(() => this.sessions.mcpServers())));
+    register('agentLsp.pickSkill', async (name?: string, text?: string) => {
+      const ref = await this.guarded('run the skill', () => runSkillCommand(this.sessions, name, text));
+      if (ref) {
+        void this.panel.reveal();
+      }
+      return ref;
+    });
     register('agentLsp.clearApiKey', async () => {
       const provider = await vscode.window.showQuickPick([...KEY_PROVIDERS], { placeHolder: 'Forget the key of which provider?' });
       if (provider) {
@@ -710,11 +721,11 @@ class AgentExtension implements vscode.Disposable {
     const when = (t: number | string | undefined) => (t == null ? '' : new Date(typeof t === 'number' ? t : Date.parse(t)).toLocaleString());
     const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { sessionId: string }>();
     quickPick.placeholder = placeHolder;
-    quickPick.items = [...sessions]
-      .sort((a, b) => Number(new Date(b.updatedAt ?? 0)) - Number(new Date(a.updatedAt ?? 0)))
-      .map((s) => ({
-        label: sessionTitle(s.title) || (s.turns ? s.sessionId : 'New session (empty)'),
-        description: `${s.turns ?? 0} turn(s)${s.sessionId === this.sessions.sessionId ? ' · current' : ''}`,
+    const newestFirst = [...sessions].sort((a, b) => Number(new Date(b.updatedAt ?? 0)) - Number(new Date(a.updatedAt ?? 0)));
+    quickPick.items = nestSessions(newestFirst) // a sub-agent's session right under its parent's
+      .map(({ session: s, depth }) => ({
+        label: `${depth ? `${'\u2003'.repeat(depth - 1)}↳ ` : ''}${sessionTitle(s.title) || (s.turns ? s.sessionId : 'New session (empty)')}`,
+        description: `${depth ? 'sub-agent · ' : ''}${s.turns ?? 0} turn(s)${s.sessionId === this.sessions.sessionId ? ' · current' : ''}`,
         detail: `updated ${when(s.updatedAt)} · ${s.status ?? ''}`,
         sessionId: s.sessionId,
         buttons: [deleteButton],

@@ -66,6 +66,8 @@ export interface SessionSummary {
   updatedAt?: number | string;
   turns?: number;
   status?: AgentStatus | string;
+  parentSessionId?: string; // a fork's source, or the session that ran this sub-agent
+  parentToolCallId?: string; // a sub-agent's session: the parent's `subagent` call
 }
 
 export interface Inbox {
@@ -119,6 +121,9 @@ export const Methods = {
   turnRevert: M['agent/turn/revert'],
   sessionMode: M['agent/session/mode'],
   subagentCancel: M['agent/subagent/cancel'],
+  skillList: M['agent/skill/list'],
+  skillRun: M['agent/skill/run'],
+  mcpList: M['agent/mcp/list'],
   // server -> client
   sessionEvent: M['session/event'],
   status: M['agent/status'],

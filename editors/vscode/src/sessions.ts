@@ -20,6 +20,8 @@ import { SendAction, methodFor } from './input';
 import { HeldBy, SESSION_IN_USE, heldByOf, heldNotice, sessionInUse } from './sessionLock';
 import { Transcript, applyEvents, applySubagentStatus, applyToolProgress, createTranscript, loadTranscript } from './transcript';
 import { PAGE, replayPages } from './replay';
+import { McpServerStatus } from './mcp';
+import { SkillInfo } from './skills';
 
 const SESSION_KEY = 'agentLsp.sessionId';
 const REVERTS_KEY = (sessionId: string) => `agentLsp.reverts.${sessionId}`;
@@ -338,6 +340,29 @@ export class SessionController implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
     const { sessions } = await this.requester().request<{ sessions: SessionSummary[] }>(Methods.sessionList, folder ? { workspaceUri: folder } : {});
     return sessions ?? [];
+  }
+
+  /** The workspace's skills (agent/skill/list). */
+  async skills(): Promise<SkillInfo[]> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+    const { skills } = await this.requester().request<{ skills: SkillInfo[] }>(Methods.skillList, folder ? { workspaceUri: folder } : {});
+    return skills ?? [];
+  }
+
+  /** Run a skill in this session (a new one if there is none): its instructions, then `text`, as the user's message. */
+  async runSkill(name: string, text?: string): Promise<{ sessionId: string; messageId: string }> {
+    if (this.held) {
+      throw new SessionInUseError(this.held);
+    }
+    const sessionId = await this.ensureSession();
+    return this.requester().request(Methods.skillRun, { sessionId, name, ...(text ? { arguments: text } : {}) });
+  }
+
+  /** The workspace's MCP servers and their state (agent/mcp/list). */
+  async mcpServers(): Promise<McpServerStatus[]> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+    const { servers } = await this.requester().request<{ servers: McpServerStatus[] }>(Methods.mcpList, folder ? { workspaceUri: folder } : {});
+    return servers ?? [];
   }
 
   async delete(sessionId: string): Promise<boolean> {

@@ -37,3 +37,32 @@ export function subagentLabel(view: SubagentView): string {
   const usage = view.usage && view.status !== 'running' ? ` · ${view.usage.inputTokens ?? 0} in / ${view.usage.outputTokens ?? 0} out` : '';
   return `${view.status}${usage}`;
 }
+
+/** Sessions (newest first) with each sub-agent's session moved right under its
+ * parent's, marked with its depth; a child whose parent is not listed stays where it is. */
+export function nestSessions<T extends { sessionId: string; parentSessionId?: string; parentToolCallId?: string }>(sessions: T[]): { session: T; depth: number }[] {
+  const listed = new Set(sessions.map((s) => s.sessionId));
+  const isChild = (s: T) => !!s.parentToolCallId && !!s.parentSessionId && listed.has(s.parentSessionId) && s.parentSessionId !== s.sessionId;
+  const children = new Map<string, T[]>();
+  for (const s of sessions.filter(isChild)) {
+    children.set(s.parentSessionId!, [...(children.get(s.parentSessionId!) ?? []), s]);
+  }
+  const out: { session: T; depth: number }[] = [];
+  const seen = new Set<string>();
+  const add = (s: T, depth: number) => {
+    if (seen.has(s.sessionId)) {
+      return;
+    }
+    seen.add(s.sessionId);
+    out.push({ session: s, depth });
+    for (const child of children.get(s.sessionId) ?? []) {
+      add(child, depth + 1);
+    }
+  };
+  for (const s of sessions) {
+    if (!isChild(s)) {
+      add(s, 0);
+    }
+  }
+  return out;
+}

@@ -9,6 +9,7 @@
 import { AgentStatus, Block, ContextItem, RevertOutcome, EventView, UserMessage, contentText, endSeq, userText } from './protocol';
 import { PermissionMode, PlanEntry, modeNotice, modeOf, planEntries } from './plan';
 import { SubagentView, subagentView } from './subagents';
+import { HookView, hookView } from './hooks';
 
 export interface Usage {
   inputTokens?: number;
@@ -95,7 +96,12 @@ export interface PlanItem extends ItemBase {
   entries: PlanEntry[];
 }
 
-export type Item = UserItem | TextItem | ToolItem | TurnEndItem | ErrorItem | NoticeItem | CompactionItem | PlanItem;
+/** A user hook that ran (hook/run): one collapsed line of the turn. */
+export interface HookItem extends ItemBase, HookView {
+  kind: 'hook';
+}
+
+export type Item = UserItem | TextItem | ToolItem | TurnEndItem | ErrorItem | NoticeItem | CompactionItem | PlanItem | HookItem;
 
 export interface Transcript {
   sessionId: string | null;
@@ -594,6 +600,9 @@ export function applyEvent(state: Transcript, event: EventView): void {
     case 'session/mode':
       state.mode = modeOf(data.mode);
       add<NoticeItem>(state, { key: `n:${event.seq}`, kind: 'notice', rev: 0, turn: state.turnOpen, text: modeNotice(data) });
+      break;
+    case 'hook/run':
+      add<HookItem>(state, { key: `h:${event.seq}`, kind: 'hook', rev: 0, turn: state.turnOpen, ...hookView(data) });
       break;
     case 'subagent/start':
       noteSubagent(state, String(data.callId), data);

@@ -6,9 +6,12 @@ import { AgentStatus, RevertOutcome, SessionEvent, UserMessage, lineLabel, userT
 import { chooseSendAction, keyAction, WhileRunning } from '../input';
 import { renderMarkdown } from '../markdown';
 import { planProgress } from '../plan';
+import { hookLine } from '../hooks';
+import { mcpToolTitle } from '../mcp';
 import { SUBAGENT_TOOL, subagentLabel } from '../subagents';
 import { costLabel, usageTooltip } from '../usage';
 import {
+  HookItem,
   Item,
   PlanItem,
   ToolItem,
@@ -151,6 +154,21 @@ function renderSubagent(node: HTMLElement, item: ToolItem): void {
   }
 }
 
+/** A user hook that ran: one collapsed line; where it is configured, its exit code and message inside. */
+function renderHook(node: HTMLElement, item: HookItem): void {
+  node.className = `item hook ${item.outcome}`;
+  const wasOpen = node.querySelector('details')?.open ?? false;
+  const details = el('details') as HTMLDetailsElement;
+  details.open = wasOpen;
+  details.append(el('summary', 'hook-line', hookLine(item)));
+  const about = `${item.source} hook from ${item.origin}${item.exitCode != null ? ` · exit code ${item.exitCode}` : ''}`;
+  details.append(el('div', 'hook-about', about));
+  if (item.message) {
+    details.append(el('pre', 'hook-message', item.message));
+  }
+  node.replaceChildren(details);
+}
+
 /** The plan as a checklist. */
 function renderPlan(node: HTMLElement, item: PlanItem): void {
   node.className = 'item plan';
@@ -190,7 +208,7 @@ function renderTool(node: HTMLElement, item: ToolItem): void {
     details!.dataset.touched = '1'; // the user's choice wins over the default
   });
   const summary = el('summary');
-  summary.append(el('span', 'tool-icon', STATUS_ICON[item.status] ?? '?'), el('span', 'tool-name', item.name || 'tool'), el('span', 'tool-arg', toolSummary(item)));
+  summary.append(el('span', 'tool-icon', STATUS_ICON[item.status] ?? '?'), el('span', 'tool-name', item.name ? mcpToolTitle(item.name) : 'tool'), el('span', 'tool-arg', toolSummary(item)));
   details.append(summary);
   const args = parseArgs(item.args);
   // The arguments, unless the summary line already says all of them.
@@ -252,6 +270,9 @@ function renderItem(node: HTMLElement, item: Item): void {
       break;
     case 'plan':
       renderPlan(node, item);
+      break;
+    case 'hook':
+      renderHook(node, item);
       break;
     case 'turn-end': {
       const labels: Record<string, string> = {

@@ -1,0 +1,39 @@
+// MCP as the panel and the server list show it: a tool card names the server
+// and its tool ("time › get_current_time"), and each server of agent/mcp/list
+// is one line of state. No vscode import: the webview and the unit tests share it.
+
+export interface McpServerStatus {
+  workspaceUri?: string;
+  name: string;
+  transport?: 'stdio' | 'http';
+  source?: string;
+  state: string; // stopped | starting | ready | failed | needs-authorization
+  toolCount?: number;
+  tools?: string[];
+  restarts?: number;
+  reason?: string;
+  protocolVersion?: string;
+}
+
+/** "mcp__time__get_current_time" -> "time › get_current_time"; other names as they are. */
+export function mcpToolTitle(name: string): string {
+  const match = /^mcp__(.+?)__(.+)$/.exec(name);
+  return match ? `${match[1]} › ${match[2]}` : name;
+}
+
+/** "ready · 2 tools", "needs authorization", "failed". */
+export function mcpStateLabel(server: McpServerStatus): string {
+  if (server.state === 'ready') {
+    const n = server.toolCount ?? 0;
+    return `ready · ${n} tool${n === 1 ? '' : 's'}`;
+  }
+  return server.state === 'needs-authorization' ? 'needs authorization' : server.state;
+}
+
+/** The quick pick row of a server: its name, state and where it is configured; the reason or its tools below. */
+export function mcpServerRow(server: McpServerStatus): { label: string; description: string; detail?: string } {
+  const icon = server.state === 'ready' ? '$(check)' : server.state === 'starting' ? '$(loading~spin)' : server.state === 'failed' ? '$(error)' : server.state === 'needs-authorization' ? '$(shield)' : '$(circle-outline)';
+  const where = [server.source, server.transport, server.restarts ? `${server.restarts} restart${server.restarts === 1 ? '' : 's'}` : ''].filter(Boolean).join(' · ');
+  const detail = server.reason || (server.tools?.length ? `tools: ${server.tools.join(', ')}` : undefined);
+  return { label: `${icon} ${server.name}`, description: `${mcpStateLabel(server)}${where ? ` · ${where}` : ''}`, ...(detail ? { detail } : {}) };
+}
