@@ -364,7 +364,9 @@ class AcpAgent:
             raise _invalid("prompt (text or content blocks) is required")
         running = agent.status == "running"
         if method == STEERING_METHOD:
-            idle = ((params.get("_meta") or {}).get("steering") or {}).get("idleBehavior")
+            meta = params.get("_meta")
+            steering = meta.get("steering") if isinstance(meta, dict) else None
+            idle = steering.get("idleBehavior") if isinstance(steering, dict) else None
             if not running and idle == "promptRequired":  # the client sends it as a prompt itself
                 return {"outcome": "promptRequired", "reason": "noRunningTurn"}
         message = agent.steer(text) if running else agent.followup(text)

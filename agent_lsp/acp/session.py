@@ -13,6 +13,11 @@ one. Sends are paced by a token bucket (`burst` at once, then one per
 `min_interval_s`), so the first chunk goes out at once and a long stream
 becomes a few hundred notifications a second instead of one per delta.
 
+Changes of the agent's inbox queue one `_agent-lsp/queue` notification
+(acp/queue.py), made from the queue as it is when its turn to be sent comes,
+and left out when the client was already shown that queue: a prompt taken
+by a turn as soon as it arrives shows no queue at all.
+
 A prompt is a followup with an id of ours; the turn that claims it
 (`agent/inbox/claimed`) answers it when it ends (`turn/end`), with the stop
 reason of that end. A prompt sent while a turn runs waits in the agent's inbox
@@ -90,7 +95,6 @@ class AcpSession:
         self.min_interval_s = min_interval_s
         self._tokens = float(burst)
         self._refilled_at = time.monotonic()
-        self.notifications_sent = 0
         self._queue_marked = False
         self._queue_shown: dict[str, Any] = {"sessionId": self.session_id, "queue": [], "paused": False}
         self._pump = asyncio.ensure_future(self._run())
@@ -162,7 +166,6 @@ class AcpSession:
             try:
                 write_pending()  # what a client is shown is on disk first, as over LSP
                 await self._send(self.session_id, item.update() if item.__class__ is _Text else item)
-                self.notifications_sent += 1
             except ConnectionError:
                 pass  # the client is gone; the session log has everything
             except Exception:

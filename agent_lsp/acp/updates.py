@@ -51,6 +51,7 @@ TOOL_KINDS = {
     "delete_file": "delete",
     "rename_file": "move",
     "run_command": "execute",
+    "todo_write": "think",  # the plan itself arrives as a `plan` update
 }
 
 # What to call a tool call in the client's list, from its arguments.
@@ -58,7 +59,7 @@ _TITLE_ARGUMENT = {"run_command": "command", "grep": "pattern", "glob": "pattern
 _TITLE_VERB = {
     "read_file": "Read", "list_dir": "List", "glob": "Find", "grep": "Search", "edit_file": "Edit",
     "write_file": "Write", "create_file": "Create", "delete_file": "Delete", "rename_file": "Rename",
-    "run_command": "Run",
+    "run_command": "Run", "todo_write": "Update the plan",
 }
 
 MAX_TITLE_CHARS = 120

@@ -152,6 +152,8 @@ async def test_the_models_plan_is_the_clients_plan_live_and_on_load(tmp_path, wo
         assert live == [{"sessionUpdate": "plan", "entries": [
             {"content": "read app.py", "priority": "medium", "status": "completed"},
             {"content": "set x to 2", "priority": "high", "status": "in_progress"}]}]
+        call = next(u for u in client.of(sid) if u.session_update == "tool_call")
+        assert (call.kind, call.title) == ("think", "Update the plan")  # not an anonymous "other" tool
         reloaded = AcpTestClient()
     async with acp_agent(reloaded, tmp_path / "sessions") as conn:
         await conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[])
