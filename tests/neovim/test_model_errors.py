@@ -67,3 +67,14 @@ def test_agent_retry_sends_the_failed_turns_message_again(editor: Editor) -> Non
     editor.cmd("AgentRetry")
     assert any("the last turn did not fail" in n["msg"] for n in editor.lua("return _G.test_notes"))
     assert editor.errors() == []
+
+
+def test_the_retries_of_a_step_are_one_line_updated_in_place(editor: Editor) -> None:
+    editor.setup([{"fail": "OVERLOADED"}, {"fail": "OVERLOADED"}, {"text": "finally through"}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAsk hello")
+    editor.wait_idle()
+    retries = [line for line in editor.chat_lines() if "retrying" in line]
+    assert len(retries) == 1 and "(retry 2)" in retries[0], retries
+    assert "finally through" in editor.chat_text()

@@ -177,6 +177,11 @@ function M.draw(client_id)
   if require("agent_lsp.config").options.chat.auto_open and #vim.fn.win_findbuf(buf) == 0 then
     chat.open(c, false)
   end
+  if #vim.fn.win_findbuf(buf) == 0 and not q.notified then
+    -- No chat on screen: say it where the user looks, once per question.
+    q.notified = true
+    vim.notify(M.prompt(q.params) .. " — waiting for you: :AgentChat to see it, or :AgentPermission once|deny", vim.log.levels.WARN)
+  end
   chat.follow(c)
 end
 

@@ -719,7 +719,16 @@ function Renderer:event(ev)
     -- A wait too short to read ("in 0.0 s") is not shown.
     local wait = type(data.delayMs) == "number" and data.delayMs >= 100 and (" in %.1f s"):format(data.delayMs / 1000)
       or ""
-    self:note({ ("_↻ %s: retrying%s (retry %s)_"):format(f.code or "model error", wait, data.retry or "?") })
+    local line = ("_↻ %s: retrying%s (retry %s)_"):format(f.code or "model error", wait, data.retry or "?")
+    local key = ("%s:%s"):format(tostring(data.turn), tostring(data.step))
+    if self.last_kind == "retry" and self.retry_key == key then
+      -- The retries of one step are one line, updated in place.
+      local n = self:line_count()
+      self:set_lines(n - 1, n, { line }, "0")
+    else
+      self:note({ line })
+    end
+    self.last_kind, self.retry_key = "retry", key
   elseif t == "compaction/end" then
     if type(data.error) == "table" then
       self:note({ "_⚠ compacting the context failed: " .. (data.error.message or "?") .. "_" })
