@@ -16,6 +16,7 @@ from agent_lsp.lsp.features import (
     lifecycle,
     mcp_requests,
     mode_requests,
+    model_requests,
     session_control,
     session_requests,
     subagent_requests,
@@ -24,7 +25,7 @@ from agent_lsp.lsp.features import (
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 
 FEATURES = (lifecycle, documents, agent_requests, session_requests, session_control, mcp_requests, subagent_requests,
-            mode_requests, skill_requests, commands, code_actions)
+            mode_requests, model_requests, skill_requests, commands, code_actions)
 
 
 def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None) -> AgentLanguageServer:

@@ -492,6 +492,20 @@ class SessionModeResult(WireModel):
     previous: Literal["default", "plan"]
 
 
+# ------------------------------------------------------------------------ model
+
+
+class ModelInfoParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: the first folder")
+
+
+class ModelInfoResult(WireModel):
+    provider: str = Field(description="openai | anthropic | scripted")
+    model: str
+    reason: str = Field(description="why this provider: configured, an environment variable, or what auto found")
+    demo: bool = Field(description="nothing is configured: the built-in scripted demo model answers")
+
+
 # ----------------------------------------------------------------------- skills
 
 
@@ -543,6 +557,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
     "agent/session/mode": (SessionModeParams, SessionModeResult),
     "agent/skill/list": (SkillListParams, SkillListResult),
+    "agent/model/info": (ModelInfoParams, ModelInfoResult),
     "agent/skill/run": (SkillRunParams, MessageRef),
 }
 

@@ -22,6 +22,7 @@ export const METHODS = {
   'agent/inbox/remove': 'agent/inbox/remove',
   'agent/inbox/update': 'agent/inbox/update',
   'agent/mcp/list': 'agent/mcp/list',
+  'agent/model/info': 'agent/model/info',
   'agent/permission': 'agent/permission',
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
@@ -1204,6 +1205,27 @@ export interface McpSettings {
 export interface MessageRef {
   messageId: string;
   sessionId: string;
+}
+export interface ModelInfoParams {
+  /**
+   * no workspaceUri: the first folder
+   */
+  workspaceUri?: string | null;
+}
+export interface ModelInfoResult {
+  /**
+   * nothing is configured: the built-in scripted demo model answers
+   */
+  demo: boolean;
+  model: string;
+  /**
+   * openai | anthropic | scripted
+   */
+  provider: string;
+  /**
+   * why this provider: configured, an environment variable, or what auto found
+   */
+  reason: string;
 }
 export interface ModelSettings {
   apiKey?: string | null;

@@ -29,6 +29,7 @@ M.METHODS = {
   ["agent/subagent/cancel"] = "agent/subagent/cancel",
   ["agent/session/mode"] = "agent/session/mode",
   ["agent/skill/list"] = "agent/skill/list",
+  ["agent/model/info"] = "agent/model/info",
   ["agent/skill/run"] = "agent/skill/run",
   ["session/event"] = "session/event",
   ["agent/status"] = "agent/status",
