@@ -585,9 +585,9 @@ class AgentExtension implements vscode.Disposable {
       void vscode.window.showInformationMessage('Agent: open a file to insert the code into.');
       return;
     }
-    await vscode.window.showTextDocument(editor.document, editor.viewColumn);
-    await editor.edit((edit) => {
-      for (const selection of editor.selections) {
+    const shown = await vscode.window.showTextDocument(editor.document, editor.viewColumn);
+    await shown.edit((edit) => {
+      for (const selection of shown.selections) {
         edit.replace(selection, text);
       }
     });
