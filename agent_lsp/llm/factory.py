@@ -64,6 +64,13 @@ def provider_kind(settings: ModelSettings, env: ModelEnvironment) -> str:
     return _choose_provider(settings, env)[0]
 
 
+def chosen_model(settings: ModelSettings, env: ModelEnvironment) -> tuple[str, str, str]:
+    """(provider, model, why) the settings and env vars choose, without building
+    the provider. Nothing configured: ("scripted", "scripted", "auto: ...")."""
+    provider_name, why = _choose_provider(settings, env)
+    return provider_name, settings.model or env.model or DEFAULT_MODELS[provider_name], why
+
+
 def _api_key(provider: str, settings: ModelSettings, env: ModelEnvironment) -> tuple[str | None, str]:
     """(key, where it comes from: the name the user should fix)."""
     if settings.api_key is not None and settings.api_key.get_secret_value():

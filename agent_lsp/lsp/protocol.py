@@ -581,6 +581,18 @@ class ModelChoice(WireModel):
 class ModelListResult(WireModel):
     models: list[ModelChoice]
     note: str | None = Field(default=None, description="why the endpoint's models are missing, when they are")
+# ------------------------------------------------------------------------ model
+
+
+class ModelInfoParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: the first folder")
+
+
+class ModelInfoResult(WireModel):
+    provider: str = Field(description="openai | anthropic | scripted")
+    model: str
+    reason: str = Field(description="why this provider: configured, an environment variable, or what auto found")
+    demo: bool = Field(description="nothing is configured: the built-in scripted demo model answers")
 
 
 # ----------------------------------------------------------------------- skills
@@ -730,6 +742,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/setModel": (SessionSetModelParams, SessionSetModelResult),
     "agent/model/list": (ModelListParams, ModelListResult),
     "agent/skill/list": (SkillListParams, SkillListResult),
+    "agent/model/info": (ModelInfoParams, ModelInfoResult),
     "agent/skill/run": (SkillRunParams, MessageRef),
     "agent/permission/rules": (PermissionRulesParams, PermissionRulesResult),
     "agent/permission/revoke": (PermissionRevokeParams, PermissionRulesResult),

@@ -3,7 +3,10 @@
 agent/model/list gives the models a picker offers
 (`agent_lsp.workspace.session_models`), and agent/model/check sends one tiny
 real request to a workspace's configured model (`agent_lsp.llm.check`), for
-an editor's "check model connection"."""
+an editor's "check model connection"; agent/model/info says which model a
+folder's sessions use and why, before any turn runs, so a client can say that
+no model is configured (the built-in scripted demo model answers) and offer
+to set one up."""
 
 from __future__ import annotations
 
@@ -11,6 +14,8 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from agent_lsp.config import model_environment
+from agent_lsp.llm.factory import chosen_model
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.rpc import parse
@@ -49,3 +54,15 @@ def register(server: AgentLanguageServer) -> None:
         except ValueError as error:  # an unusable configuration: say which, as a result
             return wire.wire_dump(wire.ModelCheckResult(ok=False, error=wire.events.LlmFailure(code="BAD_REQUEST", message=str(error))))
         return wire.wire_dump(wire.ModelCheckResult.model_validate(await check_model(resolved)))
+
+    @server.feature("agent/model/info")
+    async def model_info(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.ModelInfoParams, params)
+        await ls.ready()
+        host = ls.host_for_uri(p.workspace_uri)
+        try:
+            provider, model, why = chosen_model(host.settings.model, model_environment(host.env))
+        except ValueError as e:
+            raise JsonRpcInvalidParams(str(e)) from None
+        return wire.wire_dump(wire.ModelInfoResult(
+            provider=provider, model=model, reason=why, demo=provider == "scripted" and why.startswith("auto")))

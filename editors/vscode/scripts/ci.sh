@@ -76,6 +76,8 @@ editor() {
   node scripts/vscode_run.mjs exttest
   step "UI smoke (Chromium + playwright-core)"
   node scripts/vscode_run.mjs ui
+  step "UI: first run, code blocks"
+  node scripts/vscode_run.mjs firstrun
 }
 
 case "$what" in

@@ -5,6 +5,8 @@
 //   node scripts/vscode_run.mjs exttest   the suite in exttest/ inside the extension host
 //   node scripts/vscode_run.mjs ui        the installed agent-lsp.vsix (npm run package first) driven
 //                                          through the UI like a user; screenshots
+//   node scripts/vscode_run.mjs firstrun  the installed .vsix in a workspace with no model configured,
+//                                          then code blocks and the transcript's other details (ui_firstrun.mjs)
 //
 // Env: CODE_SERVER (default .work/code-server), CHROMIUM (default /usr/bin/chromium),
 // AGENT_LSP_PYTHON (default <repo>/.venv/bin/python), ARTIFACTS (default .work/artifacts),
@@ -15,6 +17,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { firstRun } from './ui_firstrun.mjs';
 
 const mode = process.argv[2] ?? 'exttest';
 const extDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -108,7 +111,8 @@ function prepare() {
     JSON.stringify(
       {
         'agentLsp.server.pythonPath': python,
-        'agentLsp.model': { provider: 'scripted', script: scripts[mode] },
+        ...(scripts[mode] ? { 'agentLsp.model': { provider: 'scripted', script: scripts[mode] } } : {}),
+        ...(mode === 'firstrun' ? { 'agentLsp.permissions': { rules: [{ tool: 'run_command', action: 'allow' }] } } : {}),
         'agentLsp.sessionsDir': path.join(work, 'sessions'),
         'agentLsp.attachActiveEditor': false,
       },
@@ -153,7 +157,7 @@ function installVsix(data) {
 
 async function main() {
   const { ws, data } = prepare();
-  if (mode === 'ui') installVsix(data);
+  if (mode !== 'exttest') installVsix(data);
   const port = await freePort();
   const resultFile = path.join(work, 'result.json');
   const serverLog = fs.openSync(path.join(artifacts, `code-server-${mode}.log`), 'w');
@@ -165,6 +169,12 @@ async function main() {
     XDG_CACHE_HOME: path.join(work, 'xdg-cache'),
     EXT_TEST_RESULT: resultFile,
   };
+  if (mode === 'firstrun') {
+    // No model configured anywhere: no key or endpoint in the environment, no user config file.
+    for (const name of Object.keys(env)) {
+      if (/_API_KEY$|_BASE_URL$|^AGENT_LSP_(PROVIDER|MODEL|CONFIG)$/.test(name)) delete env[name];
+    }
+  }
   const cs = spawn(
     process.execPath,
     [
@@ -211,6 +221,9 @@ async function main() {
       await page.screenshot({ path: path.join(artifacts, 'vscode-exttest.png') });
       if (!result.ok) throw new Error('extension-host tests failed');
       log(`PASS ${result.outcomes.length} extension-host tests`);
+    } else if (mode === 'firstrun') {
+      await firstRun(page, { ws, log, panelFrame, shot });
+      log('PASS first run');
     } else {
       await uiSmoke(page, { ws, data });
       log('PASS ui smoke');

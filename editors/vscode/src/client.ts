@@ -41,6 +41,11 @@ class AgentCapabilities implements StaticFeature {
       ...(capabilities.experimental ?? {}),
       agentLsp: { permissions: true, saveDocuments: true, events: true, elicitation: true },
     };
+    // The panel and the one status bar item show that the agent works; the
+    // server's work-done progress would be a second status bar item.
+    if (capabilities.window) {
+      capabilities.window.workDoneProgress = false;
+    }
   }
   initialize(): void {}
   getState(): { kind: 'static' } {

@@ -2,15 +2,18 @@
 // bar and settings together. The server does the work; this stays thin.
 
 import * as fs from 'fs';
+import * as os from 'os';
 import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
 import { createClient } from './client';
 import { BEFORE_SCHEME, BeforeContent, showToolDiff } from './diffView';
 import { SendAction, WhileRunning, chooseSendAction, parseMentions } from './input';
+import { markdownToPlain } from './markdown';
 import { AgentPanel, PanelRequest } from './panel';
 import { askPermission } from './permissions';
 import { runMcpPrompt } from './mcpPrompts';
 import { AgentStatus, ContextItem, PermissionAnswer, PermissionParams, RevertOutcome, lineLabel, sessionTitle } from './protocol';
+import { DEMO_BANNER, ModelInfo, chooseServerProgram, modelLabel, pythonExtensionInterpreter, setupModel } from './firstRun';
 import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
 import { SessionController } from './sessions';
 import { heldNotice, sessionInUse } from './sessionLock';
@@ -36,6 +39,9 @@ export interface AgentLspApi {
   /** How many times "open in another window … read-only" was shown as a message. */
   heldNoticesShown(): number;
 }
+
+/** The action that replaces "Restart" when no agent-lsp was found. */
+const CHOOSE_SERVER = 'Choose agent-lsp…';
 
 /** Commands the server also offers (for generic editors); ours take precedence. */
 const OWNED_COMMANDS = ['agentLsp.followup', 'agentLsp.steer', 'agentLsp.cancel', 'agentLsp.newSession'];
@@ -173,6 +179,22 @@ class AgentExtension implements vscode.Disposable {
   private pushSettings(): void {
     if (this.client?.isRunning()) {
       void this.client.sendNotification('workspace/didChangeConfiguration', { settings: { agentLsp: this.serverSettings() } });
+      // The server reads the new settings back (workspace/configuration) before it answers with the new model.
+      setTimeout(() => void this.refreshModel(), 500);
+    }
+  }
+
+  /** The panel's header names the model; with none configured its banner offers setup. */
+  private async refreshModel(): Promise<void> {
+    const client = this.client;
+    if (!client?.isRunning()) {
+      return;
+    }
+    try {
+      const info = await client.sendRequest<ModelInfo>('agent/model/info', {});
+      this.panel.post({ type: 'model', label: modelLabel(info), demo: info.demo, detail: info.demo ? DEMO_BANNER : `${info.provider} ${info.model} (${info.reason})` });
+    } catch (error) {
+      this.output.appendLine(`Could not ask the server for its model: ${message(error)}`);
     }
   }
 
@@ -208,7 +230,9 @@ class AgentExtension implements vscode.Disposable {
     this.failureShown = true;
     const choice = await vscode.window.showErrorMessage(text, 'Open Settings', 'Show Log', restart);
     this.failureShown = false;
-    if (choice === 'Open Settings') {
+    if (choice === CHOOSE_SERVER) {
+      await chooseServerProgram(); // the changed setting restarts the server
+    } else if (choice === 'Open Settings') {
       await vscode.commands.executeCommand('workbench.action.openSettings', 'agentLsp.server');
     } else if (choice === 'Show Log') {
       this.output.show(true);
@@ -230,10 +254,17 @@ class AgentExtension implements vscode.Disposable {
     const command = resolveServerCommand(
       { path: cfg.get<string>('server.path', ''), pythonPath: cfg.get<string>('server.pythonPath', ''), args: cfg.get<string[]>('server.args', []) },
       folders,
-      { pathVariable: process.env.PATH ?? '', platform: process.platform, isExecutable },
+      {
+        pathVariable: process.env.PATH ?? '',
+        platform: process.platform,
+        isExecutable,
+        home: os.homedir(),
+        variables: process.env,
+        pythonInterpreter: await pythonExtensionInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri),
+      },
     );
     if (!command) {
-      void this.fail(MISSING_SERVER_MESSAGE);
+      void this.fail(MISSING_SERVER_MESSAGE, CHOOSE_SERVER);
       throw new Error(MISSING_SERVER_MESSAGE);
     }
     this.output.appendLine(`Starting ${command.command} ${command.args.join(' ')} (found via ${command.source})`);
@@ -272,6 +303,7 @@ class AgentExtension implements vscode.Disposable {
       throw new Error(text);
     }
     this.setState('running');
+    void this.refreshModel();
     await this.sessions.restore().catch((error) => this.output.appendLine(`Could not restore the session: ${message(error)}`));
   }
 
@@ -335,7 +367,7 @@ class AgentExtension implements vscode.Disposable {
     this.renderStatusBar();
     if (this.previousStatus === 'running' && status === 'idle' && !this.sessions.heldBy && !this.panel.visible) {
       // "Done" signal when the user is looking elsewhere.
-      const text = lastAssistantText(this.sessions.transcript).split('\n')[0].slice(0, 200);
+      const text = markdownToPlain(lastAssistantText(this.sessions.transcript).split('\n\n')[0]).slice(0, 200);
       void vscode.window.showInformationMessage(`Agent: done${text ? ` — ${text}` : ''}`, 'Open').then((choice) => {
         if (choice === 'Open') {
           void this.panel.reveal();
@@ -469,6 +501,7 @@ class AgentExtension implements vscode.Disposable {
   private async onPanelRequest(request: PanelRequest): Promise<void> {
     switch (request.type) {
       case 'ready':
+        void this.refreshModel();
         this.postPrefs();
         this.postContext();
         this.panel.post({ type: 'server', state: this.state, message: this.stateMessage || undefined, restart: this.restartLabel });
@@ -494,7 +527,20 @@ class AgentExtension implements vscode.Disposable {
         await vscode.commands.executeCommand('agentLsp.showDiff', request.key);
         break;
       case 'restartServer':
-        await this.restart();
+        if (this.restartLabel === CHOOSE_SERVER) {
+          await chooseServerProgram(); // the changed setting restarts the server
+        } else {
+          await this.restart();
+        }
+        break;
+      case 'setupModel':
+        await setupModel();
+        break;
+      case 'copyCode':
+        await vscode.env.clipboard.writeText(request.text);
+        break;
+      case 'insertCode':
+        await this.insertCode(request.text);
         break;
       case 'openLink':
         await this.openLink(request.href);
@@ -534,6 +580,21 @@ class AgentExtension implements vscode.Disposable {
       default:
         break;
     }
+  }
+
+  /** A code block's "Insert": at the cursor (over the selection) of the editor the user last worked in. */
+  private async insertCode(text: string): Promise<void> {
+    const editor = vscode.window.activeTextEditor ?? this.lastEditor;
+    if (!editor || editor.document.isClosed) {
+      void vscode.window.showInformationMessage('Agent: open a file to insert the code into.');
+      return;
+    }
+    const shown = await vscode.window.showTextDocument(editor.document, editor.viewColumn);
+    await shown.edit((edit) => {
+      for (const selection of shown.selections) {
+        edit.replace(selection, text);
+      }
+    });
   }
 
   private async openLink(href: string): Promise<void> {
@@ -598,6 +659,8 @@ class AgentExtension implements vscode.Disposable {
     register('agentLsp.focus', () => this.panel.reveal());
     register('agentLsp.showLog', () => this.output.show(true));
     register('agentLsp.restartServer', () => this.restart());
+    register('agentLsp.setupModel', () => setupModel());
+    register('agentLsp.chooseServer', () => chooseServerProgram());
     register('agentLsp.followup', async (arg?: unknown) => {
       const { text, context } = commandInput(arg);
       const value = text ?? (await vscode.window.showInputBox({ prompt: 'Message to the agent' }));

@@ -4,6 +4,7 @@
 // webview's CSP (no inline script, no remote sources) is the second wall.
 
 import MarkdownIt from 'markdown-it';
+import { codeBlockHtml } from './codeBlocks';
 
 const SAFE_LINK = /^(https?:|mailto:)/i;
 const HAS_SCHEME = /^[a-z][a-z0-9+.-]*:/i;
@@ -30,6 +31,8 @@ function createRenderer(): MarkdownIt {
     const href = tokens[idx].attrGet('href') ?? '';
     return `<a href="#" data-href="${md.utils.escapeHtml(href)}" title="${md.utils.escapeHtml(href)}">`;
   };
+  md.renderer.rules.fence = (tokens, idx) => codeBlockHtml(tokens[idx].content, tokens[idx].info);
+  md.renderer.rules.code_block = (tokens, idx) => codeBlockHtml(tokens[idx].content, '');
   return md;
 }
 
@@ -38,4 +41,30 @@ let renderer: MarkdownIt | null = null;
 export function renderMarkdown(source: string): string {
   renderer ??= createRenderer();
   return renderer.render(source);
+}
+
+/** Markdown as the plain text a reader sees (for notifications, which show
+ * their text as is): no `**`, backticks or link targets. */
+export function markdownToPlain(source: string): string {
+  renderer ??= createRenderer();
+  const words: string[] = [];
+  for (const token of renderer.parse(source, {})) {
+    if (token.type === 'inline') {
+      for (const child of token.children ?? []) {
+        if (child.type === 'text' || child.type === 'code_inline') {
+          words.push(child.content);
+        } else if (child.type === 'softbreak' || child.type === 'hardbreak') {
+          words.push(' ');
+        } else if (child.type === 'image') {
+          words.push(child.content);
+        }
+      }
+    } else if (token.type === 'fence' || token.type === 'code_block') {
+      words.push(token.content);
+    }
+    if (token.block && token.nesting === -1) {
+      words.push(' ');
+    }
+  }
+  return words.join('').replace(/\s+/g, ' ').trim();
 }

@@ -23,7 +23,10 @@ export type PanelRequest =
   | { type: 'openSubagent'; sessionId: string }
   | { type: 'cancelSubagent'; sessionId: string }
   | { type: 'rendered'; items: number; lastText: string; status: string }
-  | { type: 'restartServer' };
+  | { type: 'restartServer' }
+  | { type: 'copyCode'; text: string }
+  | { type: 'insertCode'; text: string }
+  | { type: 'setupModel' };
 
 /** Panel-only state (not part of the transcript). */
 export type PanelMessage =
@@ -31,6 +34,7 @@ export type PanelMessage =
   | { type: 'prefs'; whileRunning: 'queue' | 'steer'; attach: boolean }
   | { type: 'context'; label: string | null }
   | { type: 'server'; state: 'starting' | 'running' | 'failed' | 'stopped'; message?: string; restart?: string }
+  | { type: 'model'; label: string; demo: boolean; detail: string }
   | { type: 'insert'; text: string }
   | { type: 'focus' };
 
@@ -123,11 +127,14 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
 <header id="header">
   <span id="session-title">New session</span>
   <span id="meter" title="Context used by the last model call"><span id="meter-bar"><span id="meter-fill"></span></span><span id="meter-text"></span></span>
+  <span id="model" hidden></span>
   <span id="status" class="idle">idle</span>
 </header>
+<div id="demo-banner" hidden><span id="demo-text"></span> <button id="setup-model">Set up a model…</button></div>
 <div id="banner" hidden></div>
 <div id="readonly" hidden><span id="readonly-text"></span> <button id="readonly-new" class="link">New session</button></div>
 <main id="transcript" aria-live="polite"><div id="empty">Ask the agent to explain, change or fix something. It edits your open files directly (undo works), and you can steer it while it works.</div></main>
+<button id="new-activity" hidden title="Scroll to the latest">↓ New activity</button>
 <div id="working" hidden><span class="dot"></span> working… <span class="hint">Esc to stop</span></div>
 <section id="queue" hidden></section>
 <footer id="composer">

@@ -26,6 +26,7 @@ export const METHODS = {
   'agent/mcp/prompt/run': 'agent/mcp/prompt/run',
   'agent/mcp/prompts': 'agent/mcp/prompts',
   'agent/model/check': 'agent/model/check',
+  'agent/model/info': 'agent/model/info',
   'agent/model/list': 'agent/model/list',
   'agent/permission': 'agent/permission',
   'agent/permission/revoke': 'agent/permission/revoke',
@@ -1451,6 +1452,27 @@ export interface ModelChoice {
    * the settings, or the endpoint's model list
    */
   source: 'configured' | 'endpoint';
+}
+export interface ModelInfoParams {
+  /**
+   * no workspaceUri: the first folder
+   */
+  workspaceUri?: string | null;
+}
+export interface ModelInfoResult {
+  /**
+   * nothing is configured: the built-in scripted demo model answers
+   */
+  demo: boolean;
+  model: string;
+  /**
+   * openai | anthropic | scripted
+   */
+  provider: string;
+  /**
+   * why this provider: configured, an environment variable, or what auto found
+   */
+  reason: string;
 }
 export interface ModelListParams {
   /**

@@ -20,36 +20,71 @@ export interface ResolveEnv {
   pathVariable: string;
   platform: NodeJS.Platform;
   isExecutable: (file: string) => boolean;
+  /** The home directory and the environment, for the tool installers' own dirs (pipx, uv). */
+  home?: string;
+  variables?: Record<string, string | undefined>;
+  /** The interpreter the Python extension has selected for the workspace, when it is installed. */
+  pythonInterpreter?: string;
 }
 
+/** The distribution's name on the package index: pipx and uv name their environments after it. */
+const DISTRIBUTION = 'agent-language-server';
+
 export const MISSING_SERVER_MESSAGE =
-  'agent_lsp: the server was not found. Install it (`pipx install agent-language-server`, or `pip install -e .` in a checkout) ' +
-  'so `agent-lsp` is on PATH or in the workspace .venv, or set `agentLsp.server.path` ' +
-  '(or `agentLsp.server.pythonPath` to a Python that has agent_lsp).';
+  'agent_lsp: the server was not found (looked in the workspace .venv and venv, the Python extension\'s interpreter, PATH, ' +
+  '~/.local/bin, pipx and uv tool environments). Install it (`pipx install agent-language-server`, or `pip install -e .` in a checkout), ' +
+  'or choose the agent-lsp program (it sets `agentLsp.server.path`).';
 
 function executableNames(base: string, platform: NodeJS.Platform): string[] {
   return platform === 'win32' ? [`${base}.exe`, `${base}.cmd`, base] : [base];
 }
 
-function searchPath(name: string, env: ResolveEnv): string | null {
+function searchPath(env: ResolveEnv): string | null {
   const sep = env.platform === 'win32' ? ';' : ':';
   for (const dir of env.pathVariable.split(sep)) {
-    if (!dir) {
-      continue;
+    const found = dir ? findIn(dir, env) : null;
+    if (found) {
+      return found;
     }
-    for (const candidate of executableNames(name, env.platform)) {
-      const full = path.join(dir, candidate);
-      if (env.isExecutable(full)) {
-        return full;
-      }
+  }
+  return null;
+}
+
+/** Where installers put the command, with the name to log for each: ~/.local/bin
+ * (pip --user, pipx and uv's default bin dir), then the environments pipx and
+ * uv tool keep per package (found even when their bin dir is not on PATH). */
+function installerDirs(env: ResolveEnv): Array<[string, string]> {
+  const vars = env.variables ?? {};
+  const home = env.home ?? '';
+  const bin = env.platform === 'win32' ? 'Scripts' : 'bin';
+  const dataHome = vars.XDG_DATA_HOME || (home && path.join(home, '.local', 'share'));
+  const dirs: Array<[string, string | undefined]> = [
+    ['~/.local/bin', home && path.join(home, '.local', 'bin')],
+    ['pipx', vars.PIPX_BIN_DIR],
+    ['pipx', vars.PIPX_HOME && path.join(vars.PIPX_HOME, 'venvs', DISTRIBUTION, bin)],
+    ['pipx', home && path.join(home, '.local', 'pipx', 'venvs', DISTRIBUTION, bin)],
+    ['pipx', dataHome && path.join(dataHome, 'pipx', 'venvs', DISTRIBUTION, bin)],
+    ['uv tool', vars.UV_TOOL_BIN_DIR],
+    ['uv tool', vars.UV_TOOL_DIR && path.join(vars.UV_TOOL_DIR, DISTRIBUTION, bin)],
+    ['uv tool', dataHome && path.join(dataHome, 'uv', 'tools', DISTRIBUTION, bin)],
+  ];
+  return dirs.filter((d): d is [string, string] => !!d[1]);
+}
+
+function findIn(dir: string, env: ResolveEnv): string | null {
+  for (const name of executableNames('agent-lsp', env.platform)) {
+    const candidate = path.join(dir, name);
+    if (env.isExecutable(candidate)) {
+      return candidate;
     }
   }
   return null;
 }
 
 /** The command to run, or null when nothing usable was found. Order: the
- * configured path, the configured interpreter, each workspace folder's .venv,
- * then PATH. */
+ * configured path, the configured interpreter, each workspace folder's .venv
+ * (then venv), the Python extension's interpreter's environment, PATH, then
+ * where pip --user, pipx and uv install commands. */
 export function resolveServerCommand(settings: ServerLaunchSettings, folders: string[], env: ResolveEnv): ServerCommand | null {
   const extra = settings.args ?? [];
   if (settings.path.trim()) {
@@ -60,16 +95,28 @@ export function resolveServerCommand(settings: ServerLaunchSettings, folders: st
   }
   const binDir = env.platform === 'win32' ? 'Scripts' : 'bin';
   for (const folder of folders) {
-    for (const name of executableNames('agent-lsp', env.platform)) {
-      const candidate = path.join(folder, '.venv', binDir, name);
-      if (env.isExecutable(candidate)) {
-        return { command: candidate, args: extra, source: `${folder}/.venv` };
+    for (const venv of ['.venv', 'venv']) {
+      const found = findIn(path.join(folder, venv, binDir), env);
+      if (found) {
+        return { command: found, args: extra, source: `${folder}/${venv}` };
       }
     }
   }
-  const onPath = searchPath('agent-lsp', env);
+  if (env.pythonInterpreter) {
+    const found = findIn(path.dirname(env.pythonInterpreter), env);
+    if (found) {
+      return { command: found, args: extra, source: "the Python extension's interpreter" };
+    }
+  }
+  const onPath = searchPath(env);
   if (onPath) {
     return { command: onPath, args: extra, source: 'PATH' };
+  }
+  for (const [source, dir] of installerDirs(env)) {
+    const found = findIn(dir, env);
+    if (found) {
+      return { command: found, args: extra, source };
+    }
   }
   return null;
 }

@@ -1,13 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isSafeLink, renderMarkdown } from '../src/markdown';
+import { isSafeLink, markdownToPlain, renderMarkdown } from '../src/markdown';
 
 test('markdown renders the usual constructs', () => {
   const html = renderMarkdown('# Title\n\nSome **bold** and `code`.\n\n```py\nprint(1 < 2)\n```\n\n- a\n- b\n');
   assert.match(html, /<h1>Title<\/h1>/);
   assert.match(html, /<strong>bold<\/strong>/);
   assert.match(html, /<code>code<\/code>/);
-  assert.match(html, /<pre><code class="language-py">print\(1 &lt; 2\)/);
+  assert.match(html, /<pre><code class="hljs language-py"><span class="hljs-built_in">print<\/span>\(<span class="hljs-number">1<\/span> &lt; <span class="hljs-number">2<\/span>\)/);
   assert.match(html, /<li>a<\/li>/);
 });
 
@@ -35,5 +35,27 @@ test('links keep only safe targets and never navigate the webview', () => {
 
 test('an unfinished code fence while streaming still renders', () => {
   const html = renderMarkdown('Here:\n\n```js\nconst a = 1;');
-  assert.match(html, /<pre><code class="language-js">const a = 1;/);
+  assert.match(html, /<pre><code class="hljs language-js"><span class="hljs-keyword">const<\/span> a = <span class="hljs-number">1<\/span>;/);
+});
+
+test('a code block is highlighted for its language and has Copy and Insert buttons', () => {
+  const html = renderMarkdown('```python\ndef f():\n    return "<b>"\n```');
+  assert.match(html, /<div class="code-block" data-language="python">/);
+  assert.match(html, /data-code-action="copy"[^>]*>Copy</);
+  assert.match(html, /data-code-action="insert"[^>]*>Insert</);
+  assert.match(html, /<span class="hljs-keyword">def<\/span>/);
+  assert.match(html, /&quot;&lt;b&gt;&quot;|"&lt;b&gt;"/); // the code's markup stays text
+  assert.doesNotMatch(html, /<b>/);
+});
+
+test('a fence with an unknown or no language is escaped plain code, still with its buttons', () => {
+  const html = renderMarkdown('```nosuchlang\n<script>x</script>\n```\n\n    indented <i>\n');
+  assert.doesNotMatch(html, /<script>|<i>/);
+  assert.equal((html.match(/class="code-block"/g) ?? []).length, 2);
+  assert.match(html, /&lt;script&gt;x&lt;\/script&gt;/);
+});
+
+test('markdown becomes plain text for a notification', () => {
+  assert.equal(markdownToPlain('Fixed **mean()** in `stats.py`: see [the docs](https://e.x).'), 'Fixed mean() in stats.py: see the docs.');
+  assert.equal(markdownToPlain('# Done\n\n- one\n- two'), 'Done one two');
 });

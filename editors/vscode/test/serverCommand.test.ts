@@ -29,3 +29,33 @@ test('the workspace .venv comes before PATH', () => {
 test('nothing found is reported, not guessed', () => {
   assert.equal(resolveServerCommand(none, ['/ws'], env([])), null);
 });
+
+test('a workspace venv named venv is found too', () => {
+  const cmd = resolveServerCommand(none, ['/ws'], env(['/ws/venv/bin/agent-lsp', '/usr/bin/agent-lsp']));
+  assert.deepEqual([cmd?.command, cmd?.source], ['/ws/venv/bin/agent-lsp', '/ws/venv']);
+});
+
+test("the Python extension's interpreter's environment comes before PATH", () => {
+  const files = ['/home/me/envs/work/bin/agent-lsp', '/usr/bin/agent-lsp'];
+  const cmd = resolveServerCommand(none, ['/ws'], { ...env(files), pythonInterpreter: '/home/me/envs/work/bin/python' });
+  assert.deepEqual([cmd?.command, cmd?.source], ['/home/me/envs/work/bin/agent-lsp', "the Python extension's interpreter"]);
+  // An interpreter without agent-lsp beside it is passed over.
+  const other = resolveServerCommand(none, ['/ws'], { ...env(['/usr/bin/agent-lsp']), pythonInterpreter: '/usr/local/bin/python3' });
+  assert.equal(other?.source, 'PATH');
+});
+
+test('pip --user, pipx and uv tool installs are found when their bin dir is not on PATH', () => {
+  const at = (file: string, variables: Record<string, string> = {}) =>
+    resolveServerCommand(none, ['/ws'], { ...env([file]), home: '/home/me', variables });
+  assert.equal(at('/home/me/.local/bin/agent-lsp')?.source, '~/.local/bin');
+  assert.deepEqual(
+    [at('/home/me/.local/pipx/venvs/agent-language-server/bin/agent-lsp')?.command, at('/home/me/.local/pipx/venvs/agent-language-server/bin/agent-lsp')?.source],
+    ['/home/me/.local/pipx/venvs/agent-language-server/bin/agent-lsp', 'pipx'],
+  );
+  assert.equal(at('/home/me/.local/share/pipx/venvs/agent-language-server/bin/agent-lsp')?.source, 'pipx');
+  assert.equal(at('/opt/pipx/venvs/agent-language-server/bin/agent-lsp', { PIPX_HOME: '/opt/pipx' })?.source, 'pipx');
+  assert.equal(at('/home/me/.local/share/uv/tools/agent-language-server/bin/agent-lsp')?.source, 'uv tool');
+  assert.equal(at('/data/uv/tools/agent-language-server/bin/agent-lsp', { XDG_DATA_HOME: '/data' })?.source, 'uv tool');
+  assert.equal(at('/tools/agent-language-server/bin/agent-lsp', { UV_TOOL_DIR: '/tools' })?.source, 'uv tool');
+  assert.equal(at('/home/me/.local/share/uv/tools/other/bin/agent-lsp'), null);
+});

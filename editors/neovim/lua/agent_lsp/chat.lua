@@ -66,6 +66,9 @@ function M.buffer(c)
   vim.bo[buf].undolevels = -1
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = "markdown"
+  -- Tree-sitter highlights the code fences in their language (injections);
+  -- without the markdown parser the markdown syntax file still applies.
+  pcall(vim.treesitter.start, buf, "markdown")
   vim.b[buf].agent_lsp_client = c.id
   vim.b[buf].agent_lsp_chat = true
   map_keys(buf)

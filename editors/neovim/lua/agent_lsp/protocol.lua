@@ -33,6 +33,7 @@ M.METHODS = {
   ["agent/session/setModel"] = "agent/session/setModel",
   ["agent/model/list"] = "agent/model/list",
   ["agent/skill/list"] = "agent/skill/list",
+  ["agent/model/info"] = "agent/model/info",
   ["agent/skill/run"] = "agent/skill/run",
   ["agent/permission/rules"] = "agent/permission/rules",
   ["agent/permission/revoke"] = "agent/permission/revoke",

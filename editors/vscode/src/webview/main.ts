@@ -50,6 +50,11 @@ const meterText = $('meter-text');
 const workingEl = $('working');
 const emptyEl = $('empty');
 const planMode = $<HTMLInputElement>('plan-mode');
+const newActivity = $<HTMLButtonElement>('new-activity');
+const modelEl = $('model');
+const demoBanner = $('demo-banner');
+/** The model the server says the next turn uses (agent/model/info), before any turn shows one. */
+let serverModel: { label: string; demo: boolean; detail: string } | null = null;
 
 let state: Transcript = createTranscript();
 /** Outcomes of "Revert this turn" by turn (what the server answered). */
@@ -222,7 +227,9 @@ function renderTool(node: HTMLElement, item: ToolItem): void {
   node.append(details);
   if (item.status === 'failed') {
     // Why it failed, visible without opening the card.
-    const why = item.error?.message || item.output.split('\n')[0];
+    const exitCode = item.meta?.exitCode;
+    const exited = typeof exitCode === 'number' && exitCode !== 0 ? `exited with ${exitCode}` : '';
+    const why = item.error?.message || [exited, item.output.trim().split('\n')[0]].filter(Boolean).join(': ');
     node.append(el('div', 'tool-error', why.length > 300 ? `${why.slice(0, 300)}…` : why));
   }
   if (hasDiff(item)) {
@@ -419,6 +426,12 @@ function renderChrome(): void {
   const first = state.items.find((i) => i.kind === 'user');
   titleEl.textContent = first && first.kind === 'user' ? first.text.split('\n')[0] : 'New session';
   titleEl.title = state.model ? `${titleEl.textContent} · ${state.model}` : titleEl.textContent ?? '';
+  // The model in use: as the server chooses it for the next turn, else as the last model call reported it.
+  const model = serverModel?.label ?? state.model?.split(' / ').pop();
+  modelEl.hidden = !model;
+  modelEl.textContent = model ?? '';
+  modelEl.title = serverModel ? `Model: ${serverModel.detail}` : `Model: ${state.model ?? ''}`;
+  demoBanner.hidden = !serverModel?.demo;
   workingEl.hidden = !running;
   emptyEl.hidden = state.items.length > 0;
   planMode.checked = state.mode === 'plan';
@@ -432,6 +445,7 @@ function nearBottom(): boolean {
 function render(): void {
   frame = null;
   const stick = nearBottom();
+  const changed = state.rev > renderedRev;
   for (const item of state.items) {
     if (item.rev <= renderedRev && nodes.has(item.key)) {
       continue;
@@ -453,6 +467,8 @@ function render(): void {
   renderChrome();
   if (stick) {
     transcriptEl.scrollTop = transcriptEl.scrollHeight;
+  } else if (changed && state.items.length) {
+    newActivity.hidden = false; // scrolled up to read: say that more came, do not jump
   }
   post({ type: 'rendered', items: nodes.size, lastText: lastAssistantText(state), status: readOnly ? 'read-only' : state.status });
 }
@@ -463,6 +479,7 @@ function scheduleRender(): void {
 
 function reset(next: Transcript): void {
   state = next;
+  newActivity.hidden = true;
   nodes.clear();
   transcriptEl.replaceChildren(emptyEl);
   renderedRev = 0;
@@ -507,6 +524,7 @@ cancelButton.addEventListener('click', () => post({ type: 'cancel' }));
 attach.addEventListener('change', () => post({ type: 'toggleAttach', on: attach.checked }));
 planMode.addEventListener('change', () => post({ type: 'setPlanMode', on: planMode.checked }));
 $('mention').addEventListener('click', () => post({ type: 'pickFile' }));
+$('setup-model').addEventListener('click', () => post({ type: 'setupModel' }));
 for (const radio of modeEl.querySelectorAll<HTMLInputElement>('input')) {
   radio.addEventListener('change', () => {
     if (radio.checked) {
@@ -516,7 +534,28 @@ for (const radio of modeEl.querySelectorAll<HTMLInputElement>('input')) {
     }
   });
 }
+transcriptEl.addEventListener('scroll', () => {
+  if (!newActivity.hidden && nearBottom()) {
+    newActivity.hidden = true;
+  }
+});
+newActivity.addEventListener('click', () => {
+  transcriptEl.scrollTop = transcriptEl.scrollHeight;
+  newActivity.hidden = true;
+});
 transcriptEl.addEventListener('click', (e) => {
+  const codeAction = (e.target as HTMLElement).closest<HTMLButtonElement>('button[data-code-action]');
+  if (codeAction) {
+    const code = codeAction.closest('.code-block')?.querySelector('code')?.textContent ?? '';
+    if (codeAction.dataset.codeAction === 'copy') {
+      post({ type: 'copyCode', text: code });
+      codeAction.textContent = 'Copied';
+      setTimeout(() => (codeAction.textContent = 'Copy'), 1500);
+    } else {
+      post({ type: 'insertCode', text: code });
+    }
+    return;
+  }
   const link = (e.target as HTMLElement).closest('a[data-href]');
   if (link) {
     e.preventDefault();
@@ -591,6 +630,11 @@ window.addEventListener('message', (e: MessageEvent) => {
       }
       break;
     }
+    case 'model':
+      serverModel = { label: message.label, demo: message.demo, detail: message.detail };
+      $('demo-text').textContent = message.detail;
+      scheduleRender();
+      break;
     case 'insert': {
       const at = input.selectionStart ?? input.value.length;
       input.value = `${input.value.slice(0, at)}${message.text}${input.value.slice(at)}`;
