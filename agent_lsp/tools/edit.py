@@ -30,6 +30,11 @@ text from disk. The LSP editor asks clients that declared
 `agentLsp.saveDocuments` to save, and otherwise writes the buffer text to disk
 itself; files the editor has not opened are written to disk when the edit is
 applied (client or fallback), so saving them is a no-op.
+
+The `edits.review` setting (`ToolEnv.review`) changes this: in "review" the
+applied change is held for the user's keep/undo and not saved (the user's
+review saves it, `agent_lsp.workspace.edit_review`); in "ask" the user
+approves the diff before the edit is sent (`ask_before_editing`).
 """
 
 from __future__ import annotations
@@ -55,15 +60,16 @@ from agent_lsp.tools.hunks import unified_diff
 from agent_lsp.tools.text import line_starts, position_of, replace_spans, split_lines
 
 MAX_FRESH_TEXT_CHARS = 20_000
-PENDING_REVIEW_NOTE = (
-    "The change is in the editor's buffer, unsaved, waiting for the user to keep or undo it: "
-    "commands still see the file on disk as it was."
-)
 MAX_DIFF_CHARS = 8_000
 MAX_CANDIDATES = 5
 INDEX_FROM_EDITS = 16  # from this many edits in one call, index the text's words once
 
 _WORD = re.compile(r"\w+")
+# the result's note when "edits.review" is "review"
+PENDING_REVIEW_NOTE = (
+    "The change is in the editor's buffer, unsaved, waiting for the user to keep or undo it: "
+    "commands still see the file on disk as it was."
+)
 
 
 class EditSpec(ToolInput):

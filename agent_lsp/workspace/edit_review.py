@@ -41,7 +41,7 @@ MESSAGE_SOURCE = "review"
 Action = Literal["keep", "undo"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # compared by identity: `after` is a whole file
 class PendingHunk:
     hunk_id: str  # "<tool call id>.<n>": unique in its session
     session_id: str
@@ -115,7 +115,7 @@ class EditReview:
         """The pending hunks (of one session, one file), where they are now. A hunk
         whose lines the user changed is dropped: it is no longer the agent's."""
         placed: list[PlacedHunk] = []
-        gone: set[str] = set()
+        gone: set[PendingHunk] = set()
         wanted = [h for h in self._pending if (session_id is None or h.session_id == session_id)
                   and (path is None or h.path == path)]
         for file in dict.fromkeys(h.path for h in wanted):
@@ -130,11 +130,11 @@ class EditReview:
                         lines = maps[id(hunk.after)] = _line_map(list(hunk.after), now)
                     where = _mapped_range(lines, hunk.a1, hunk.a2, len(hunk.after))
                 if where is None:
-                    gone.add(hunk.hunk_id)
+                    gone.add(hunk)
                 else:
                     placed.append(PlacedHunk(hunk, *where))
         if gone:
-            self._pending = [h for h in self._pending if h.hunk_id not in gone]
+            self._pending = [h for h in self._pending if h not in gone]
         return sorted(placed, key=lambda p: (str(p.hunk.path), p.start))
 
     def forget(self, session_id: str) -> None:
@@ -158,8 +158,8 @@ class EditReview:
                     continue
             else:
                 self._record(session_id, file, action, of_file, None)
-            done = {p.hunk.hunk_id for p in of_file}
-            self._pending = [h for h in self._pending if h.hunk_id not in done]
+            done = {p.hunk for p in of_file}  # hunk ids are unique within a session only
+            self._pending = [h for h in self._pending if h not in done]
             outcome.resolved += [p.hunk.hunk_id for p in of_file]
             if not any(h.path == file for h in self._pending):
                 await self.host.editor.save([file])

@@ -5,15 +5,17 @@ resolve as a command, for the code actions of editors without a plugin."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
 from agent_lsp.lsp.rpc import parse
-from agent_lsp.workspace.edit_review import PlacedHunk, ReviewError
 from agent_lsp.workspace.documents import normalise_path
+
+if TYPE_CHECKING:
+    from agent_lsp.workspace.edit_review import PlacedHunk
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -53,6 +55,8 @@ def hunk_info(ls: AgentLanguageServer, placed: PlacedHunk) -> wire.PendingHunkIn
 async def resolve(ls: AgentLanguageServer, p: wire.ReviewResolveParams) -> dict:
     if p.hunk_id is None and p.uri is None and not p.all:
         raise JsonRpcInvalidParams("hunkId: name a hunk, a document (uri) or all: true")
+    from agent_lsp.workspace.edit_review import ReviewError  # with the hosts, not at start-up
+
     await ls.ready()
     host = ls.host_for_session(p.session_id)
     try:

@@ -633,6 +633,46 @@ const tests: [string, () => Promise<void>][] = [
         for (const file of written) {
           fs.rmSync(file, { recursive: true, force: true });
         }
+        }
+      },
+    ],
+    [
+    'review mode: the edit waits unsaved with Keep / Undo CodeLenses per hunk, per file and for all',
+    async () => {
+      const a = await api();
+      const folder = vscode.workspace.workspaceFolders![0].uri;
+      const file = vscode.Uri.joinPath(folder, 'review.py');
+      fs.writeFileSync(file.fsPath, 'a = 1\nb = 2\n');
+      const doc = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(doc);
+      const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
+      const original = fs.readFileSync(settingsFile, 'utf8');
+      const settings = JSON.parse(original);
+      const edit = { name: 'edit_file', arguments: { path: 'review.py', edits: [{ oldText: 'a = 1', newText: 'a = 10' }, { oldText: 'b = 2', newText: 'b = 20' }] } };
+      settings['agentLsp.model'] = { ...settings['agentLsp.model'], script: [{ tools: [edit] }, { text: 'Edited for review.' }] };
+      settings['agentLsp.edits.review'] = 'review';
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+      await waitFor('review mode in the settings', () => vscode.workspace.getConfiguration('agentLsp').get('edits.review') === 'review');
+      try {
+        await a.send('edit review.py');
+        await waitFor('two pending hunks', () => a.review.pending.length === 2);
+        assert.equal(doc.getText(), 'a = 10\nb = 20\n');
+        assert.equal(doc.isDirty, true, 'not saved while it waits for review');
+        assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 1\nb = 2\n');
+        const lenses = async () => ((await vscode.commands.executeCommand('vscode.executeCodeLensProvider', file)) as vscode.CodeLens[]) ?? [];
+        const titles = (await lenses()).map((l) => `${l.range.start.line}:${l.command?.title}`);
+        assert.deepEqual(titles, ['0:Keep file (2 changes)', '0:Undo file', '0:Keep all', '0:Keep', '0:Undo', '1:Keep', '1:Undo']);
+        const undo = (await lenses()).find((l) => l.range.start.line === 1 && l.command?.title === 'Undo')!;
+        await vscode.commands.executeCommand(undo.command!.command, ...(undo.command!.arguments ?? []));
+        await waitFor('the undo', () => doc.getText() === 'a = 10\nb = 2\n' && a.review.pending.length === 1);
+        assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 1\nb = 2\n', 'a change still pending: not saved');
+        const keepAll = (await lenses()).find((l) => l.command?.title === 'Keep all')!;
+        await vscode.commands.executeCommand(keepAll.command!.command, ...(keepAll.command!.arguments ?? []));
+        await waitFor('the save once nothing is pending', () => a.review.pending.length === 0 && !doc.isDirty);
+        assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 10\nb = 2\n');
+        assert.deepEqual(await lenses(), []);
+      } finally {
+        fs.writeFileSync(settingsFile, original);
       }
     },
   ],

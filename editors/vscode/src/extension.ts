@@ -22,12 +22,15 @@ import { ToolItem, TurnEndItem, lastAssistantText, toolItemOf } from './transcri
 import { showMcpServers } from './mcpStatus';
 import { runSkillCommand } from './skills';
 import { nestSessions } from './subagents';
+import { ReviewController } from './review';
 
 type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
 
 /** What the extension exports (used by the extension-host tests and by other extensions). */
 export interface AgentLspApi {
   readonly sessions: SessionController;
+  /** The agent's edits waiting for Keep / Undo (edits.review = "review"). */
+  readonly review: ReviewController;
   readonly panel: AgentPanel;
   serverState(): ServerState;
   /** Resolves once the server is running (or rejects when it failed to start). */
@@ -88,6 +91,7 @@ class AgentExtension implements vscode.Disposable {
   readonly statusBar = vscode.window.createStatusBarItem(vscode.StatusBarAlignment.Left, 100);
   readonly panel: AgentPanel;
   readonly sessions: SessionController;
+  readonly review: ReviewController;
   private readonly before = new BeforeContent();
   private client: LanguageClient | null = null;
   private state: ServerState = 'stopped';
@@ -107,11 +111,13 @@ class AgentExtension implements vscode.Disposable {
       () => (this.client ? { request: (method, params) => this.client!.sendRequest(method, params) } : null),
       (m) => this.panel.post(m),
     );
+    this.review = new ReviewController(() => (this.client ? { request: (method, params) => this.client!.sendRequest(method, params) } : null));
     this.disposables.push(
       this.output,
       this.statusBar,
       this.panel,
       this.sessions,
+      this.review,
       vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this.panel, { webviewOptions: { retainContextWhenHidden: true } }),
       vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, this.before),
       this.sessions.onDidChangeStatus((status) => this.onStatus(status)),
@@ -269,14 +275,18 @@ class AgentExtension implements vscode.Disposable {
     }
     this.output.appendLine(`Starting ${command.command} ${command.args.join(' ')} (found via ${command.source})`);
     const client = createClient(command, folders[0], cfg.get<Record<string, string>>('server.env', {}), this.output, this.serverSettings(), {
-      sessionEvent: (p) => this.sessions.handleEvents(p.sessionId, p.events ?? []),
+      sessionEvent: (p) => {
+        this.sessions.handleEvents(p.sessionId, p.events ?? []);
+        this.review.onEvents(p.events ?? []);
+      },
       status: (p) => this.sessions.handleStatus(p.sessionId, p.status),
       error: (p) => this.onAgentError(p),
       toolProgress: (p) => this.sessions.handleToolProgress(p.sessionId, p.callId, p.data ?? {}),
       subagentStatus: (p) => this.sessions.handleSubagentStatus(p.sessionId, p),
       permission: (p) => (this.permissionHandler ?? askPermission)(p),
       settings: async () => this.serverSettings(),
-      saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true),
+      // In review mode an edit waits unsaved for Keep / Undo (review.ts); the server asks for the save after.
+      saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true) && this.config().get<string>('edits.review', 'apply') !== 'review',
       stopped: (why: string) => {
         if (this.state !== 'running') {
           return;
@@ -825,6 +835,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentL
   void ext.start().catch(() => undefined);
   return {
     sessions: ext.sessions,
+    review: ext.review,
     panel: ext.panel,
     serverState: () => ext.getState(),
     whenServerReady: () => ext.whenReady(),

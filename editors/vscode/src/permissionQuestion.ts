@@ -15,5 +15,6 @@ export function permissionQuestion(params: PermissionParams): { message: string;
   const why = params.asksEveryTime ? [params.asksEveryTime] : [];
   // Deny is always possible: it is what closing the question means.
   const answers = [...new Set([...(params.choices ?? ALL_ANSWERS), 'deny' as const])];
-  return { message, detail: [...lines, ...why, `Tool: ${params.tool}`].join('\n\n'), answers };
+  const diff = params.diff ? [params.diff] : []; // an edit waiting for approval (edits.review = "ask")
+  return { message, detail: [...lines, ...diff, ...why, `Tool: ${params.tool}`].join('\n\n'), answers };
 }

@@ -40,3 +40,13 @@ test('a question without choices (an older server) offers every answer', () => {
   const q = permissionQuestion({ tool: 'run_command', kind: 'command', title: 'Run `ls`', command: 'ls' });
   assert.deepEqual(q.answers, ['once', 'session', 'always', 'deny']);
 });
+
+test('an edit waiting for approval (edits.review "ask") shows its diff and offers only allow once and deny', () => {
+  const diff = '--- a/app.py\n+++ b/app.py\n@@ -1 +1 @@\n-x = 1\n+x = 2\n';
+  const q = permissionQuestion({
+    tool: 'edit_file', kind: 'write', title: 'Apply this edit to app.py?', path: '/ws/app.py', choices: ['once', 'deny'], diff,
+    asksEveryTime: 'Every edit waits for your approval (the "edits.review" setting is "ask").',
+  });
+  assert.ok(q.detail.includes('-x = 1\n+x = 2'), q.detail);
+  assert.deepEqual(q.answers, ['once', 'deny']);
+});
