@@ -118,6 +118,13 @@ export const Methods = {
   sessionCompact: M['agent/session/compact'],
   turnRevert: M['agent/turn/revert'],
   sessionMode: M['agent/session/mode'],
+  sessionSetModel: M['agent/session/setModel'],
+  sessionFork: M['agent/session/fork'],
+  sessionRewind: M['agent/session/rewind'],
+  inboxUpdate: M['agent/inbox/update'],
+  inboxMove: M['agent/inbox/move'],
+  inboxPause: M['agent/inbox/pause'],
+  modelList: M['agent/model/list'],
   subagentCancel: M['agent/subagent/cancel'],
   // server -> client
   sessionEvent: M['session/event'],

@@ -8,6 +8,7 @@
 
 import { AgentStatus, Block, ContextItem, RevertOutcome, EventView, UserMessage, contentText, endSeq, userText } from './protocol';
 import { PermissionMode, PlanEntry, modeNotice, modeOf, planEntries } from './plan';
+import { modelName, modelNotice } from './models';
 import { SubagentView, subagentView } from './subagents';
 
 export interface Usage {
@@ -121,6 +122,8 @@ export interface Transcript {
   toolKeys: Map<string, string>;
   /** The session's permission mode (the last session/mode event). */
   mode: PermissionMode;
+  /** The queue is paused (the last agent/inbox/paused event): no queued message starts a turn. */
+  queuePaused: boolean;
   /** Sub-agents by the callId of their `subagent` call. */
   subagents: Map<string, SubagentView>;
 }
@@ -148,6 +151,7 @@ export function createTranscript(sessionId: string | null = null): Transcript {
     reverts: new Map(),
     toolKeys: new Map(),
     mode: 'default',
+    queuePaused: false,
     subagents: new Map(),
   };
 }
@@ -595,6 +599,22 @@ export function applyEvent(state: Transcript, event: EventView): void {
       state.mode = modeOf(data.mode);
       add<NoticeItem>(state, { key: `n:${event.seq}`, kind: 'notice', rev: 0, turn: state.turnOpen, text: modeNotice(data) });
       break;
+    case 'session/rewind':
+      add<NoticeItem>(state, {
+        key: `n:${event.seq}`,
+        kind: 'notice',
+        rev: 0,
+        turn: state.turnOpen,
+        text: `Rewound to before turn ${data.turn ?? '?'}: the agent no longer sees it or what followed.`,
+      });
+      break;
+    case 'agent/inbox/paused':
+      state.queuePaused = data.paused === true;
+      break;
+    case 'session/model':
+      state.model = modelName(data.provider, data.model);
+      add<NoticeItem>(state, { key: `n:${event.seq}`, kind: 'notice', rev: 0, turn: state.turnOpen, text: modelNotice(data) });
+      break;
     case 'subagent/start':
       noteSubagent(state, String(data.callId), data);
       break;
@@ -606,7 +626,7 @@ export function applyEvent(state: Transcript, event: EventView): void {
         state.contextWindow = data.contextWindow;
       }
       if (data.provider || data.model) {
-        state.model = [data.provider, data.model].filter(Boolean).join(' / ');
+        state.model = modelName(data.provider, data.model);
       }
       break;
     case 'llm/retry': {

@@ -47,6 +47,7 @@ const meterText = $('meter-text');
 const workingEl = $('working');
 const emptyEl = $('empty');
 const planMode = $<HTMLInputElement>('plan-mode');
+const modelButton = $<HTMLButtonElement>('model');
 
 let state: Transcript = createTranscript();
 /** Outcomes of "Revert this turn" by turn (what the server answered). */
@@ -219,6 +220,8 @@ function renderItem(node: HTMLElement, item: Item): void {
       node.replaceChildren(el('div', 'user-text', item.text));
       if (item.steer) {
         node.prepend(el('div', 'user-tag', 'steering'));
+      } else if (item.turn != null && !readOnly) {
+        node.prepend(turnActions(item.turn));
       }
       if (item.context.length) {
         const chips = el('div', 'chips');
@@ -357,18 +360,50 @@ function revertNote(outcome: RevertOutcome): HTMLElement {
   return note;
 }
 
+/** The hover actions on a turn's first message. */
+function turnActions(turn: number): HTMLElement {
+  const actions = el('div', 'turn-actions');
+  actions.append(
+    button('Fork from here', 'link', () => post({ type: 'forkTurn', turn }), `A new session sharing the history up to the end of turn ${turn}`),
+    button('Rewind to here', 'link', () => post({ type: 'rewindTurn', turn }), `Cut the conversation back to before turn ${turn}`),
+  );
+  return actions;
+}
+
 function renderQueue(): void {
   const { nextTurn, nextStep } = state.inbox;
-  queueEl.hidden = nextTurn.length + nextStep.length === 0;
+  queueEl.hidden = nextTurn.length + nextStep.length === 0 && !state.queuePaused;
   queueEl.replaceChildren();
-  const row = (m: UserMessage, label: string) => {
+  const head = el('div', 'queue-head', state.queuePaused ? 'Queue paused: nothing queued starts' : 'Queue');
+  head.append(
+    state.queuePaused
+      ? button('Resume', 'link', () => post({ type: 'pauseQueue', paused: false }), 'Let the queued messages run again')
+      : button('Pause', 'link', () => post({ type: 'pauseQueue', paused: true }), 'Hold the queued messages (none starts a turn)'),
+  );
+  queueEl.append(head);
+  const move = (m: UserMessage, to: 'next-turn' | 'next-step' | 'now', index?: number) =>
+    post({ type: 'moveQueued', messageId: m.id, to, ...(index != null ? { index } : {}) });
+  const row = (m: UserMessage, label: string, index: number | null) => {
     const r = el('div', 'queued');
     r.append(el('span', 'queued-kind', label), el('span', 'queued-text', userText(m)));
-    r.append(button('×', 'icon', () => post({ type: 'removeQueued', messageId: m.id }), 'Remove before it runs'));
+    const actions = el('span', 'queued-actions');
+    actions.append(button('✎', 'icon', () => post({ type: 'editQueued', messageId: m.id }), 'Edit'));
+    if (index != null) {
+      if (index > 0) {
+        actions.append(button('↑', 'icon', () => move(m, 'next-turn', index - 1), 'Move up'));
+      }
+      if (index < nextTurn.length - 1) {
+        actions.append(button('↓', 'icon', () => move(m, 'next-turn', index + 1), 'Move down'));
+      }
+      actions.append(button('Steer now', 'link', () => move(m, 'next-step'), 'Send into the running turn at its next step'));
+    }
+    actions.append(button('Send now', 'link', () => move(m, 'now'), 'Stop the running turn and start this one'));
+    actions.append(button('×', 'icon', () => post({ type: 'removeQueued', messageId: m.id }), 'Remove before it runs'));
+    r.append(actions);
     queueEl.append(r);
   };
-  nextStep.forEach((m) => row(m, 'steer'));
-  nextTurn.forEach((m) => row(m, 'queued'));
+  nextStep.forEach((m) => row(m, 'steer', null));
+  nextTurn.forEach((m, i) => row(m, 'queued', i));
 }
 
 function renderChrome(): void {
@@ -402,6 +437,8 @@ function renderChrome(): void {
   emptyEl.hidden = state.items.length > 0;
   planMode.checked = state.mode === 'plan';
   planMode.disabled = !!readOnly || !state.sessionId;
+  modelButton.textContent = state.model ?? 'model';
+  modelButton.disabled = !!readOnly;
 }
 
 function nearBottom(): boolean {
@@ -485,6 +522,7 @@ $('readonly-new').addEventListener('click', () => post({ type: 'newSession' }));
 cancelButton.addEventListener('click', () => post({ type: 'cancel' }));
 attach.addEventListener('change', () => post({ type: 'toggleAttach', on: attach.checked }));
 planMode.addEventListener('change', () => post({ type: 'setPlanMode', on: planMode.checked }));
+modelButton.addEventListener('click', () => post({ type: 'pickModel' }));
 $('mention').addEventListener('click', () => post({ type: 'pickFile' }));
 for (const radio of modeEl.querySelectorAll<HTMLInputElement>('input')) {
   radio.addEventListener('change', () => {
@@ -520,7 +558,7 @@ window.addEventListener('message', (e: MessageEvent) => {
     case 'events': {
       const before = state.inbox.nextTurn.length + state.inbox.nextStep.length;
       applyEvents(state, message.events);
-      queueDirty ||= before !== state.inbox.nextTurn.length + state.inbox.nextStep.length || message.events.some((ev: SessionEvent) => ev.type === 'agent/inbox/spliced');
+      queueDirty ||= before !== state.inbox.nextTurn.length + state.inbox.nextStep.length || message.events.some((ev: SessionEvent) => ev.type === 'agent/inbox/spliced' || ev.type === 'agent/inbox/paused');
       scheduleRender();
       break;
     }
