@@ -3,12 +3,12 @@ revert undoes what commands changed too (`sed -i`, a formatter, a generator).
 
 Before `run_command` runs, the files of the workspace are recorded in a
 shadow object store of our own, outside the user's repository: one
-compressed copy per distinct content, named by its SHA-256, under the
-folder's sessions directory (`checkpoints/<pid>/`). Nothing is written to
+compressed copy per distinct content, by its SHA-256, appended to pack files
+under the folder's sessions directory (`checkpoints/<pid>/`). Nothing is written to
 the user's repository (no commit, stash or index change). A file whose size,
 mtime and inode are unchanged since the last checkpoint is not read again,
 so a checkpoint of an unchanged workspace costs one walk with `stat` calls
-(figures: bench/checkpoint_bench.py).
+(figures: bench/checkpoint_walk.py).
 
 After the command, the workspace is walked again and every text file it
 created, changed or deleted becomes a `FileChange` in the turn's edit
@@ -34,8 +34,10 @@ import os
 import shutil
 import stat
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from agent_lsp.tools.base import FileChange
 from agent_lsp.tools.ignore import walk_files
@@ -45,48 +47,104 @@ log = logging.getLogger(__name__)
 
 MAX_FILE_BYTES = 1_000_000
 MAX_FILES = 50_000
+READ_THREADS = 8  # files read at once for a checkpoint
 
 StatKey = tuple[int, int, int]  # size, mtime_ns, inode
 
 
 @dataclass(eq=False)  # compared by identity: the running commands' checkpoints are told apart
 class Checkpoint:
-    """The recorded text files: path -> digest of their content."""
+    """The recorded text files: path (as a string) -> digest of their content."""
 
-    files: dict[Path, str] = field(default_factory=dict)
-    unrecorded: set[Path] = field(default_factory=set)  # present, but over a limit or not text
+    files: dict[str, str] = field(default_factory=dict)
+    unrecorded: set[str] = field(default_factory=set)  # present, but over a limit or not text
+
+
+@dataclass(frozen=True)
+class _Blob:
+    """A file's content read for the store: its digest and compressed bytes."""
+
+    digest: str
+    packed: bytes
 
 
 class ObjectStore:
-    """Contents by digest, compressed, one file each."""
+    """Contents by digest, compressed, appended to pack files. The index is in
+    memory: the store is this server's own and goes with it (`close`), so
+    nothing needs to find an object after a restart. One append per new
+    content instead of a file per object: creating thousands of small files
+    was most of a first checkpoint's time. A pack whose objects were all
+    dropped is deleted; a new pack starts after `PACK_BYTES`."""
+
+    PACK_BYTES = 64 * 1024 * 1024
 
     def __init__(self, directory: Path):
         self.directory = directory
+        self._index: dict[str, tuple[int, int, int]] = {}  # digest -> (pack, offset, length)
+        self._live: dict[int, int] = {}  # pack -> how many indexed objects it holds
+        self._pack = 0
+        self._writer: BinaryIO | None = None
 
-    def _path(self, digest: str) -> Path:
-        return self.directory / digest[:2] / digest[2:]
+    def _pack_path(self, pack: int) -> Path:
+        return self.directory / f"{pack}.pack"
+
+    def __contains__(self, digest: str) -> bool:
+        return digest in self._index
 
     def put(self, data: bytes) -> str:
-        digest = hashlib.sha256(data).hexdigest()
-        path = self._path(digest)
-        if not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            partial = path.with_suffix(".part")
-            partial.write_bytes(zlib.compress(data, 1))
-            os.replace(partial, path)
-        return digest
+        blob = pack_blob(data)
+        self.add(blob)
+        return blob.digest
+
+    def add(self, blob: _Blob) -> None:
+        if blob.digest in self._index:
+            return
+        writer = self._writer
+        if writer is None or writer.tell() >= self.PACK_BYTES:
+            if writer is not None:
+                writer.close()
+                if not self._live.get(self._pack):
+                    self._pack_path(self._pack).unlink(missing_ok=True)
+                self._pack += 1
+            self.directory.mkdir(parents=True, exist_ok=True)
+            writer = self._writer = open(self._pack_path(self._pack), "ab")
+        offset = writer.tell()
+        writer.write(blob.packed)
+        self._index[blob.digest] = (self._pack, offset, len(blob.packed))
+        self._live[self._pack] = self._live.get(self._pack, 0) + 1
 
     def get(self, digest: str) -> bytes | None:
+        entry = self._index.get(digest)
+        if entry is None:
+            return None
+        pack, offset, length = entry
+        if pack == self._pack and self._writer is not None:
+            self._writer.flush()
         try:
-            return zlib.decompress(self._path(digest).read_bytes())
+            with open(self._pack_path(pack), "rb") as handle:
+                handle.seek(offset)
+                return zlib.decompress(handle.read(length))
         except (OSError, zlib.error):
             return None
 
     def drop(self, digest: str) -> None:
-        try:
-            self._path(digest).unlink()
-        except OSError:
-            pass
+        entry = self._index.pop(digest, None)
+        if entry is None:
+            return
+        pack = entry[0]
+        self._live[pack] -= 1
+        if not self._live[pack] and pack != self._pack:
+            del self._live[pack]
+            self._pack_path(pack).unlink(missing_ok=True)
+
+    def close(self) -> None:
+        if self._writer is not None:
+            self._writer.close()
+            self._writer = None
+
+
+def pack_blob(data: bytes) -> _Blob:
+    return _Blob(hashlib.sha256(data).hexdigest(), zlib.compress(data, 1))
 
 
 class WorkspaceCheckpoints:
@@ -102,7 +160,7 @@ class WorkspaceCheckpoints:
         self.directory = store_dir / str(os.getpid())
         _remove_stale(store_dir)
         self.objects = ObjectStore(self.directory)
-        self._known: dict[Path, tuple[StatKey, str | None]] = {}  # stat key -> digest (None: not text)
+        self._known: dict[str, tuple[StatKey, str | None]] = {}  # path -> (stat key, digest; None: not text)
         self._last = Checkpoint()
         self._running: list[Checkpoint] = []  # taken before commands still running (sessions run side by side)
         self._lock = asyncio.Lock()  # one walk at a time
@@ -130,46 +188,52 @@ class WorkspaceCheckpoints:
             self._running.remove(before)
 
     def close(self) -> None:
+        self.objects.close()
         shutil.rmtree(self.directory, ignore_errors=True)
 
     # ------------------------------------------------------------ internals
 
     def _take(self) -> Checkpoint:
+        """Walk the workspace: files whose size, mtime and inode are as last
+        seen keep their digest (a `stat` each); the others are read, in a few
+        threads, as file reads wait on the disk."""
         checkpoint = Checkpoint()
-        known: dict[Path, tuple[StatKey, str | None]] = {}
+        known: dict[str, tuple[StatKey, str | None]] = {}
+        unread: list[tuple[str, StatKey]] = []
         for count, path in enumerate(walk_files(self.root, self.root)):
             if count >= self.max_files:
                 break
-            if str(path).startswith(self.excluded):
+            name = str(path)
+            if name.startswith(self.excluded):
                 continue
             try:
-                st = path.lstat()
+                st = os.lstat(name)
             except OSError:
                 continue
             if not stat.S_ISREG(st.st_mode):
                 continue  # a link, a socket, …: not the file itself
-            key = (st.st_size, st.st_mtime_ns, st.st_ino)
             if st.st_size > self.max_file_bytes:
-                checkpoint.unrecorded.add(path)
+                checkpoint.unrecorded.add(name)
                 continue
-            cached = self._known.get(path)
-            digest = cached[1] if cached is not None and cached[0] == key else self._store(path)
-            known[path] = (key, digest)
-            if digest is None:
-                checkpoint.unrecorded.add(path)
+            key = (st.st_size, st.st_mtime_ns, st.st_ino)
+            cached = self._known.get(name)
+            if cached is not None and cached[0] == key:
+                known[name] = cached
             else:
-                checkpoint.files[path] = digest
+                unread.append((name, key))
+        if unread:
+            with ThreadPoolExecutor(max_workers=READ_THREADS) as pool:
+                for (name, key), blob in zip(unread, pool.map(lambda item: _read_text(item[0]), unread)):
+                    if blob is not None:
+                        self.objects.add(blob)
+                    known[name] = (key, blob.digest if blob is not None else None)
+        for name, (_, digest) in known.items():
+            if digest is None:
+                checkpoint.unrecorded.add(name)
+            else:
+                checkpoint.files[name] = digest
         self._known = known
         return checkpoint
-
-    def _store(self, path: Path) -> str | None:
-        try:
-            data = path.read_bytes()
-        except OSError:
-            return None
-        if is_binary(data) or decode(data).lossy:
-            return None
-        return self.objects.put(data)
 
     def _text(self, digest: str) -> str | None:
         data = self.objects.get(digest)
@@ -177,17 +241,18 @@ class WorkspaceCheckpoints:
 
     def _diff(self, before: Checkpoint, after: Checkpoint) -> list[FileChange]:
         changes: list[FileChange] = []
-        for path in sorted(before.files.keys() | after.files.keys()):
-            old, new = before.files.get(path), after.files.get(path)
+        for name in sorted(before.files.keys() | after.files.keys()):
+            old, new = before.files.get(name), after.files.get(name)
             if old == new:
                 continue
-            if new is None and path in after.unrecorded:
+            path = Path(name)
+            if new is None and name in after.unrecorded:
                 continue  # still there, now over a limit: not known, not a delete
             old_text = None if old is None else self._text(old)
             new_text = None if new is None else self._text(new)
             if old is not None and old_text is None:
                 continue  # its copy is gone (the store was cleaned): nothing to go back to
-            if old is None and path in before.unrecorded:
+            if old is None and name in before.unrecorded:
                 continue  # it was there before, over a limit: its old text is unknown
             if new is None:
                 changes.append(FileChange(path, old_text, None, deleted=True))
@@ -202,6 +267,18 @@ class WorkspaceCheckpoints:
         for digest in set(self._last.files.values()) - kept:
             self.objects.drop(digest)
         self._last = latest
+
+
+def _read_text(name: str) -> _Blob | None:
+    """A text file's content, ready for the store; None for a binary or non-UTF-8 one."""
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    if is_binary(data) or decode(data).lossy:
+        return None
+    return pack_blob(data)
 
 
 def _remove_stale(store_dir: Path) -> None:

@@ -444,6 +444,68 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
+    'fork from a turn opens the new session with the history up to there; rewind cuts it; the queue is edited, reordered and paused',
+    async () => {
+      const a = await api();
+      const before = a.sessions.sessionId!; // the later tests go on with this session
+      const turns = a.sessions.transcript.items.filter((i) => i.kind === 'user' && i.turn === 1);
+      assert.ok(turns.length, 'the session has a turn 1');
+      const forked = (await vscode.commands.executeCommand('agentLsp.forkTurn', 1)) as string;
+      assert.notEqual(forked, before);
+      assert.equal(a.sessions.sessionId, forked);
+      const userTurns = () => [...new Set(a.sessions.transcript.items.filter((i) => i.kind === 'user').map((i) => i.turn))];
+      assert.deepEqual(userTurns(), [1]);
+
+      assert.equal(await vscode.commands.executeCommand('agentLsp.rewindTurn', 1, false), true);
+      await waitFor('the rewind in the transcript', () => a.sessions.transcript.items.some((i) => i.kind === 'notice' && /rewound/i.test(i.text)));
+
+      await a.sessions.pauseQueue(true);
+      await waitFor('the queue paused', () => a.sessions.transcript.queuePaused);
+      const alpha = await a.send('alpha');
+      const beta = await a.send('beta');
+      await waitFor('both queued', () => a.sessions.transcript.inbox.nextTurn.length === 2);
+      assert.equal(await a.sessions.moveQueued(beta.messageId, 'next-turn', 0), true);
+      await waitFor('beta first', () => a.sessions.transcript.inbox.nextTurn[0]?.id === beta.messageId);
+      assert.equal(await vscode.commands.executeCommand('agentLsp.editQueued', alpha.messageId, 'alpha edited'), true);
+      await waitFor('the edit', () => (a.sessions.transcript.inbox.nextTurn[1]?.content as any)?.[0]?.text === 'alpha edited');
+      for (const id of [alpha.messageId, beta.messageId]) {
+        assert.equal(await a.sessions.removeQueued(id), true);
+      }
+      await a.sessions.pauseQueue(false);
+      await waitFor('the queue resumed and empty', () => !a.sessions.transcript.queuePaused && a.sessions.transcript.inbox.nextTurn.length === 0);
+      await vscode.commands.executeCommand('agentLsp.resumeSession', before);
+      assert.equal(a.sessions.sessionId, before);
+    },
+  ],
+  [
+    "the model picker offers the server's models, then the effort; the switch shows in the transcript",
+    async () => {
+      const a = await api();
+      const before = a.sessions.sessionId!; // the later tests go on with this session
+      await a.sessions.newSession();
+      const switched = vscode.commands.executeCommand('agentLsp.switchModel');
+      const models = await waitFor('the model picker', () => a.openModelPick());
+      assert.deepEqual(models.items.map((i) => [i.label, i.description]), [['scripted', 'scripted · configured · 128k tokens']]);
+      models.activeItems = [models.items[0]];
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      const efforts = await waitFor('the effort picker', () => a.openModelPick() !== models && a.openModelPick());
+      assert.deepEqual(efforts.items.map((i) => i.label), ['default', 'minimal', 'low', 'medium', 'high']);
+      // as a user does: type to filter, then accept (the widget applies the filter asynchronously)
+      efforts.value = 'low';
+      efforts.activeItems = [efforts.items.find((i) => i.label === 'low')!];
+      await new Promise((r) => setTimeout(r, 500));
+      await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+      assert.deepEqual(await switched, { provider: 'scripted', model: 'scripted', effort: 'low' });
+      const notice = await waitFor('the switch in the transcript', () =>
+        a.sessions.transcript.items.find((i) => i.kind === 'notice' && i.text.startsWith('Model: scripted / scripted, effort low')),
+      );
+      assert.ok(notice);
+      assert.equal(a.sessions.transcript.model, 'scripted / scripted');
+      await vscode.commands.executeCommand('agentLsp.resumeSession', before);
+      assert.equal(a.sessions.sessionId, before);
+    },
+  ],
+  [
     'plan mode refuses the edit, the plan is a checklist; a sub-agent is a card whose transcript opens',
     async () => {
       const a = await api();

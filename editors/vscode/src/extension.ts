@@ -23,6 +23,9 @@ import { showMcpServers } from './mcpStatus';
 import { runSkillCommand } from './skills';
 import { nestSessions } from './subagents';
 import { ReviewController } from './review';
+import { ModelSwitch, openPick } from './modelPicker';
+import { editQueued } from './queueActions';
+import { forkTurn, rewindTurn } from './turnActions';
 
 type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
 
@@ -41,6 +44,8 @@ export interface AgentLspApi {
   setPermissionHandler(handler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null): void;
   /** How many times "open in another window … read-only" was shown as a message. */
   heldNoticesShown(): number;
+  /** The model picker's quick pick while it is open (tests pick from it as a user does). */
+  openModelPick(): vscode.QuickPick<vscode.QuickPickItem> | null;
 }
 
 /** The action that replaces "Restart" when no agent-lsp was found. */
@@ -564,6 +569,24 @@ class AgentExtension implements vscode.Disposable {
       case 'toggleAttach':
         await this.context.workspaceState.update('agentLsp.attach', request.on);
         break;
+      case 'forkTurn':
+        await vscode.commands.executeCommand('agentLsp.forkTurn', request.turn);
+        break;
+      case 'rewindTurn':
+        await vscode.commands.executeCommand('agentLsp.rewindTurn', request.turn);
+        break;
+      case 'editQueued':
+        await vscode.commands.executeCommand('agentLsp.editQueued', request.messageId);
+        break;
+      case 'moveQueued':
+        await this.guarded('move the queued message', () => this.sessions.moveQueued(request.messageId, request.to, request.index));
+        break;
+      case 'pauseQueue':
+        await this.guarded(request.paused ? 'pause the queue' : 'resume the queue', () => this.sessions.pauseQueue(request.paused));
+        break;
+      case 'pickModel':
+        await this.guarded('switch the model', () => this.sessions.pickModel());
+        break;
       case 'setPlanMode':
         await this.guarded('switch plan mode', () => this.sessions.setPlanMode(request.on));
         break;
@@ -711,6 +734,23 @@ class AgentExtension implements vscode.Disposable {
         return ref;
       }),
     );
+    register('agentLsp.switchModel', (choice?: ModelSwitch) =>
+      this.guarded('switch the model', async () => {
+        if (!choice?.model) {
+          return this.sessions.pickModel();
+        }
+        await this.sessions.setModel(choice);
+        return choice;
+      }),
+    );
+    // The panel's turn and queue actions, also for tests and keybindings (arguments skip the questions).
+    register('agentLsp.forkTurn', (turn: number) => this.guarded('fork the session', () => forkTurn(this.sessions, turn)));
+    register('agentLsp.rewindTurn', (turn: number, revertFiles?: boolean) =>
+      this.guarded('rewind the session', () => rewindTurn(this.sessions, turn, revertFiles)),
+    );
+    register('agentLsp.editQueued', (messageId: string, text?: string) =>
+      this.guarded('edit the queued message', () => editQueued(this.sessions, messageId, text)),
+    );
     register('agentLsp.cancel', () => this.guarded('cancel', () => this.sessions.cancel()));
     register('agentLsp.newSession', async () => {
       const id = await this.guarded('start a new session', () => this.sessions.newSession());
@@ -843,6 +883,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentL
     send: (text, action) => ext.send(text, action),
     setPermissionHandler: (handler) => ext.setPermissionHandler(handler),
     heldNoticesShown: () => ext.heldNoticesShown,
+    openModelPick: () => openPick,
   };
 }
 

@@ -20,6 +20,12 @@ export type PanelRequest =
   | { type: 'setWhileRunning'; mode: 'queue' | 'steer' }
   | { type: 'pickFile' }
   | { type: 'setPlanMode'; on: boolean }
+  | { type: 'pickModel' }
+  | { type: 'forkTurn'; turn: number }
+  | { type: 'rewindTurn'; turn: number }
+  | { type: 'editQueued'; messageId: string }
+  | { type: 'moveQueued'; messageId: string; to: 'next-turn' | 'next-step' | 'now'; index?: number }
+  | { type: 'pauseQueue'; paused: boolean }
   | { type: 'openSubagent'; sessionId: string }
   | { type: 'cancelSubagent'; sessionId: string }
   | { type: 'rendered'; items: number; lastText: string; status: string }
@@ -127,7 +133,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
 <header id="header">
   <span id="session-title">New session</span>
   <span id="meter" title="Context used by the last model call"><span id="meter-bar"><span id="meter-fill"></span></span><span id="meter-text"></span></span>
-  <span id="model" hidden></span>
+  <button id="model" class="link" title="Switch the model (and reasoning effort) of this session">model</button>
   <span id="status" class="idle">idle</span>
 </header>
 <div id="demo-banner" hidden><span id="demo-text"></span> <button id="setup-model">Set up a model…</button></div>

@@ -22,6 +22,7 @@ import { Transcript, applyEvents, applySubagentStatus, applyToolProgress, create
 import { PAGE, replayPages } from './replay';
 import { McpServerStatus } from './mcp';
 import { SkillInfo } from './skills';
+import { ModelSwitch, chooseModel } from './modelPicker';
 
 const SESSION_KEY = 'agentLsp.sessionId';
 const REVERTS_KEY = (sessionId: string) => `agentLsp.reverts.${sessionId}`;
@@ -232,6 +233,63 @@ export class SessionController implements vscode.Disposable {
   async setPlanMode(on: boolean): Promise<void> {
     const sessionId = await this.ensureSession();
     await this.requester().request(Methods.sessionMode, { sessionId, mode: on ? 'plan' : 'default' });
+  }
+
+  /** Switch the shown session's model from its next step on (the server
+   * records it; the transcript follows from the session/model event). */
+  async setModel(choice: ModelSwitch): Promise<void> {
+    const sessionId = await this.ensureSession();
+    await this.requester().request(Methods.sessionSetModel, { sessionId, ...choice });
+  }
+
+  /** Ask the user for a model of the shown session (the panel header's picker). */
+  async pickModel(): Promise<ModelSwitch | undefined> {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+    const choice = await chooseModel(this.requester(), folder, this.transcriptState.model);
+    if (choice) {
+      await this.setModel(choice);
+    }
+    return choice;
+  }
+
+  /** Fork the shown session at the end of `turn` and show the new session. */
+  async fork(turn: number): Promise<string> {
+    const sessionId = this.requireSession();
+    const { sessionId: forked } = await this.requester().request<{ sessionId: string }>(Methods.sessionFork, { sessionId, turn });
+    await this.load(forked);
+    return forked;
+  }
+
+  /** Cut the shown session's history back to before `turn` (and its files, with `revertFiles`). */
+  async rewind(turn: number, revertFiles: boolean): Promise<{ removedMessages: number; reverts: { turn: number; reverted: string[]; skipped: { path: string; reason: string }[] }[] }> {
+    const sessionId = this.requireSession();
+    return this.requester().request(Methods.sessionRewind, { sessionId, turn, revertFiles });
+  }
+
+  /** Replace a queued message's text. */
+  async editQueued(messageId: string, content: string): Promise<boolean> {
+    const { updated } = await this.requester().request<{ updated: boolean }>(Methods.inboxUpdate, { sessionId: this.requireSession(), messageId, content });
+    return updated;
+  }
+
+  /** Move a queued message: within the queue (`index`), into the running turn, or to run now. */
+  async moveQueued(messageId: string, to: 'next-turn' | 'next-step' | 'now', index?: number): Promise<boolean> {
+    const params = { sessionId: this.requireSession(), messageId, to, ...(index != null ? { index } : {}) };
+    const { moved } = await this.requester().request<{ moved: boolean }>(Methods.inboxMove, params);
+    return moved;
+  }
+
+  /** Pause or resume the shown session's queue. */
+  async pauseQueue(paused: boolean): Promise<void> {
+    await this.requester().request(Methods.inboxPause, { sessionId: this.requireSession(), paused });
+  }
+
+  private requireSession(): string {
+    const sessionId = this.transcriptState.sessionId;
+    if (!sessionId) {
+      throw new Error('no session');
+    }
+    return sessionId;
   }
 
   /** Cancel one running sub-agent alone. */

@@ -8,6 +8,7 @@
 
 import { AgentStatus, Block, ContextItem, RevertOutcome, EventView, UserMessage, contentText, endSeq, userText } from './protocol';
 import { PermissionMode, PlanEntry, modeNotice, modeOf, planEntries } from './plan';
+import { modelName, modelNotice } from './models';
 import { SubagentView, subagentView } from './subagents';
 import { HookView, hookView } from './hooks';
 
@@ -118,6 +119,8 @@ export interface Transcript {
   turnUsage: Usage | null;
   contextWindow: number | null;
   model: string | null;
+  /** The session switched its model (agent/session/setModel): `model` is that, not the folder's default. */
+  modelSwitched?: boolean;
   inbox: { nextTurn: UserMessage[]; nextStep: UserMessage[] };
   editTurns: Set<number>;
   /** Reverts recorded in the session log (turn/revert), by turn: made here, in
@@ -127,6 +130,8 @@ export interface Transcript {
   toolKeys: Map<string, string>;
   /** The session's permission mode (the last session/mode event). */
   mode: PermissionMode;
+  /** The queue is paused (the last agent/inbox/paused event): no queued message starts a turn. */
+  queuePaused: boolean;
   /** Sub-agents by the callId of their `subagent` call. */
   subagents: Map<string, SubagentView>;
 }
@@ -154,6 +159,7 @@ export function createTranscript(sessionId: string | null = null): Transcript {
     reverts: new Map(),
     toolKeys: new Map(),
     mode: 'default',
+    queuePaused: false,
     subagents: new Map(),
   };
 }
@@ -604,6 +610,23 @@ export function applyEvent(state: Transcript, event: EventView): void {
     case 'hook/run':
       add<HookItem>(state, { key: `h:${event.seq}`, kind: 'hook', rev: 0, turn: state.turnOpen, ...hookView(data) });
       break;
+    case 'session/rewind':
+      add<NoticeItem>(state, {
+        key: `n:${event.seq}`,
+        kind: 'notice',
+        rev: 0,
+        turn: state.turnOpen,
+        text: `Rewound to before turn ${data.turn ?? '?'}: the agent no longer sees it or what followed.`,
+      });
+      break;
+    case 'agent/inbox/paused':
+      state.queuePaused = data.paused === true;
+      break;
+    case 'session/model':
+      state.model = modelName(data.provider, data.model);
+      state.modelSwitched = true;
+      add<NoticeItem>(state, { key: `n:${event.seq}`, kind: 'notice', rev: 0, turn: state.turnOpen, text: modelNotice(data) });
+      break;
     case 'subagent/start':
       noteSubagent(state, String(data.callId), data);
       break;
@@ -615,7 +638,7 @@ export function applyEvent(state: Transcript, event: EventView): void {
         state.contextWindow = data.contextWindow;
       }
       if (data.provider || data.model) {
-        state.model = [data.provider, data.model].filter(Boolean).join(' / ');
+        state.model = modelName(data.provider, data.model);
       }
       break;
     case 'llm/retry': {

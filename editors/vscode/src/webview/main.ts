@@ -51,7 +51,7 @@ const workingEl = $('working');
 const emptyEl = $('empty');
 const planMode = $<HTMLInputElement>('plan-mode');
 const newActivity = $<HTMLButtonElement>('new-activity');
-const modelEl = $('model');
+const modelButton = $<HTMLButtonElement>('model');
 const demoBanner = $('demo-banner');
 /** The model the server says the next turn uses (agent/model/info), before any turn shows one. */
 let serverModel: { label: string; demo: boolean; detail: string } | null = null;
@@ -244,6 +244,8 @@ function renderItem(node: HTMLElement, item: Item): void {
       node.replaceChildren(el('div', 'user-text', item.text));
       if (item.steer) {
         node.prepend(el('div', 'user-tag', 'steering'));
+      } else if (item.turn != null && !readOnly) {
+        node.prepend(turnActions(item.turn));
       }
       if (item.context.length) {
         const chips = el('div', 'chips');
@@ -385,18 +387,50 @@ function revertNote(outcome: RevertOutcome): HTMLElement {
   return note;
 }
 
+/** The hover actions on a turn's first message. */
+function turnActions(turn: number): HTMLElement {
+  const actions = el('div', 'turn-actions');
+  actions.append(
+    button('Fork from here', 'link', () => post({ type: 'forkTurn', turn }), `A new session sharing the history up to the end of turn ${turn}`),
+    button('Rewind to here', 'link', () => post({ type: 'rewindTurn', turn }), `Cut the conversation back to before turn ${turn}`),
+  );
+  return actions;
+}
+
 function renderQueue(): void {
   const { nextTurn, nextStep } = state.inbox;
-  queueEl.hidden = nextTurn.length + nextStep.length === 0;
+  queueEl.hidden = nextTurn.length + nextStep.length === 0 && !state.queuePaused;
   queueEl.replaceChildren();
-  const row = (m: UserMessage, label: string) => {
+  const head = el('div', 'queue-head', state.queuePaused ? 'Queue paused: nothing queued starts' : 'Queue');
+  head.append(
+    state.queuePaused
+      ? button('Resume', 'link', () => post({ type: 'pauseQueue', paused: false }), 'Let the queued messages run again')
+      : button('Pause', 'link', () => post({ type: 'pauseQueue', paused: true }), 'Hold the queued messages (none starts a turn)'),
+  );
+  queueEl.append(head);
+  const move = (m: UserMessage, to: 'next-turn' | 'next-step' | 'now', index?: number) =>
+    post({ type: 'moveQueued', messageId: m.id, to, ...(index != null ? { index } : {}) });
+  const row = (m: UserMessage, label: string, index: number | null) => {
     const r = el('div', 'queued');
     r.append(el('span', 'queued-kind', label), el('span', 'queued-text', userText(m)));
-    r.append(button('×', 'icon', () => post({ type: 'removeQueued', messageId: m.id }), 'Remove before it runs'));
+    const actions = el('span', 'queued-actions');
+    actions.append(button('✎', 'icon', () => post({ type: 'editQueued', messageId: m.id }), 'Edit'));
+    if (index != null) {
+      if (index > 0) {
+        actions.append(button('↑', 'icon', () => move(m, 'next-turn', index - 1), 'Move up'));
+      }
+      if (index < nextTurn.length - 1) {
+        actions.append(button('↓', 'icon', () => move(m, 'next-turn', index + 1), 'Move down'));
+      }
+      actions.append(button('Steer now', 'link', () => move(m, 'next-step'), 'Send into the running turn at its next step'));
+    }
+    actions.append(button('Send now', 'link', () => move(m, 'now'), 'Stop the running turn and start this one'));
+    actions.append(button('×', 'icon', () => post({ type: 'removeQueued', messageId: m.id }), 'Remove before it runs'));
+    r.append(actions);
     queueEl.append(r);
   };
-  nextStep.forEach((m) => row(m, 'steer'));
-  nextTurn.forEach((m) => row(m, 'queued'));
+  nextStep.forEach((m) => row(m, 'steer', null));
+  nextTurn.forEach((m, i) => row(m, 'queued', i));
 }
 
 function renderChrome(): void {
@@ -426,16 +460,18 @@ function renderChrome(): void {
   const first = state.items.find((i) => i.kind === 'user');
   titleEl.textContent = first && first.kind === 'user' ? first.text.split('\n')[0] : 'New session';
   titleEl.title = state.model ? `${titleEl.textContent} · ${state.model}` : titleEl.textContent ?? '';
-  // The model in use: as the server chooses it for the next turn, else as the last model call reported it.
-  const model = serverModel?.label ?? state.model?.split(' / ').pop();
-  modelEl.hidden = !model;
-  modelEl.textContent = model ?? '';
-  modelEl.title = serverModel ? `Model: ${serverModel.detail}` : `Model: ${state.model ?? ''}`;
+  // The model in use: the one this session switched to, else as the server chooses it for the next
+  // turn, else as the last model call reported it. The header's model is also the picker's button.
+  const switched = state.modelSwitched ? state.model : null;
+  const model = switched?.split(' / ').pop() ?? serverModel?.label ?? state.model?.split(' / ').pop();
+  modelButton.textContent = model ?? 'model';
+  modelButton.title = `Model: ${switched ?? serverModel?.detail ?? state.model ?? 'not known yet'}. Click to switch the model (and reasoning effort) of this session.`;
   demoBanner.hidden = !serverModel?.demo;
   workingEl.hidden = !running;
   emptyEl.hidden = state.items.length > 0;
   planMode.checked = state.mode === 'plan';
   planMode.disabled = !!readOnly || !state.sessionId;
+  modelButton.disabled = !!readOnly;
 }
 
 function nearBottom(): boolean {
@@ -523,6 +559,7 @@ $('readonly-new').addEventListener('click', () => post({ type: 'newSession' }));
 cancelButton.addEventListener('click', () => post({ type: 'cancel' }));
 attach.addEventListener('change', () => post({ type: 'toggleAttach', on: attach.checked }));
 planMode.addEventListener('change', () => post({ type: 'setPlanMode', on: planMode.checked }));
+modelButton.addEventListener('click', () => post({ type: 'pickModel' }));
 $('mention').addEventListener('click', () => post({ type: 'pickFile' }));
 $('setup-model').addEventListener('click', () => post({ type: 'setupModel' }));
 for (const radio of modeEl.querySelectorAll<HTMLInputElement>('input')) {
@@ -580,7 +617,7 @@ window.addEventListener('message', (e: MessageEvent) => {
     case 'events': {
       const before = state.inbox.nextTurn.length + state.inbox.nextStep.length;
       applyEvents(state, message.events);
-      queueDirty ||= before !== state.inbox.nextTurn.length + state.inbox.nextStep.length || message.events.some((ev: SessionEvent) => ev.type === 'agent/inbox/spliced');
+      queueDirty ||= before !== state.inbox.nextTurn.length + state.inbox.nextStep.length || message.events.some((ev: SessionEvent) => ev.type === 'agent/inbox/spliced' || ev.type === 'agent/inbox/paused');
       scheduleRender();
       break;
     }
