@@ -34,7 +34,6 @@ import time
 from pathlib import Path
 
 import acp
-import psutil
 from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
