@@ -374,7 +374,9 @@ class WorkspaceHost:
         if "mcp" in changed and self._mcp is not None:
             servers, problems = self._mcp_servers()
             restarted = self._mcp.reload(servers, problems)
-            log.info("MCP servers restarted after %s changed: %s", "the project's .mcp.json", ", ".join(restarted) or "none")
+            log.info("MCP servers restarted after .mcp.json changed: %s", ", ".join(restarted) or "none")
+            if self.agents:  # servers start with the folder's first session, which is there already
+                self._mcp.start()
         if changed & {"hooks", "rules"}:
             if "hooks" in changed:
                 self._hooks = None

@@ -39,7 +39,7 @@ async def turn(editor, text: str, sid: str | None = None) -> str:
 
 
 def time_server_pids(server_pid: int) -> dict[str, int]:
-    """timezone -> pid of each mcp-server-time the language server runs."""
+    """timezone -> pid of each mcp-server-time the language server runs (its launcher's: the oldest)."""
     found = {}
     try:
         children = psutil.Process(server_pid).children(recursive=True)
@@ -49,7 +49,8 @@ def time_server_pids(server_pid: int) -> dict[str, int]:
         try:
             cmdline = process.cmdline()
             if any("mcp_server_time" in part for part in cmdline) and process.status() != psutil.STATUS_ZOMBIE:
-                found[cmdline[cmdline.index("--local-timezone") + 1]] = process.pid
+                zone = cmdline[cmdline.index("--local-timezone") + 1]
+                found[zone] = min(found.get(zone, process.pid), process.pid)  # the launcher, not its child
         except (psutil.NoSuchProcess, psutil.ZombieProcess, psutil.AccessDenied, ValueError, IndexError):
             continue
     return found
@@ -100,7 +101,6 @@ async def test_a_watched_mcp_json_restarts_only_the_servers_whose_entries_change
     workspace = tmp_path / "ws"
     workspace.mkdir()
     mcp_json = workspace / ".mcp.json"
-    mcp_json.write_text(json.dumps({"mcpServers": {"utc": TIME_UTC, "berlin": TIME_BERLIN}}))
 
     async def saved(config: dict) -> None:
         mcp_json.write_text(json.dumps({"mcpServers": config}))
@@ -113,7 +113,8 @@ async def test_a_watched_mcp_json_restarts_only_the_servers_whose_entries_change
         globs = [w["globPattern"] for w in registration["registerOptions"]["watchers"]]
         assert "**/.mcp.json" in globs and "**/.agents/**" in globs and "**/.claude/**" in globs
 
-        await turn(editor, "start the servers")
+        await turn(editor, "a session before any server is configured")
+        await saved({"utc": TIME_UTC, "berlin": TIME_BERLIN})
         await editor.wait_for(lambda: set(time_server_pids(editor.server_pid)) == {"UTC", "Europe/Berlin"},
                               timeout=SLOW_S, what="both servers running")
         first = time_server_pids(editor.server_pid)
