@@ -12,11 +12,14 @@ pyte emulates it) with Pillow.
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import os
 import pty
 import select
+import struct
 import tempfile
+import termios
 import time
 from pathlib import Path
 
@@ -102,7 +105,7 @@ vim.o.statusline = ' %f %= %{{v:lua.require("agent_lsp").status()}} '
         os.chdir(work)
         os.execvpe(args.nvim, [args.nvim, "--clean", "-u", str(init), "stats.py"], env)
     os.set_blocking(fd, False)
-    import fcntl, struct, termios  # noqa: E401  (the pty's size, before nvim draws)
+    # The pty's size, before nvim draws.
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
 
     def pump(seconds: float) -> None:

@@ -1,4 +1,5 @@
-"""What the Emacs tests share: whether this machine has Emacs with eglot."""
+"""What the Emacs tests share: whether this machine has Emacs with eglot, and
+the buggy file they have the agent fix."""
 
 from __future__ import annotations
 
@@ -9,6 +10,15 @@ import subprocess
 import pytest
 
 EMACS = shutil.which("emacs")
+
+# stats.py as the tests start it, and the scripted model's edit that fixes it.
+BUGGY = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
+FIXED_LINE = "return sum(values) / len(values)"
+EDIT = {
+    "name": "edit_file",
+    "arguments": {"path": "stats.py",
+                  "edits": [{"oldText": "return sum(values) / (len(values) - 1)", "newText": FIXED_LINE}]},
+}
 
 
 @functools.cache

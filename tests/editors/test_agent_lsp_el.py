@@ -10,18 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from emacs_batch import EMACS, needs_eglot
+from emacs_batch import BUGGY, EDIT, EMACS, FIXED_LINE, needs_eglot
 
 HERE = Path(__file__).parent
 PACKAGE = HERE.parents[1] / "editors" / "emacs" / "agent-lsp.el"
 
-BUGGY = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
-FIXED_LINE = "return sum(values) / len(values)"
-EDIT = {
-    "name": "edit_file",
-    "arguments": {"path": "stats.py",
-                  "edits": [{"oldText": "return sum(values) / (len(values) - 1)", "newText": FIXED_LINE}]},
-}
 ALLOW_COMMANDS = {"rules": [{"tool": "run_command", "action": "allow"}]}
 
 pytestmark = needs_eglot

@@ -10,17 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from emacs_batch import EMACS, needs_eglot
+from emacs_batch import BUGGY, EDIT, EMACS, FIXED_LINE, needs_eglot
 
 HERE = Path(__file__).parent
-
-BUGGY = "def mean(values):\n    return sum(values) / (len(values) - 1)\n"
-FIXED_LINE = "return sum(values) / len(values)"
-EDIT = {
-    "name": "edit_file",
-    "arguments": {"path": "stats.py",
-                  "edits": [{"oldText": "return sum(values) / (len(values) - 1)", "newText": FIXED_LINE}]},
-}
 
 pytestmark = needs_eglot
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from pygls.exceptions import JsonRpcInvalidParams
-
 from lsp_harness import running_server
+from pygls.exceptions import JsonRpcInvalidParams
 
 NO_MODEL_ENV = {name: "" for name in (
     "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "AGENT_LSP_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL",

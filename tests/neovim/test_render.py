@@ -306,3 +306,25 @@ def test_the_runtime_context_the_server_told_the_model_is_not_shown_as_a_user_me
                 *f.text("hi")])
     text = chat.chat_text()
     assert "hello" in text and "Files open in the editor" not in text
+
+
+def test_a_code_fence_in_an_answer_is_highlighted_in_its_language(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1), f.user("show me"), *f.text("Here:\n\n```lua\nlocal answer = 42\n```\n")])
+    lines = chat.chat_lines()
+    row = lines.index("local answer = 42")
+    captures = chat.lua(
+        """
+        local buf, row = T.chat_buf(), ...
+        local parser = vim.treesitter.get_parser(buf)
+        parser:parse(true)
+        local names = {}
+        for _, c in ipairs(vim.treesitter.get_captures_at_pos(buf, row, 0)) do
+          table.insert(names, c.lang .. ':' .. c.capture)
+        end
+        return { active = vim.treesitter.highlighter.active[buf] ~= nil, names = names }
+        """,
+        row,
+    )
+    assert captures["active"], "tree-sitter does not highlight the chat buffer"
+    assert "lua:keyword" in captures["names"], captures["names"]
