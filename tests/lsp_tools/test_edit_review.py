@@ -171,3 +171,23 @@ async def test_a_plain_lsp_editor_keeps_and_undoes_with_code_actions(tmp_path: P
         assert editor.text(app) == expected
         await editor.wait_for(lambda: app.read_text(encoding="utf-8") == expected, what="the server's save")
         assert [a["title"] for a in await code_actions(editor, app, 1)] == ["Fix with agent"]
+
+
+async def test_sessions_whose_hunks_share_an_id_are_resolved_apart(tmp_path: Path):
+    root = tmp_path / "ws"
+    root.mkdir()
+    for name in ("a.py", "b.py"):
+        (root / name).write_text(ORIGINAL, encoding="utf-8")
+    same_id = lambda path: {"tools": [{"name": "edit_file", "id": "same", "arguments": {  # noqa: E731
+        "path": path, "edits": [{"oldText": "line 2\n", "newText": "LINE TWO\n"}]}}]}
+    async with tool_server(folders=[root], sessions_dir=tmp_path / "sessions",
+                           settings={"edits": {"review": "review"}}) as editor:
+        editor.open(root / "a.py")
+        editor.open(root / "b.py")
+        first, _ = await run_turn(editor, [same_id("a.py"), {"text": "a done"}])
+        second, _ = await run_turn(editor, [same_id("b.py"), {"text": "b done"}])
+        hunks = (await editor.request("agent/review/list", {}))["hunks"]
+        assert sorted((h["sessionId"], h["hunkId"]) for h in hunks) == sorted([(first, "same.1"), (second, "same.1")])
+        await editor.request("agent/review/resolve", {"sessionId": first, "hunkId": "same.1", "action": "keep"})
+        left = (await editor.request("agent/review/list", {}))["hunks"]
+        assert [(h["sessionId"], h["uri"]) for h in left] == [(second, (root / "b.py").as_uri())]
