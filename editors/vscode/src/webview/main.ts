@@ -8,6 +8,8 @@ import { renderMarkdown } from '../markdown';
 import { planProgress } from '../plan';
 import { SUBAGENT_TOOL, subagentLabel } from '../subagents';
 import { costLabel, usageTooltip } from '../usage';
+import type { PermissionCard } from '../permissionCard';
+import { cardLabels, renderPermissionCard } from './permissionCard';
 import {
   Item,
   PlanItem,
@@ -47,6 +49,9 @@ const meterText = $('meter-text');
 const workingEl = $('working');
 const emptyEl = $('empty');
 const planMode = $<HTMLInputElement>('plan-mode');
+const permissionEl = $('permission');
+/** The permission question waiting for the user, if any. */
+let permission: PermissionCard | null = null;
 
 let state: Transcript = createTranscript();
 /** Outcomes of "Revert this turn" by turn (what the server answered). */
@@ -306,10 +311,19 @@ function renderItem(node: HTMLElement, item: Item): void {
       }
       break;
     }
-    case 'error':
+    case 'error': {
       node.className = 'item error';
       node.replaceChildren(el('strong', '', item.code), document.createTextNode(` ${item.message}`));
+      const actions = el('div', 'error-actions');
+      actions.append(button('Retry', 'link retry', () => post({ type: 'retryTurn', turn: item.turn }), 'Send the message of this turn again'));
+      if (item.code === 'AUTH') {
+        actions.append(button('Set API Key…', 'link', () => post({ type: 'command', command: 'agentLsp.setApiKey' }), 'Store the API key in VS Code'));
+      } else if (item.code === 'NETWORK' || item.code === 'TIMEOUT' || item.code === 'MODEL_UNAVAILABLE') {
+        actions.append(button('Check Model Connection', 'link', () => post({ type: 'command', command: 'agentLsp.checkModel' }), 'Send one tiny request to the configured model'));
+      }
+      node.append(actions);
       break;
+    }
     case 'notice':
       node.className = 'item notice';
       node.textContent = item.text;
@@ -374,8 +388,9 @@ function renderQueue(): void {
 function renderChrome(): void {
   // a read-only session's "running" is the other window's turn: nothing to stop here
   const running = state.status === 'running' && !readOnly;
-  statusEl.textContent = readOnly ? 'read-only' : running ? 'running' : 'idle';
-  statusEl.className = readOnly ? 'read-only' : running ? 'running' : 'idle';
+  const waiting = !!permission && !readOnly;
+  statusEl.textContent = readOnly ? 'read-only' : waiting ? 'waiting for you' : running ? 'running' : 'idle';
+  statusEl.className = readOnly ? 'read-only' : waiting ? 'waiting' : running ? 'running' : 'idle';
   readOnlyEl.hidden = !readOnly;
   readOnlyText.textContent = readOnly ?? '';
   input.placeholder = readOnly ? 'Read-only here: start a new session to continue (Enter).' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)';
@@ -433,7 +448,10 @@ function render(): void {
   if (stick) {
     transcriptEl.scrollTop = transcriptEl.scrollHeight;
   }
-  post({ type: 'rendered', items: nodes.size, lastText: lastAssistantText(state), status: readOnly ? 'read-only' : state.status });
+  const lastError = [...transcriptEl.querySelectorAll('.item.error')].pop();
+  const actions = [...cardLabels(permissionEl), ...[...(lastError?.querySelectorAll('button') ?? [])].map((b) => b.textContent ?? '')];
+  const status = readOnly ? 'read-only' : permission ? 'waiting' : state.status;
+  post({ type: 'rendered', items: nodes.size, lastText: lastAssistantText(state), status, actions });
 }
 
 function scheduleRender(): void {
@@ -578,6 +596,11 @@ window.addEventListener('message', (e: MessageEvent) => {
     }
     case 'focus':
       input.focus();
+      break;
+    case 'permission':
+      permission = message.card ?? null;
+      renderPermissionCard(permissionEl, permission, (id, answer) => post({ type: 'answerPermission', id, answer }));
+      scheduleRender();
       break;
   }
 });
