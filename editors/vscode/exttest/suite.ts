@@ -181,22 +181,32 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
-    'a command asks permission naming the exact command, then its output is shown',
+    'a command asks permission in the panel naming the exact command, "waiting for you" meanwhile; the rule is listed and revoked',
     async () => {
       const a = await api();
-      const asked: string[] = [];
-      a.setPermissionHandler(async (p) => {
-        asked.push(`${p.tool}: ${p.command}`);
-        return 'once';
-      });
+      a.setPermissionHandler(null); // the panel asks (an earlier test answered through a handler)
+      const turns = a.sessions.transcript.items.filter((i) => i.kind === 'turn-end').length;
       await a.send('run something');
-      await idleAfter(a, 3);
-      a.setPermissionHandler(null);
-      assert.deepEqual(asked, ['run_command: echo from-agent']);
+      const card = await waitFor('the question in the panel', () => a.questions.card);
+      assert.match(card.message, /The agent wants to run echo from-agent/);
+      const rendered = await waitFor('the panel to draw the card', () => (a.panel.lastRendered?.actions.includes('Allow once') ? a.panel.lastRendered : null));
+      assert.deepEqual(rendered.actions.slice(0, 4), ['Allow once', 'Allow for this session', 'Always allow', 'Deny']);
+      assert.equal(rendered.status, 'waiting');
+      assert.match(a.statusBarText(), /waiting for you/);
+      a.questions.answer(card.id, 'session'); // what the card's "Allow for this session" button posts
+      await idleAfter(a, turns + 1);
+      await waitFor('the card to go away', () => a.panel.lastRendered?.status === 'idle' && !a.panel.lastRendered.actions.includes('Allow once'));
+      assert.doesNotMatch(a.statusBarText(), /waiting/);
       const tool = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'tool') as any;
       assert.equal(tool.name, 'run_command');
       assert.equal(tool.status, 'done');
       assert.match(tool.output, /from-agent/);
+
+      const rules: any[] = await a.client()!.sendRequest('agent/permission/rules', {});
+      const remembered = (rules as any).rules.find((r: any) => r.scope === 'session');
+      assert.equal(remembered.commandPrefix, 'echo from-agent');
+      const left = (await vscode.commands.executeCommand('agentLsp.managePermissions', remembered.id)) as any[];
+      assert.ok(!left.some((r) => r.id === remembered.id), 'the revoked rule is gone');
     },
   ],
   [
@@ -249,6 +259,16 @@ const tests: [string, () => Promise<void>][] = [
       assert.match(error.message, /OPENAI_API_KEY/);
       const end = a.sessions.transcript.items[a.sessions.transcript.items.length - 1] as any;
       assert.equal(end.reason, 'error');
+      // The failed turn's Retry button runs this command.
+      await vscode.commands.executeCommand('agentLsp.retryTurn'); // what "Retry" runs
+      await idleAfter(a, turns + 2);
+      const users = a.sessions.transcript.items.filter((i) => i.kind === 'user').map((i) => (i as any).text);
+      assert.deepEqual(users.slice(-2), ['this one fails', 'this one fails']);
+      const retried = a.sessions.transcript.items[a.sessions.transcript.items.length - 1] as any;
+      assert.equal(retried.reason, 'completed');
+      const check = (await vscode.commands.executeCommand('agentLsp.checkModel')) as any;
+      assert.equal(check.ok, true);
+      assert.equal(check.provider, 'scripted');
     },
   ],
   [

@@ -273,10 +273,10 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(artifacts, `vscode-ui-${name}.png`) });
 }
 
-/** The modal permission dialog: its text, once it is shown. */
-async function permissionDialog(page) {
-  const dialog = await page.waitForSelector('.monaco-dialog-box', { timeout: 15000 });
-  return (await dialog.innerText()).replace(/\s+/g, ' ');
+/** The permission card in the panel: its text, once it is shown. */
+async function permissionCard(panel) {
+  const card = await panel.waitForSelector('#permission:not([hidden])', { timeout: 15000 });
+  return (await card.innerText()).replace(/\s+/g, ' ');
 }
 
 async function uiSmoke(page, workspace) {
@@ -333,13 +333,19 @@ async function uiSmoke(page, workspace) {
 
   await panel.fill('#input', 'run it');
   await panel.press('#input', 'Enter');
-  let question = await permissionDialog(page);
-  if (!question.includes('echo ui-allowed')) throw new Error(`the permission dialog does not name the command: ${question}`);
+  let question = await permissionCard(panel);
+  if (!question.includes('echo ui-allowed')) throw new Error(`the permission card does not name the command: ${question}`);
   for (const label of ['Allow once', 'Allow for this session', 'Always allow', 'Deny']) {
-    if (!question.includes(label)) throw new Error(`the permission dialog has no "${label}": ${question}`);
+    if (!question.includes(label)) throw new Error(`the permission card has no "${label}": ${question}`);
   }
+  if ((await page.$$('.monaco-dialog-box')).length) throw new Error('a modal dialog asks as well');
+  await panel.waitForSelector('#status.waiting:has-text("waiting for you")');
+  await page.waitForSelector('.statusbar-item:has-text("waiting for you")', { timeout: 10000 });
   await shot(page, 'permission');
-  await page.click('.monaco-dialog-box .monaco-button:has-text("Allow once")');
+  // Keyboard: the answers are buttons; Enter on the focused one answers.
+  await panel.focus('#permission button:has-text("Allow once")');
+  await page.keyboard.press('Enter');
+  await panel.waitForSelector('#permission[hidden]', { state: 'attached', timeout: 10000 });
   await panel.waitForSelector('.tool.done:has-text("echo ui-allowed")', { timeout: 20000 });
   await panel.waitForSelector('.assistant:has-text("Ran it.")', { timeout: 20000 });
   const allowed = await panel.$eval('.tool.done:has-text("echo ui-allowed")', (n) => n.textContent);
@@ -347,25 +353,26 @@ async function uiSmoke(page, workspace) {
     await panel.click('.tool.done:has-text("echo ui-allowed") summary');
   }
   await panel.waitForSelector('.tool.done:has-text("echo ui-allowed") .tool-output:has-text("ui-allowed")', { state: 'attached' });
-  log(`permission dialog named the command; "Allow once" ran it`);
+  log(`permission card in the panel named the command, header and status bar said "waiting for you"; Enter on "Allow once" ran it`);
 
   await panel.fill('#input', 'run it again');
   await panel.press('#input', 'Enter');
-  question = await permissionDialog(page);
-  if (!question.includes('rm -rf ui-denied')) throw new Error(`the permission dialog does not name the command: ${question}`);
+  question = await permissionCard(panel);
+  if (!question.includes('rm -rf ui-denied')) throw new Error(`the permission card does not name the command: ${question}`);
   // The server always confirms a recursive delete: no answer it would not honour, and the reason.
   for (const label of ['Allow for this session', 'Always allow']) {
-    if (question.includes(label)) throw new Error(`the dialog offers "${label}" for an always-confirmed command: ${question}`);
+    if (question.includes(label)) throw new Error(`the card offers "${label}" for an always-confirmed command: ${question}`);
   }
-  if (!question.includes('Always confirmed')) throw new Error(`the dialog does not say why it always asks: ${question}`);
+  if (!question.includes('Always confirmed')) throw new Error(`the card does not say why it always asks: ${question}`);
+  await panel.focus('#permission button');
   await page.keyboard.press('Escape');
-  await page.waitForSelector('.monaco-dialog-box', { state: 'detached', timeout: 10000 });
+  await panel.waitForSelector('#permission[hidden]', { state: 'attached', timeout: 10000 });
   await panel.waitForSelector('.tool.failed:has-text("rm -rf ui-denied")', { timeout: 20000 });
   await panel.waitForSelector('.assistant:has-text("Understood: not running it.")', { timeout: 20000 });
   const denied = await panel.$eval('.tool.failed:has-text("rm -rf ui-denied")', (n) => n.textContent);
   if (!/denied/i.test(denied)) throw new Error(`the denial is not shown: ${denied}`);
   await shot(page, 'denied');
-  log('dismissing the dialog denied: the tool result the model got says so');
+  log('Escape on the card denied: the tool result the model got says so');
 
   await panel.fill('#input', 'start something long');
   await panel.press('#input', 'Enter');

@@ -10,8 +10,10 @@ import { BEFORE_SCHEME, BeforeContent, showToolDiff } from './diffView';
 import { SendAction, WhileRunning, chooseSendAction, parseMentions } from './input';
 import { markdownToPlain } from './markdown';
 import { AgentPanel, PanelRequest } from './panel';
-import { askPermission } from './permissions';
 import { runMcpPrompt } from './mcpPrompts';
+import { checkModel, ModelCheck, showFailure } from './connectionCheck';
+import { PermissionQuestions } from './permissionCard';
+import { managePermissions, PermissionRuleInfo } from './permissionRules';
 import { AgentStatus, ContextItem, PermissionAnswer, PermissionParams, RevertOutcome, lineLabel, sessionTitle } from './protocol';
 import { DEMO_BANNER, ModelInfo, chooseServerProgram, modelLabel, pythonExtensionInterpreter, setupModel } from './firstRun';
 import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
@@ -35,6 +37,10 @@ export interface AgentLspApi {
   /** The agent's edits waiting for Keep / Undo (edits.review = "review"). */
   readonly review: ReviewController;
   readonly panel: AgentPanel;
+  /** The permission questions waiting in the panel (its buttons answer through `answer`). */
+  readonly questions: PermissionQuestions;
+  /** The status bar item's text, e.g. "$(bell-dot) Agent: waiting for you". */
+  statusBarText(): string;
   serverState(): ServerState;
   /** Resolves once the server is running (or rejects when it failed to start). */
   whenServerReady(): Promise<void>;
@@ -97,6 +103,8 @@ class AgentExtension implements vscode.Disposable {
   readonly panel: AgentPanel;
   readonly sessions: SessionController;
   readonly review: ReviewController;
+  /** Permission questions waiting in the panel. */
+  readonly questions = new PermissionQuestions();
   private readonly before = new BeforeContent();
   private client: LanguageClient | null = null;
   private state: ServerState = 'stopped';
@@ -123,6 +131,14 @@ class AgentExtension implements vscode.Disposable {
       this.panel,
       this.sessions,
       this.review,
+      this.questions,
+      this.questions.onDidChange((card) => {
+        this.panel.post({ type: 'permission', card });
+        this.renderStatusBar();
+        if (card && !this.panel.visible) {
+          void this.panel.reveal(); // where the question is
+        }
+      }),
       vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this.panel, { webviewOptions: { retainContextWhenHidden: true } }),
       vscode.workspace.registerTextDocumentContentProvider(BEFORE_SCHEME, this.before),
       this.sessions.onDidChangeStatus((status) => this.onStatus(status)),
@@ -288,7 +304,7 @@ class AgentExtension implements vscode.Disposable {
       error: (p) => this.onAgentError(p),
       toolProgress: (p) => this.sessions.handleToolProgress(p.sessionId, p.callId, p.data ?? {}),
       subagentStatus: (p) => this.sessions.handleSubagentStatus(p.sessionId, p),
-      permission: (p) => (this.permissionHandler ?? askPermission)(p),
+      permission: (p) => (this.permissionHandler ? this.permissionHandler(p) : this.questions.ask(p)),
       settings: async () => this.serverSettings(),
       // In review mode an edit waits unsaved for Keep / Undo (review.ts); the server asks for the save after.
       saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true) && this.config().get<string>('edits.review', 'apply') !== 'review',
@@ -299,6 +315,7 @@ class AgentExtension implements vscode.Disposable {
         // Nothing will answer the stopped client: end the running turn here (its
         // text stays) and send nothing more to it until the user restarts.
         const interrupted = this.sessions.serverStopped();
+        this.questions.clear();
         this.client = null;
         void client.dispose().catch(() => undefined);
         const text = interrupted
@@ -365,6 +382,9 @@ class AgentExtension implements vscode.Disposable {
     } else if (this.sessions.heldBy) {
       this.statusBar.text = '$(lock) Agent: read-only';
       this.statusBar.tooltip = heldNotice(this.sessions.heldBy.pid);
+    } else if (this.questions.isWaiting) {
+      this.statusBar.text = '$(bell-dot) Agent: waiting for you';
+      this.statusBar.tooltip = 'The agent asks before it goes on. Click to open the panel and answer.';
     } else if (running) {
       this.statusBar.text = '$(loading~spin) Agent: running';
       this.statusBar.tooltip = 'The agent is working. Click to open the panel.';
@@ -392,15 +412,38 @@ class AgentExtension implements vscode.Disposable {
     this.previousStatus = running ? 'running' : 'idle';
   }
 
-  private onAgentError(p: { sessionId: string; error: { code?: string; message?: string } }): void {
+  private onAgentError(p: { sessionId: string; error: { code?: string; message?: string; url?: string; setting?: string } }): void {
     this.output.appendLine(`[agent/error] ${p.sessionId}: ${p.error?.code ?? ''} ${p.error?.message ?? ''}`);
     if (p.sessionId === this.sessions.sessionId && !this.panel.visible) {
-      void vscode.window.showErrorMessage(`Agent: ${p.error?.code ?? 'error'}: ${p.error?.message ?? ''}`, 'Open').then((choice) => {
+      void showFailure('Agent', p.error ?? {}, ['Open']).then((choice) => {
         if (choice === 'Open') {
           void this.panel.reveal();
         }
       });
     }
+  }
+
+  /** Send the message of a failed turn again (default: the last turn), with its context. */
+  async retryTurn(turn?: number): Promise<{ sessionId: string; messageId: string }> {
+    const items = this.sessions.transcript.items;
+    const end = [...items].reverse().find((i) => i.kind === 'turn-end' && (turn == null || i.turn === turn));
+    const user = end && items.find((i) => i.kind === 'user' && i.turn === end.turn && !i.steer);
+    if (!end || !user || user.kind !== 'user') {
+      throw new Error(turn == null ? 'there is no turn to retry' : `turn ${turn} has no message to send again`);
+    }
+    return this.sessions.send(chooseSendAction(this.sessions.status, this.whileRunning(), false), user.text, user.context);
+  }
+
+  private folderUri(): string | undefined {
+    return vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+  }
+
+  private serverRequest(): (method: string, params: unknown) => Promise<any> {
+    const client = this.client;
+    if (!client) {
+      throw new Error('the agent server is not running: start it with "Agent: Restart Server"');
+    }
+    return (method, params) => client.sendRequest(method, params);
   }
 
   private attachOn(): boolean {
@@ -521,6 +564,16 @@ class AgentExtension implements vscode.Disposable {
         this.postContext();
         this.panel.post({ type: 'server', state: this.state, message: this.stateMessage || undefined, restart: this.restartLabel });
         this.panel.post(this.sessions.snapshot());
+        this.panel.post({ type: 'permission', card: this.questions.card });
+        break;
+      case 'answerPermission':
+        this.questions.answer(request.id, request.answer);
+        break;
+      case 'retryTurn':
+        await this.guarded('send the message again', () => this.retryTurn(request.turn ?? undefined));
+        break;
+      case 'command':
+        await vscode.commands.executeCommand(request.command);
         break;
       case 'send': {
         const sent = await this.guarded('send the message', () => this.send(request.text, request.action));
@@ -794,6 +847,11 @@ class AgentExtension implements vscode.Disposable {
         await this.guarded('show the diff', () => showToolDiff(item, this.before));
       }
     });
+    register('agentLsp.managePermissions', (ruleId?: string) =>
+      this.guarded<PermissionRuleInfo[]>('manage the permissions', () => managePermissions(this.serverRequest(), this.folderUri(), ruleId)),
+    );
+    register('agentLsp.checkModel', () => this.guarded<ModelCheck>('check the model connection', () => checkModel(this.serverRequest(), this.folderUri())));
+    register('agentLsp.retryTurn', (turn?: number) => this.guarded('send the message again', () => this.retryTurn(turn)));
     register('agentLsp.setApiKey', async () => {
       const provider = await vscode.window.showQuickPick([...KEY_PROVIDERS], { placeHolder: 'Which provider is the key for?' });
       if (!provider) {
@@ -877,6 +935,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<AgentL
     sessions: ext.sessions,
     review: ext.review,
     panel: ext.panel,
+    questions: ext.questions,
+    statusBarText: () => ext.statusBar.text,
     serverState: () => ext.getState(),
     whenServerReady: () => ext.whenReady(),
     client: () => ext.getClient(),

@@ -3,6 +3,8 @@
 
 import * as vscode from 'vscode';
 import { SendAction } from './input';
+import { PermissionCard } from './permissionCard';
+import { PermissionAnswer } from './protocol';
 import { ViewMessage } from './sessions';
 
 /** Messages the webview posts. */
@@ -28,11 +30,14 @@ export type PanelRequest =
   | { type: 'pauseQueue'; paused: boolean }
   | { type: 'openSubagent'; sessionId: string }
   | { type: 'cancelSubagent'; sessionId: string }
-  | { type: 'rendered'; items: number; lastText: string; status: string }
+  | { type: 'rendered'; items: number; lastText: string; status: string; actions?: string[] }
   | { type: 'restartServer' }
   | { type: 'copyCode'; text: string }
   | { type: 'insertCode'; text: string }
-  | { type: 'setupModel' };
+  | { type: 'setupModel' }
+  | { type: 'answerPermission'; id: number; answer: PermissionAnswer }
+  | { type: 'retryTurn'; turn: number | null }
+  | { type: 'command'; command: 'agentLsp.setApiKey' | 'agentLsp.checkModel' | 'agentLsp.managePermissions' };
 
 /** Panel-only state (not part of the transcript). */
 export type PanelMessage =
@@ -42,7 +47,17 @@ export type PanelMessage =
   | { type: 'server'; state: 'starting' | 'running' | 'failed' | 'stopped'; message?: string; restart?: string }
   | { type: 'model'; label: string; demo: boolean; detail: string }
   | { type: 'insert'; text: string }
-  | { type: 'focus' };
+  | { type: 'focus' }
+  | { type: 'permission'; card: PermissionCard | null };
+
+/** What the webview last drew: its item count, last text, header status and
+ * the labels of the buttons of its permission card and last failed turn. */
+export interface Rendered {
+  items: number;
+  lastText: string;
+  status: string;
+  actions: string[];
+}
 
 function nonce(): string {
   const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -59,8 +74,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
   private ready = false;
   private readonly disposables: vscode.Disposable[] = [];
   /** The last render report from the webview (tests and diagnostics read it). */
-  lastRendered: { items: number; lastText: string; status: string } | null = null;
-  private readonly renderedEmitter = new vscode.EventEmitter<{ items: number; lastText: string; status: string }>();
+  lastRendered: Rendered | null = null;
+  private readonly renderedEmitter = new vscode.EventEmitter<Rendered>();
   readonly onDidRender = this.renderedEmitter.event;
 
   constructor(
@@ -85,7 +100,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
           this.ready = true;
         }
         if (message.type === 'rendered') {
-          this.lastRendered = { items: message.items, lastText: message.lastText, status: message.status };
+          this.lastRendered = { items: message.items, lastText: message.lastText, status: message.status, actions: message.actions ?? [] };
           this.renderedEmitter.fire(this.lastRendered);
           return;
         }
@@ -141,6 +156,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
 <div id="readonly" hidden><span id="readonly-text"></span> <button id="readonly-new" class="link">New session</button></div>
 <main id="transcript" aria-live="polite"><div id="empty">Ask the agent to explain, change or fix something. It edits your open files directly (undo works), and you can steer it while it works.</div></main>
 <button id="new-activity" hidden title="Scroll to the latest">↓ New activity</button>
+<section id="permission" hidden></section>
 <div id="working" hidden><span class="dot"></span> working… <span class="hint">Esc to stop</span></div>
 <section id="queue" hidden></section>
 <footer id="composer">

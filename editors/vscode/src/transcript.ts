@@ -643,15 +643,18 @@ export function applyEvent(state: Transcript, event: EventView): void {
       break;
     case 'llm/retry': {
       const err = data.error ?? data.failure ?? {};
-      const attempt = data.attempt != null ? ` (attempt ${data.attempt})` : '';
+      const attempt = data.retry != null ? ` (retry ${data.retry})` : data.attempt != null ? ` (attempt ${data.attempt})` : '';
       const wait = typeof data.delayMs === 'number' ? ` in ${(data.delayMs / 1000).toFixed(1)} s` : '';
-      add<NoticeItem>(state, {
-        key: `n:${event.seq}`,
-        kind: 'notice',
-        rev: 0,
-        turn: state.turnOpen,
-        text: `Retrying${attempt}${wait}${err.code ? ` after ${err.code}` : ''}${err.message ? `: ${err.message}` : ''}`,
-      });
+      const text = `Retrying${attempt}${wait}${err.code ? ` after ${err.code}` : ''}${err.message ? `: ${err.message}` : ''}`;
+      // One notice per step, updated in place: the retries of a step are one story, not a line each.
+      const key = `r:${data.turn ?? state.turnOpen}:${data.step ?? ''}`;
+      const shown = get<NoticeItem>(state, key);
+      if (shown) {
+        shown.text = text;
+        touch(state, shown);
+      } else {
+        add<NoticeItem>(state, { key, kind: 'notice', rev: 0, turn: state.turnOpen, text });
+      }
       break;
     }
     case 'compaction/start':

@@ -381,3 +381,17 @@ test('a command that exited non-zero is a failed card, not a done one', () => {
   const tools = loadTranscript('s', log.events, 'idle').items.filter((i) => i.kind === 'tool') as ToolItem[];
   assert.deepEqual(tools.map((t) => t.status), ['failed', 'done']);
 });
+
+test("a step's retries are one notice updated in place, not a line each", () => {
+  const log = new Log();
+  log.add('turn/start', { turn: 1 });
+  log.add('step/start', { turn: 1, step: 1 });
+  for (const retry of [1, 2, 3]) {
+    log.add('llm/retry', { retryId: `r${retry}`, turn: 1, step: 1, retry, delayMs: 500 * 2 ** retry, failure: { code: 'OVERLOADED', message: 'busy' } });
+  }
+  const state = createTranscript('s1');
+  applyEvents(state, log.events);
+  const notices = state.items.filter((i) => i.kind === 'notice');
+  assert.deepEqual(notices.map((n) => n.kind === 'notice' && n.text), ['Retrying (retry 3) in 4.0 s after OVERLOADED: busy']);
+  assert.deepEqual(view(loadTranscript('s1', log.events, 'idle').items), view(state.items));
+});

@@ -10,6 +10,8 @@ import { hookLine } from '../hooks';
 import { mcpToolTitle } from '../mcp';
 import { SUBAGENT_TOOL, subagentLabel } from '../subagents';
 import { costLabel, usageTooltip } from '../usage';
+import type { PermissionCard } from '../permissionCard';
+import { cardLabels, renderPermissionCard } from './permissionCard';
 import {
   HookItem,
   Item,
@@ -55,6 +57,9 @@ const modelButton = $<HTMLButtonElement>('model');
 const demoBanner = $('demo-banner');
 /** The model the server says the next turn uses (agent/model/info), before any turn shows one. */
 let serverModel: { label: string; demo: boolean; detail: string } | null = null;
+const permissionEl = $('permission');
+/** The permission question waiting for the user, if any. */
+let permission: PermissionCard | null = null;
 
 let state: Transcript = createTranscript();
 /** Outcomes of "Revert this turn" by turn (what the server answered). */
@@ -336,10 +341,19 @@ function renderItem(node: HTMLElement, item: Item): void {
       }
       break;
     }
-    case 'error':
+    case 'error': {
       node.className = 'item error';
       node.replaceChildren(el('strong', '', item.code), document.createTextNode(` ${item.message}`));
+      const actions = el('div', 'error-actions');
+      actions.append(button('Retry', 'link retry', () => post({ type: 'retryTurn', turn: item.turn }), 'Send the message of this turn again'));
+      if (item.code === 'AUTH') {
+        actions.append(button('Set API Key…', 'link', () => post({ type: 'command', command: 'agentLsp.setApiKey' }), 'Store the API key in VS Code'));
+      } else if (item.code === 'NETWORK' || item.code === 'TIMEOUT' || item.code === 'MODEL_UNAVAILABLE') {
+        actions.append(button('Check Model Connection', 'link', () => post({ type: 'command', command: 'agentLsp.checkModel' }), 'Send one tiny request to the configured model'));
+      }
+      node.append(actions);
       break;
+    }
     case 'notice':
       node.className = 'item notice';
       node.textContent = item.text;
@@ -436,8 +450,9 @@ function renderQueue(): void {
 function renderChrome(): void {
   // a read-only session's "running" is the other window's turn: nothing to stop here
   const running = state.status === 'running' && !readOnly;
-  statusEl.textContent = readOnly ? 'read-only' : running ? 'running' : 'idle';
-  statusEl.className = readOnly ? 'read-only' : running ? 'running' : 'idle';
+  const waiting = !!permission && !readOnly;
+  statusEl.textContent = readOnly ? 'read-only' : waiting ? 'waiting for you' : running ? 'running' : 'idle';
+  statusEl.className = readOnly ? 'read-only' : waiting ? 'waiting' : running ? 'running' : 'idle';
   readOnlyEl.hidden = !readOnly;
   readOnlyText.textContent = readOnly ?? '';
   input.placeholder = readOnly ? 'Read-only here: start a new session to continue (Enter).' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)';
@@ -506,7 +521,10 @@ function render(): void {
   } else if (changed && state.items.length) {
     newActivity.hidden = false; // scrolled up to read: say that more came, do not jump
   }
-  post({ type: 'rendered', items: nodes.size, lastText: lastAssistantText(state), status: readOnly ? 'read-only' : state.status });
+  const lastError = [...transcriptEl.querySelectorAll('.item.error')].pop();
+  const actions = [...cardLabels(permissionEl), ...[...(lastError?.querySelectorAll('button') ?? [])].map((b) => b.textContent ?? '')];
+  const status = readOnly ? 'read-only' : permission ? 'waiting' : state.status;
+  post({ type: 'rendered', items: nodes.size, lastText: lastAssistantText(state), status, actions });
 }
 
 function scheduleRender(): void {
@@ -680,6 +698,11 @@ window.addEventListener('message', (e: MessageEvent) => {
     }
     case 'focus':
       input.focus();
+      break;
+    case 'permission':
+      permission = message.card ?? null;
+      renderPermissionCard(permissionEl, permission, (id, answer) => post({ type: 'answerPermission', id, answer }));
+      scheduleRender();
       break;
   }
 });

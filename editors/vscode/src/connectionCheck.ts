@@ -1,0 +1,81 @@
+// "Agent: Check Model Connection": one tiny real request to the configured
+// model through the server (agent/model/check), and what to do when it
+// fails. Model failures name, as data, the setting to change (`setting`):
+// the key is this extension's own "Set API Key…" command (VS Code users
+// have no model.apiKey to edit), a settings key is one of agentLsp.model.*,
+// an environment variable is set where VS Code starts the server.
+
+import * as vscode from 'vscode';
+
+export interface ModelFailure {
+  code?: string;
+  message?: string;
+  url?: string;
+  setting?: string;
+}
+
+export interface ModelCheck {
+  ok: boolean;
+  provider?: string;
+  model?: string;
+  url?: string;
+  latencyMs?: number;
+  error?: ModelFailure;
+}
+
+export const SET_API_KEY = 'Set API Key…';
+export const OPEN_SETTINGS = 'Open Settings';
+
+/** The fix to offer for a failure: [button label, what it does]. */
+export function fixFor(failure: ModelFailure): { label: string; run: () => Thenable<unknown> } | null {
+  if (failure.code === 'AUTH') {
+    return { label: SET_API_KEY, run: () => vscode.commands.executeCommand('agentLsp.setApiKey') };
+  }
+  const setting = failure.setting;
+  if (setting?.startsWith('model.')) {
+    return { label: OPEN_SETTINGS, run: () => vscode.commands.executeCommand('workbench.action.openSettings', `agentLsp.${setting}`) };
+  }
+  if (setting) {
+    return { label: OPEN_SETTINGS, run: () => vscode.commands.executeCommand('workbench.action.openSettings', 'agentLsp.server.env') };
+  }
+  return null;
+}
+
+/** The sentence saying what to change, in this editor's words. */
+export function fixText(failure: ModelFailure): string {
+  if (failure.code === 'AUTH') {
+    return 'Run "Agent: Set API Key…" to store the key.';
+  }
+  if (failure.setting?.startsWith('model.')) {
+    return `Change the setting agentLsp.${failure.setting}.`;
+  }
+  if (failure.setting) {
+    return `Change ${failure.setting} in agentLsp.server.env or the environment VS Code starts with.`;
+  }
+  return '';
+}
+
+/** Show a failure with its fix as the button. */
+export async function showFailure(prefix: string, failure: ModelFailure, extra: string[] = []): Promise<string | undefined> {
+  const fix = fixFor(failure);
+  const text = [`${prefix}: ${failure.code ?? 'error'}: ${failure.message ?? ''}`, fixText(failure)].filter(Boolean).join(' ');
+  const choice = await vscode.window.showErrorMessage(text, ...(fix ? [fix.label] : []), ...extra);
+  if (fix && choice === fix.label) {
+    await fix.run();
+  }
+  return choice;
+}
+
+export async function checkModel(request: (method: string, params: unknown) => Promise<any>, workspaceUri: string | undefined): Promise<ModelCheck> {
+  const result = (await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Agent: checking the model connection…' },
+    () => request('agent/model/check', { workspaceUri }),
+  )) as ModelCheck;
+  const what = `${result.provider ?? '?'} ${result.model ?? '?'}${result.url ? ` at ${result.url}` : ''}`;
+  if (result.ok) {
+    void vscode.window.showInformationMessage(`Agent: ${what} answered in ${result.latencyMs ?? '?'} ms.`);
+  } else {
+    void showFailure(`Agent: ${what} failed`, result.error ?? {});
+  }
+  return result;
+}

@@ -1,0 +1,79 @@
+// The server's permission questions (agent/permission), asked inside the panel
+// as a card with only the answers the server honours, instead of a modal
+// dialog: the user can read the transcript, and type, while it waits. The
+// questions wait here, oldest first; the panel draws the first (`card`) and
+// posts the answer back. "Waiting for you" is a state of its own (the panel
+// header, the status bar) while one waits.
+
+import * as vscode from 'vscode';
+import { PermissionAnswer, PermissionParams } from './protocol';
+import { permissionQuestion } from './permissionQuestion';
+
+export const ANSWER_LABELS: Record<PermissionAnswer, string> = {
+  once: 'Allow once',
+  session: 'Allow for this session',
+  always: 'Always allow',
+  deny: 'Deny',
+};
+
+/** What the panel draws for the oldest waiting question. */
+export interface PermissionCard {
+  id: number;
+  message: string;
+  detail: string;
+  answers: { answer: PermissionAnswer; label: string }[];
+}
+
+interface Waiting {
+  card: PermissionCard;
+  resolve: (answer: PermissionAnswer) => void;
+}
+
+export class PermissionQuestions implements vscode.Disposable {
+  private readonly waiting: Waiting[] = [];
+  private nextId = 1;
+  private readonly changed = new vscode.EventEmitter<PermissionCard | null>();
+  /** Fires with the card to draw (null: none waits). */
+  readonly onDidChange = this.changed.event;
+
+  get card(): PermissionCard | null {
+    return this.waiting[0]?.card ?? null;
+  }
+
+  get isWaiting(): boolean {
+    return this.waiting.length > 0;
+  }
+
+  ask(params: PermissionParams): Promise<PermissionAnswer> {
+    const { message, detail, answers } = permissionQuestion(params);
+    const card: PermissionCard = { id: this.nextId++, message, detail, answers: answers.map((answer) => ({ answer, label: ANSWER_LABELS[answer] })) };
+    return new Promise((resolve) => {
+      this.waiting.push({ card, resolve });
+      this.changed.fire(this.card);
+    });
+  }
+
+  /** The answer to question `id`; one it does not offer denies. */
+  answer(id: number, answer: PermissionAnswer): void {
+    const index = this.waiting.findIndex((w) => w.card.id === id);
+    if (index < 0) {
+      return;
+    }
+    const [w] = this.waiting.splice(index, 1);
+    w.resolve(w.card.answers.some((a) => a.answer === answer) ? answer : 'deny');
+    this.changed.fire(this.card);
+  }
+
+  /** The server is gone: nothing will read the answers. */
+  clear(): void {
+    for (const w of this.waiting.splice(0)) {
+      w.resolve('deny');
+    }
+    this.changed.fire(null);
+  }
+
+  dispose(): void {
+    this.clear();
+    this.changed.dispose();
+  }
+}
