@@ -397,7 +397,7 @@ async function uiSmoke(page, workspace) {
   await panel.press('#input', 'Enter');
   await panel.waitForSelector('#queue .queued:has-text("do this afterwards")', { timeout: 10000 });
   await shot(page, 'queue');
-  await panel.click('#queue .queued:has-text("do this afterwards") button');
+  await panel.click('#queue .queued:has-text("do this afterwards") button[aria-label="Remove before it runs"]');
   await panel.waitForSelector('#queue .queued', { state: 'detached', timeout: 10000 });
   log('queued while running, then removed');
   await panel.fill('#input', 'also check the tests');

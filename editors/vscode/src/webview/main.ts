@@ -95,6 +95,9 @@ function button(label: string, className: string, onClick: () => void, title?: s
   const b = el('button', className, label) as HTMLButtonElement;
   if (title) {
     b.title = title;
+    if (className === 'icon') {
+      b.setAttribute('aria-label', title); // an icon alone ("×", "✎") says nothing to a screen reader
+    }
   }
   b.addEventListener('click', onClick);
   return b;
