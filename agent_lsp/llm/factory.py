@@ -59,11 +59,6 @@ def _choose_provider(settings: ModelSettings, env: ModelEnvironment) -> tuple[st
     return "scripted", "auto: no API key set (ANTHROPIC_API_KEY or OPENAI_API_KEY); using the scripted demo model"
 
 
-def provider_kind(settings: ModelSettings, env: ModelEnvironment) -> str:
-    """The provider the settings and env choose ("openai", "anthropic", "scripted"), built or not."""
-    return _choose_provider(settings, env)[0]
-
-
 def chosen_model(settings: ModelSettings, env: ModelEnvironment) -> tuple[str, str, str]:
     """(provider, model, why) the settings and env vars choose, without building
     the provider. Nothing configured: ("scripted", "scripted", "auto: ...")."""

@@ -59,11 +59,10 @@ class SessionModels:
 
     def configured(self) -> tuple[str, str]:
         """(provider, model) the settings choose."""
-        from agent_lsp.llm.factory import DEFAULT_MODELS, provider_kind
+        from agent_lsp.llm.factory import chosen_model
 
-        settings, env = self.host.settings.model, model_environment(self.host.env)
-        kind = provider_kind(settings, env)
-        return kind, settings.model or env.model or DEFAULT_MODELS[kind]
+        provider, model, _why = chosen_model(self.host.settings.model, model_environment(self.host.env))
+        return provider, model
 
     def _settings_for(self, provider: str, model: str) -> ModelSettings:
         base = self.host.settings.model
