@@ -581,7 +581,6 @@ class ModelChoice(WireModel):
 class ModelListResult(WireModel):
     models: list[ModelChoice]
     note: str | None = Field(default=None, description="why the endpoint's models are missing, when they are")
-# ------------------------------------------------------------------------ model
 
 
 class ModelInfoParams(WireModel):

@@ -41,15 +41,21 @@ async def run_action(editor: BufferEditor, path: Path, line: int, title: str) ->
     return await editor.command(action["command"]["command"], *action["command"]["arguments"])
 
 
+def workspace_with_app(tmp_path: Path) -> tuple[Path, Path]:
+    """A workspace folder holding app.py with the ORIGINAL text."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    app = root / "app.py"
+    app.write_text(ORIGINAL, encoding="utf-8")
+    return root, app
+
+
 def of_type(editor: BufferEditor, sid: str, kind: str) -> list[dict]:
     return [e["data"] for e in editor.events[sid] if e["type"] == kind]
 
 
 async def test_review_mode_holds_hunks_unsaved_and_undo_is_told_to_the_model(tmp_path: Path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    app = root / "app.py"
-    app.write_text(ORIGINAL, encoding="utf-8")
+    root, app = workspace_with_app(tmp_path)
     async with tool_server(folders=[root], sessions_dir=tmp_path / "sessions",
                            settings={"edits": {"review": "review"}}) as editor:
         editor.open(app)
@@ -108,10 +114,7 @@ async def test_review_mode_holds_hunks_unsaved_and_undo_is_told_to_the_model(tmp
 
 
 async def test_undo_of_a_hunk_the_user_changed_meanwhile_is_refused_and_nothing_is_lost(tmp_path: Path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    app = root / "app.py"
-    app.write_text(ORIGINAL, encoding="utf-8")
+    root, app = workspace_with_app(tmp_path)
     async with tool_server(folders=[root], sessions_dir=tmp_path / "sessions",
                            settings={"edits": {"review": "review"}}) as editor:
         editor.open(app)
@@ -131,10 +134,7 @@ async def test_undo_of_a_hunk_the_user_changed_meanwhile_is_refused_and_nothing_
 
 
 async def test_ask_mode_waits_for_approval_of_the_diff(tmp_path: Path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    app = root / "app.py"
-    app.write_text(ORIGINAL, encoding="utf-8")
+    root, app = workspace_with_app(tmp_path)
     async with tool_server(folders=[root], sessions_dir=tmp_path / "sessions",
                            settings={"edits": {"review": "ask"}}) as editor:
         editor.open(app)
@@ -155,10 +155,7 @@ async def test_ask_mode_waits_for_approval_of_the_diff(tmp_path: Path):
 
 
 async def test_a_plain_lsp_editor_keeps_and_undoes_with_code_actions(tmp_path: Path):
-    root = tmp_path / "ws"
-    root.mkdir()
-    app = root / "app.py"
-    app.write_text(ORIGINAL, encoding="utf-8")
+    root, app = workspace_with_app(tmp_path)
     # no agentLsp extensions but events (how the test follows the turn): the server saves by itself
     async with tool_server(folders=[root], sessions_dir=tmp_path / "sessions", agent={"events": True},
                            settings={"edits": {"review": "review"}}) as editor:
