@@ -121,10 +121,10 @@ class AgentExtension implements vscode.Disposable {
     this.panel = new AgentPanel(context.extensionUri, (request) => void this.onPanelRequest(request));
     this.sessions = new SessionController(
       context.workspaceState,
-      () => (this.client ? { request: (method, params) => this.client!.sendRequest(method, params) } : null),
+      () => this.requester(),
       (m) => this.panel.post(m),
     );
-    this.review = new ReviewController(() => (this.client ? { request: (method, params) => this.client!.sendRequest(method, params) } : null));
+    this.review = new ReviewController(() => this.requester());
     this.disposables.push(
       this.output,
       this.statusBar,
@@ -436,6 +436,12 @@ class AgentExtension implements vscode.Disposable {
 
   private folderUri(): string | undefined {
     return vscode.workspace.workspaceFolders?.[0]?.uri.toString();
+  }
+
+  /** Requests to the server while it runs; null while it does not. */
+  private requester(): { request: (method: string, params: unknown) => Promise<any> } | null {
+    const client = this.client;
+    return client ? { request: (method, params) => client.sendRequest(method, params) } : null;
   }
 
   private serverRequest(): (method: string, params: unknown) => Promise<any> {
@@ -775,12 +781,7 @@ class AgentExtension implements vscode.Disposable {
     });
     register('agentLsp.runMcpPrompt', () =>
       this.guarded('run the MCP prompt', async () => {
-        const client = this.client;
-        if (!client) {
-          throw new Error('the agent server is not running');
-        }
-        const requester = { request: <R>(method: string, params: unknown) => client.sendRequest<R>(method, params) };
-        const ref = await runMcpPrompt(requester, () => this.sessions.ensureSession(), vscode.workspace.workspaceFolders?.[0]?.uri.toString());
+        const ref = await runMcpPrompt({ request: this.serverRequest() }, () => this.sessions.ensureSession(), this.folderUri());
         if (ref) {
           void this.panel.reveal();
         }
