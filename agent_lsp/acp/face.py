@@ -50,7 +50,7 @@ from acp.schema import (
 )
 
 from agent_lsp import __version__
-from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session
+from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session, current_tool
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
 from agent_lsp.acp.queue import REMOVE_METHOD
 from agent_lsp.acp.session import AcpSession, Notice
@@ -185,6 +185,7 @@ class AcpAgent:
         async def around_tool(payload: dict[str, Any], next_: Any) -> Any:
             session_token = current_session.set(agent.session_id)
             call_token = current_call.set(payload.get("callId"))
+            tool_token = current_tool.set((payload.get("name"), payload.get("arguments")))
             path = None
             if payload.get("name") in FILE_TOOLS:
                 raw = getattr(payload.get("arguments"), "path", None)
@@ -201,6 +202,7 @@ class AcpAgent:
             finally:
                 if path is not None:
                     editor.release(path)
+                current_tool.reset(tool_token)
                 current_call.reset(call_token)
                 current_session.reset(session_token)
 

@@ -78,6 +78,11 @@ async def test_prompt_streams_asks_edits_through_the_client_cancels_and_load_rep
         (asked, options), = client.permission_requests
         assert asked.tool_call_id == call.tool_call_id and asked.kind == "edit"
         assert {o.kind for o in options} == {"allow_once", "allow_always", "reject_once"}
+        # it shows the edit it asks about: the diff of the client's text, before anything is written
+        (preview,) = asked.content
+        assert (preview.type, preview.path, preview.old_text, preview.new_text) == (
+            "diff", path, "x = 1  # unsaved\n", "x = 2  # unsaved\n")
+        assert [loc.path for loc in asked.locations] == [path]
         # the edit went to the client's buffer (its unsaved text), not to the disk
         assert client.writes == [(path, "x = 2  # unsaved\n")]
         assert (workspace / "app.py").read_text() == "x = 1\n"
@@ -138,6 +143,29 @@ async def test_without_fs_capabilities_edits_go_to_disk(tmp_path, workspace):
         answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("fix")]), 30)
     assert answer.stop_reason == "end_turn" and client.reads == [] and client.writes == []
     assert (workspace / "app.py").read_text() == "x = 2\n"
+
+
+async def test_the_permission_question_shows_the_diff_the_tool_call_shows_when_done(tmp_path, workspace):
+    lines = [f"line {n}\n" for n in range(1, 31)]
+    (workspace / "long.py").write_text("".join(lines))
+    two_regions = {"name": "edit_file", "arguments": {"path": "long.py", "edits": [
+        {"oldText": "line 2\n", "newText": "line two\n"}, {"oldText": "line 25\n", "newText": "line twenty-five\n"}]}}
+    new_file = {"name": "write_file", "arguments": {"path": "notes.md", "content": "# Notes\n"}}
+    client = AcpTestClient(answers=["allow_once", "allow_once"])  # no fs: the question reads the disk
+    script = [{"tools": [two_regions]}, {"tools": [new_file]}, {"text": "ok"}]
+    async with acp_agent(client, tmp_path / "sessions", script, **ASK_WRITES) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("edit")]), 30)
+    assert answer.stop_reason == "end_turn"
+    (edit_asked, _), (write_asked, _) = client.permission_requests
+    done = [u for u in client.of(sid) if u.session_update == "tool_call_update" and u.status == "completed"]
+    asked_diffs = [c.model_dump(by_alias=True) for c in edit_asked.content]
+    assert asked_diffs == [c.model_dump(by_alias=True) for c in done[0].content if c.type == "diff"]
+    assert [(d["oldText"].count("\n"), "line two" in d["newText"], "line twenty-five" in d["newText"])
+            for d in asked_diffs] == [(5, True, False), (7, False, True)]  # each region with its context
+    (created,) = write_asked.content
+    assert (created.path, created.old_text, created.new_text) == (str(workspace / "notes.md"), None, "# Notes\n")
+    assert (workspace / "notes.md").read_text() == "# Notes\n"
 
 
 async def test_the_models_plan_is_the_clients_plan_live_and_on_load(tmp_path, workspace):
