@@ -51,6 +51,7 @@ from acp.schema import (
 
 from agent_lsp import __version__
 from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session, current_tool
+from agent_lsp.acp.client_mcp import ClientMcp, ClientServerError, client_servers
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
 from agent_lsp.acp.queue import REMOVE_METHOD
 from agent_lsp.acp.session import AcpSession, Notice
@@ -103,6 +104,7 @@ class AcpAgent:
         self.hosts: dict[Path, WorkspaceHost] = {}
         self.sessions: dict[str, AcpSession] = {}
         self.models: dict[str, ModelChoice] = {}  # the model each session uses (acp/models.py)
+        self.client_mcp: dict[str, ClientMcp] = {}  # the MCP servers the client passed for a session
         self.connection: Any = None
         self.editor: AcpEditor | None = None
         self.client_terminal = False
@@ -125,7 +127,7 @@ class AcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),  # and stdio, which every agent takes
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="agent-lsp", title="agent_lsp", version=__version__),
@@ -139,6 +141,8 @@ class AcpAgent:
     async def close(self) -> None:
         for session in self.sessions.values():
             session.close()
+        for servers in self.client_mcp.values():
+            await servers.stop()
         for host in self.hosts.values():
             await host.close()
 
@@ -179,6 +183,8 @@ class AcpAgent:
             old.close()
         self.sessions[agent.session_id] = AcpSession(agent, UpdateMapper(host.root), self._send_update)
         self.models[agent.session_id] = ModelChoice(agent)
+        if agent.session_id in self.client_mcp:  # a rebuilt agent of a session with client servers
+            self.client_mcp[agent.session_id].attach(agent)
         editor = self.editor
         assert editor is not None
 
@@ -232,9 +238,31 @@ class AcpAgent:
     def _announce_commands(self, session: AcpSession) -> None:
         session.push(AvailableCommandsUpdate(session_update="available_commands_update", available_commands=COMMANDS))
 
+    @staticmethod
+    def _client_servers(mcp_servers: Any) -> list:
+        try:
+            return client_servers(mcp_servers)
+        except ClientServerError as error:
+            raise _invalid(str(error)) from None
+
+    async def _use_client_servers(self, host: WorkspaceHost, agent: Agent, servers: list) -> None:
+        """Run the servers the client passed for this session (acp/client_mcp.py)."""
+        running = self.client_mcp.get(agent.session_id)
+        if running is not None and running.servers == servers:
+            return
+        if running is not None:
+            del self.client_mcp[agent.session_id]
+            await running.stop(agent)
+        if servers:
+            assert self.editor is not None
+            self.client_mcp[agent.session_id] = ClientMcp(host, servers, self.editor)
+            self.client_mcp[agent.session_id].attach(agent)
+
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
         host = self._host(cwd)
+        servers = self._client_servers(mcp_servers)
         agent = host.new_session()
+        await self._use_client_servers(host, agent, servers)
         session = self.sessions[agent.session_id]
         asyncio.get_running_loop().call_soon(self._announce_commands, session)  # after the answer
         return NewSessionResponse(session_id=agent.session_id, config_options=[self.models[agent.session_id].option()],
@@ -242,6 +270,7 @@ class AcpAgent:
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
         host = self._host(cwd)
+        servers = self._client_servers(mcp_servers)
         try:
             agent = host.use(session_id)
         except UnknownSession:
@@ -249,6 +278,7 @@ class AcpAgent:
         except SessionLockedError as error:
             raise RequestError(SESSION_IN_USE_CODE, f"session {session_id} is open in another agent-lsp process: {error}",
                                {"sessionId": session_id}) from None
+        await self._use_client_servers(host, agent, servers)
         session = self.sessions[agent.session_id]
         session.replay()
         self._announce_commands(session)
