@@ -11,9 +11,10 @@ import time
 import acp
 import psutil
 import pytest
-from acp.schema import EnvVariable, HttpHeader, McpServerStdio, SseMcpServer
+from acp.schema import EnvVariable, HttpHeader, HttpMcpServer as AcpHttpServer, McpServerStdio, SseMcpServer
 
 from acp_harness import AcpTestClient, acp_agent
+from mcp_http_server import HttpMcpServer
 
 TURN_S = 60.0  # the first request waits for the MCP server's cold start (seconds on a loaded machine)
 TOOL = "mcp__time__get_current_time"
@@ -101,6 +102,49 @@ async def test_a_load_runs_the_servers_the_client_passes_then(tmp_path, workspac
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("time?")]), TURN_S)
         (result,) = tool_results(loaded, sid)
         assert result.status == "completed" and "Europe/Lisbon" in result.content[-1].content.text
+
+
+async def commands_of(client: AcpTestClient, sid: str, wanted: str) -> dict:
+    """The latest command list once it offers `wanted` (MCP prompts come once the servers are ready)."""
+    for _ in range(int(TURN_S * 10)):
+        updates = [u for u in client.of(sid) if u.session_update == "available_commands_update"]
+        if updates and any(c.name == wanted for c in updates[-1].available_commands):
+            return {c.name: c for c in updates[-1].available_commands}
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{wanted} was never offered")
+
+
+async def test_an_http_server_s_tools_and_prompts_serve_the_session_as_slash_commands(tmp_path, workspace):
+    client = AcpTestClient()
+    echo = {"tools": [{"name": "mcp__web__echo", "arguments": {"text": "hi"}}]}
+    allow_web = {"permissions": {"rules": [{"tool": "mcp__web__*", "action": "allow"}]}}
+    async with HttpMcpServer() as http, acp_agent(client, tmp_path / "sessions", [echo, {"text": "echoed"}],
+                                                    **allow_web) as conn:
+        web = AcpHttpServer(type="http", name="web", url=http.url,
+                            headers=[HttpHeader(name="Authorization", value="Bearer secret-token")])
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[web])).session_id
+        commands = await commands_of(client, sid, "web:review")
+        review = commands["web:review"]
+        assert review.description == "Review one file" and review.input.root.hint == "<path> [focus=…]"
+        assert {"compact", "revert", "new"} <= set(commands)
+        assert "Bearer secret-token" in http.seen.authorizations  # the client's header reached the server
+
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("echo")]), TURN_S)
+        (result,) = tool_results(client, sid)
+        assert result.status == "completed" and "echo: hi" in result.content[-1].content.text
+
+        # the command's text fills the prompt's arguments; the filled-in prompt is the user's message
+        before = client.text(sid)
+        answer = await asyncio.wait_for(
+            conn.prompt(session_id=sid, prompt=[acp.text_block("/web:review src/a.py focus=tests")]), TURN_S)
+        assert answer.stop_reason == "end_turn"
+        said = client.text(sid)[len(before):]  # the script is used up: the model says what it got
+        assert "You said:" in said and "(assistant) I will read the file first." in said
+        assert "Review src/a.py, looking at tests." in said
+
+        before = client.text(sid)
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("/web:review")]), TURN_S)
+        assert client.text(sid)[len(before):] == "Could not run /web:review: arguments: prompt web:review needs path"
 
 
 async def test_a_server_the_face_cannot_run_is_a_readable_error(tmp_path, workspace):

@@ -327,18 +327,26 @@ async def test_the_configured_models_are_a_config_option_the_client_can_switch(t
         new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         (option,) = new.config_options
         assert (option.id, option.category, option.current_value) == ("model", "model", "scripted/scripted")
-        assert [o.value for o in option.options] == ["scripted/scripted", "scripted-fallback/scripted-small"]
+        assert [o.value for o in option.options] == ["scripted/scripted", "scripted/scripted-small"]
         await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("first")])
         switched = await conn.set_config_option(config_id="model", session_id=new.session_id,
-                                                value="scripted-fallback/scripted-small")
-        assert switched.config_options[0].current_value == "scripted-fallback/scripted-small"
+                                                value="scripted/scripted-small")
+        assert switched.config_options[0].current_value == "scripted/scripted-small"
         await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("second")])
         with pytest.raises(acp.RequestError) as unknown:
             await conn.set_config_option(config_id="model", session_id=new.session_id, value="gpt-9")
-        assert "unknown model 'gpt-9'" in str(unknown.value)
-    log = next(sessions.rglob(f"{new.session_id}.jsonl")).read_text().splitlines()
-    answered = [json.loads(line)["data"]["message"]["model"] for line in log if '"assistant/message"' in line]
+        assert "unknown model 'gpt-9'" in str(unknown.value) and "scripted/scripted-small" in str(unknown.value)
+    log = [json.loads(line) for line in next(sessions.rglob(f"{new.session_id}.jsonl")).read_text().splitlines()]
+    log = [e for e in log if "type" in e]  # the events (after the file's header)
+    answered = [e["data"]["message"]["model"] for e in log if e["type"] == "assistant/message"]
     assert answered == ["scripted", "scripted-small"]
+    # recorded as agent/session/setModel records it: a load (by either face) goes on with that model
+    (switch,) = [e["data"] for e in log if e["type"] == "session/model"]
+    assert (switch["provider"], switch["model"], switch["previousModel"]) == ("scripted", "scripted-small", "scripted")
+    reloaded = AcpTestClient()
+    async with acp_agent(reloaded, sessions, [], model_extra=model) as conn:
+        loaded = await conn.load_session(cwd=str(workspace), session_id=new.session_id, mcp_servers=[])
+    assert loaded.config_options[0].current_value == "scripted/scripted-small"
 
 
 async def test_a_prompt_sent_right_after_a_cancel_runs(tmp_path, workspace):
