@@ -161,12 +161,12 @@ def test_ask_mode_shows_the_edit_diff_in_the_chat_question_and_a_split(editor: E
     assert ["-x = 1", "DiffDelete"] in [[text.removeprefix("▌ "), hl] for text, hl in card]
     assert ["+x = 2", "DiffAdd"] in [[text.removeprefix("▌ "), hl] for text, hl in card]
     assert ["+print(x * 10)", "DiffAdd"] in [[text.removeprefix("▌ "), hl] for text, hl in card]
-    assert card[-1][0] == "▌ [a] Allow once  [d] Deny  [gd] Diff in a split "
+    assert card[-1][0] == "▌ [a] Allow once  [d] Deny  [D] Diff in a split "
     assert editor.lua("return vim.bo.modified") is False  # nothing applied while it waits
 
     chat_win = editor.lua("return vim.fn.win_findbuf(T.chat_buf())[1]")
     editor.lua(f"vim.api.nvim_set_current_win({chat_win})")
-    press(editor, "gd")
+    press(editor, "D")
     split = """(function() for _, w in ipairs(vim.api.nvim_list_wins()) do
       local b = vim.api.nvim_win_get_buf(w)
       if vim.b[b].agent_lsp_permission_diff then return b end end end)()"""

@@ -60,7 +60,7 @@ M.defaults = {
     ui = "chat",
     -- Keys of the chat buffer while a question waits (false disables one);
     -- `diff`: an edit's diff (edits.review = "ask") in a split.
-    keymaps = { once = "a", session = "s", always = "A", deny = "d", diff = "gd" },
+    keymaps = { once = "a", session = "s", always = "A", deny = "d", diff = "D" },
   },
   status = {
     idle = "agent idle",
