@@ -494,15 +494,20 @@ class ReviewHunk(EventModel):
     call_id: str
     old_text: str = Field(description="the whole lines the change replaced")
     new_text: str = Field(description="the whole lines it put there")
+    at: int | None = Field(None, description="review/pending: the line the new lines start at, right after the change")
+    context_before: str | None = Field(None, description="review/pending: up to 3 lines before them then")
+    context_after: str | None = Field(None, description="review/pending: up to 3 lines after them then")
 
 
 class ReviewPending(EventModel):
-    """An edit landed unsaved and its hunks wait for the user ("edits.review": "review")."""
+    """An edit landed unsaved and its hunks wait for the user ("edits.review": "review");
+    `afterSha` and each hunk's place find it again after a restart."""
 
     turn: int
     call_id: str
     path: str
     hunks: list[ReviewHunk]
+    after_sha: str | None = Field(None, description="sha256 of the file's text right after the change")
 
 
 class ReviewResolve(EventModel):

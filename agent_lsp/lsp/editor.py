@@ -3,7 +3,8 @@
 - apply_edit -> `workspace/applyEdit`: versioned TextDocumentEdits (positions
   converted from code points to the negotiated encoding, UTF-16 by default),
   Create/Rename/DeleteFile when the client supports resource operations; a
-  client without `documentChanges` gets the plain `changes` map.
+  client without `documentChanges` gets the plain `changes` map. The params
+  carry the folder's effective `edits.review` (`agentLsp.review`).
 - ask_permission -> `agent/permission` when the client declared
   `experimental.agentLsp.permissions`, else `window/showMessageRequest`.
   No answer, an error or a timeout is "deny".
@@ -24,7 +25,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -42,8 +43,10 @@ from agent_lsp.agent.ports import (
     TextEdit,
     TextFileEdit,
 )
+from agent_lsp.lsp.apply_edit_params import AgentApplyEditParams
 from agent_lsp.lsp.protocol import (
     AgentLspClientCapabilities,
+    ApplyEditAgentLsp,
     ElicitParams,
     ElicitResult,
     PermissionParams,
@@ -65,6 +68,10 @@ PERMISSION_ACTIONS: dict[str, PermissionAnswer] = {
     "Always allow": "always",
     "Deny": "deny",
 }
+
+
+def _edited_paths(operations: list[EditOperation]) -> list[Path]:
+    return [op.new_path if isinstance(op, RenameFile) else op.path for op in operations]
 
 
 def wire_text_edits(text: str, edits: tuple[TextEdit, ...], encoding: str) -> list[types.TextEdit]:
@@ -89,6 +96,8 @@ class LspEditor:
         self.documents = documents
         self.agent_caps = AgentLspClientCapabilities()
         self.permission_timeout_s = permission_timeout_s
+        # the effective edits.review of the folder(s) of these paths (set by the server, which knows the folders)
+        self.review_mode_of: Callable[[list[Path]], str] = lambda paths: "apply"
 
     # ----------------------------------------------------------- capabilities
 
@@ -134,7 +143,8 @@ class LspEditor:
             edit = self._workspace_edit(operations)
         except _Unsupported as reason:
             return ApplyResult(False, str(reason))
-        params = types.ApplyWorkspaceEditParams(edit=edit, label=label)
+        review = ApplyEditAgentLsp(review=self.review_mode_of(_edited_paths(operations)))
+        params = AgentApplyEditParams(edit=edit, label=label, agent_lsp=wire_dump(review))
         edited = self._edited_buffers(operations)
         try:
             result = await _shielded(self.server.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params))

@@ -102,6 +102,7 @@ class AgentLanguageServer(LanguageServer):
         self.env = env
         self.documents = Documents()
         self.editor = LspEditor(self, self.documents)
+        self.editor.review_mode_of = self.review_mode_of
         self.settings = SettingsLayers(env)
         self.folders: dict[Path, WorkspaceHost | None] = {}  # a host is built on first use
         self.backlog: Callable[[], int] = lambda: 0
@@ -192,6 +193,15 @@ class AgentLanguageServer(LanguageServer):
         host = self.folders.pop(root.resolve(), None)
         if host is not None:
             await host.close()
+
+    def review_mode_of(self, paths: list[Path]) -> str:
+        """The effective edits.review of the folders holding these paths ("review"
+        if any folder is in review mode): what an agent edit of them tells the client."""
+        modes = [host.settings.edits.review for host in self.live_hosts
+                 if any(path == host.root or host.root in path.parents for path in paths)]
+        if "review" in modes:
+            return "review"
+        return modes[0] if modes else self.settings.current.edits.review
 
     def host_for_uri(self, uri: str | None) -> WorkspaceHost:
         """The host of a workspace folder URI (or of a folder containing it); no URI: the first folder."""

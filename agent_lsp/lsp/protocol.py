@@ -430,6 +430,15 @@ class SaveDocumentsParams(WireModel):
     uris: list[str]
 
 
+class ApplyEditAgentLsp(WireModel):
+    """The `agentLsp` member of every agent edit's `workspace/applyEdit` params."""
+
+    review: Literal["apply", "review", "ask"] = Field(description=(
+        'the effective "edits.review" setting of the edited files\' folder, however it was set; "review": the '
+        "edit waits unsaved for the user, so the client does not save it (the server sends agent/saveDocuments "
+        "once it is to be saved)"))
+
+
 # ----------------------------------------------------- capabilities, commands, settings
 
 
@@ -787,7 +796,7 @@ def json_schema() -> dict[str, Any]:
     models += list(SERVER_NOTIFICATIONS.values())
     for params, result in SERVER_REQUESTS.values():
         models += [params, result]
-    models += [AgentLspClientCapabilities, FollowupCommandArgs, Settings]
+    models += [AgentLspClientCapabilities, FollowupCommandArgs, ApplyEditAgentLsp, Settings]
     unique = list(dict.fromkeys(models))
     _, schema = models_json_schema(
         [(m, "serialization") for m in unique], by_alias=True, ref_template="#/$defs/{model}"

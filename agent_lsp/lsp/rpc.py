@@ -47,6 +47,7 @@ from pygls.protocol import (
 from pygls.protocol.language_server import lsp_method
 
 from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.apply_edit_params import register_agent_member
 from agent_lsp.store.lock import SessionLockedError
 
 log = logging.getLogger(__name__)
@@ -68,6 +69,7 @@ def raw_params_converter():
     converter.register_structure_hook(JsonRPCRequestMessage, lambda obj, cls: cls(**obj))
     converter.register_structure_hook(JsonRPCNotification, lambda obj, cls: cls(**obj))
     converter.register_structure_hook(JsonRPCResponseMessage, lambda obj, cls: cls(**obj))
+    register_agent_member(converter)  # workspace/applyEdit's agentLsp member
     return converter
 
 

@@ -12,24 +12,34 @@ hunks is pending.
 A pending hunk is found in the current text by its lines, as turn revert
 finds them (`agent_lsp.workspace.edit_journal`): the user's edits elsewhere
 move it; a hunk whose own lines the user changed is theirs now and is no
-longer pending. Pending hunks are kept in memory while the server runs;
-both steps are durable events of the session log (`review/pending`,
-`review/resolve`), so a replay shows what was held and what the user did.
+longer pending. Both steps are durable events of the session log
+(`review/pending`, `review/resolve`), so a replay shows what was held and
+what the user did, and a server that starts again reads the hunks still
+pending back from the logs of its folder's sessions (`_read_logs`, on first
+use). A hunk read back carries its line number and up to 3 lines of context,
+not the whole file: it waits until its file is open in the editor (the
+unsaved text the user reviews is in the buffer, not on disk), then is found
+there like a patch hunk (`agent_lsp.workspace.edit_journal`); a hunk whose
+lines or context changed meanwhile is the user's and no longer pending, so
+nothing is ever kept or undone against text it was not made on.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_lsp.agent.ports import TextEdit, TextFileEdit, ToolContext
 from agent_lsp.tools.base import FileChange
+from agent_lsp.tools.journal_record import CONTEXT_LINES, PatchHunk, text_digest
 from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans, unified_diff
 from agent_lsp.tools.text import line_starts, position_of, split_keepends
 from agent_lsp.workspace.documents import normalise_path
-from agent_lsp.workspace.edit_journal import _current, _line_map, _mapped_range
+from agent_lsp.workspace.edit_journal import _current, _exact_places, _find_places, _line_map, _mapped_range
 
 if TYPE_CHECKING:
     from agent_lsp.workspace.host import WorkspaceHost
@@ -39,6 +49,8 @@ RESOLVE_EVENT = "review/resolve"
 MESSAGE_SOURCE = "review"
 
 Action = Literal["keep", "undo"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: `after` is a whole file
@@ -53,6 +65,20 @@ class PendingHunk:
     a2: int
     old: str  # the text those lines replaced
     new: str
+
+
+@dataclass(frozen=True, eq=False)
+class LoggedHunk:
+    """A pending hunk read back from a session log: found again (and made a
+    PendingHunk) once its file is open in the editor."""
+
+    hunk_id: str
+    session_id: str
+    turn: int
+    call_id: str
+    path: Path
+    patch: PatchHunk  # where it was in the text right after the change, with context
+    after_sha: str | None  # that text's digest: the buffer still holds exactly it
 
 
 @dataclass(frozen=True)
@@ -80,6 +106,7 @@ class EditReview:
     def __init__(self, host: WorkspaceHost):
         self.host = host
         self._pending: list[PendingHunk] = []
+        self._logged: list[LoggedHunk] | None = None  # None until the session logs were read
 
     @property
     def mode(self) -> str:
@@ -88,6 +115,7 @@ class EditReview:
     # ----------------------------------------------------------- ChangeReview
 
     def hold(self, ctx: ToolContext, change: FileChange) -> None:
+        self._read_logs()  # first: this change's own event is not to be read back as well
         before, after = change.before or "", change.after or ""
         old_lines, new_lines = split_keepends(before), split_keepends(after)
         if change.spans is not None:
@@ -105,8 +133,8 @@ class EditReview:
         agent = self.host.agents.get(ctx.session_id)
         if agent is not None and held:
             agent.session.append(PENDING_EVENT, {
-                "turn": ctx.turn, "callId": ctx.call_id, "path": str(path),
-                "hunks": [_hunk_data(h) for h in held],
+                "turn": ctx.turn, "callId": ctx.call_id, "path": str(path), "afterSha": text_digest(after),
+                "hunks": [{**_hunk_data(h), **_hunk_place(h)} for h in held],
             })
 
     # ---------------------------------------------------------------- queries
@@ -114,6 +142,7 @@ class EditReview:
     def pending(self, session_id: str | None = None, path: Path | None = None) -> list[PlacedHunk]:
         """The pending hunks (of one session, one file), where they are now. A hunk
         whose lines the user changed is dropped: it is no longer the agent's."""
+        self._find_logged(session_id, path)
         placed: list[PlacedHunk] = []
         gone: set[PendingHunk] = set()
         wanted = [h for h in self._pending if (session_id is None or h.session_id == session_id)
@@ -138,13 +167,66 @@ class EditReview:
         return sorted(placed, key=lambda p: (str(p.hunk.path), p.start))
 
     def forget(self, session_id: str) -> None:
+        self._read_logs()
         self._pending = [h for h in self._pending if h.session_id != session_id]
+        self._logged = [h for h in self._logged or () if h.session_id != session_id]
+
+    # ------------------------------------------------- read back after a restart
+
+    def _read_logs(self) -> None:
+        """Once: the hunks still pending in the logs of this folder's sessions
+        (a `review/pending` not followed by a `review/resolve` of the hunk).
+        Sessions another live server has open are its own to review."""
+        if self._logged is not None:
+            return
+        self._logged = []
+        store = self.host.store
+        for file in sorted(store.directory.glob("*.jsonl")):
+            session_id = file.stem
+            try:
+                if b'"type":"review/pending"' not in file.read_bytes():
+                    continue
+                holder = store.holder_of(session_id)
+                if holder is not None and holder != os.getpid():
+                    continue
+                live = self.host.agents.get(session_id)
+                events = live.session.events if live is not None else store.snapshot(session_id)[1]
+            except (OSError, ValueError) as error:
+                log.warning("reading the pending review of %s: %s", session_id, error)
+                continue
+            self._logged += _logged_hunks(session_id, events)
+
+    def _find_logged(self, session_id: str | None, path: Path | None) -> None:
+        """Find the wanted hunks read back from the logs in their open buffers:
+        found, they are pending as if held in this run; not found, they are gone."""
+        self._read_logs()
+        wanted = [h for h in self._logged or () if (session_id is None or h.session_id == session_id)
+                  and (path is None or h.path == path)]
+        for file in dict.fromkeys(h.path for h in wanted):
+            snapshot = self.host.editor.document(file)
+            if snapshot is None:
+                continue  # not open: the text under review is not on disk; it waits
+            now = split_keepends(snapshot.text)
+            shared = tuple(now)
+            exact = text_digest(snapshot.text)
+            of_file = [h for h in wanted if h.path == file]
+            for call in dict.fromkeys((h.session_id, h.call_id) for h in of_file):
+                change = [h for h in of_file if (h.session_id, h.call_id) == call]
+                patches = [h.patch for h in change]
+                places = _exact_places(patches) if change[0].after_sha == exact else _find_places(now, patches)
+                for hunk, place in zip(change, places):
+                    if place is not None:
+                        self._pending.append(PendingHunk(
+                            hunk.hunk_id, hunk.session_id, hunk.turn, hunk.call_id, file, shared, place[0], place[1],
+                            hunk.patch.old, hunk.patch.new))
+            self._logged = [h for h in self._logged or () if h not in of_file]
 
     # -------------------------------------------------------------- resolving
 
     async def resolve(self, session_id: str, action: Action, *, path: Path | None = None,
                       hunk_id: str | None = None) -> ReviewOutcome:
         """Keep or undo one hunk (`hunk_id`), a file's (`path`) or all of the session's."""
+        self._read_logs()
         chosen = [p for p in self.pending(session_id, path) if hunk_id is None or p.hunk.hunk_id == hunk_id]
         if hunk_id is not None and not chosen:
             raise ReviewError(f"hunkId: no pending change {hunk_id} in session {session_id}")
@@ -161,7 +243,7 @@ class EditReview:
             done = {p.hunk for p in of_file}  # hunk ids are unique within a session only
             self._pending = [h for h in self._pending if h not in done]
             outcome.resolved += [p.hunk.hunk_id for p in of_file]
-            if not any(h.path == file for h in self._pending):
+            if not any(h.path == file for h in [*self._pending, *(self._logged or ())]):
                 await self.host.editor.save([file])
         return outcome
 
@@ -207,6 +289,37 @@ class EditReview:
 
 def _hunk_data(hunk: PendingHunk) -> dict[str, Any]:
     return {"hunkId": hunk.hunk_id, "turn": hunk.turn, "callId": hunk.call_id, "oldText": hunk.old, "newText": hunk.new}
+
+
+def _hunk_place(hunk: PendingHunk) -> dict[str, Any]:
+    """Where the hunk is in the text right after its change, with context: what
+    finds it again in the buffer after a restart."""
+    return {"at": hunk.a1, "contextBefore": "".join(hunk.after[max(0, hunk.a1 - CONTEXT_LINES) : hunk.a1]),
+            "contextAfter": "".join(hunk.after[hunk.a2 : hunk.a2 + CONTEXT_LINES])}
+
+
+def _logged_hunks(session_id: str, events: Any) -> list[LoggedHunk]:
+    """The hunks a session log leaves pending, in the order they were held."""
+    pending: dict[str, LoggedHunk] = {}
+    for event in events:
+        kind, data = getattr(event, "type", None), getattr(event, "data", None)
+        if kind not in (PENDING_EVENT, RESOLVE_EVENT) or not isinstance(data, dict):
+            continue
+        for item in data.get("hunks") or ():
+            if not isinstance(item, dict) or not isinstance(item.get("hunkId"), str):
+                continue
+            if kind == RESOLVE_EVENT:
+                pending.pop(item["hunkId"], None)
+                continue
+            try:
+                patch = PatchHunk(int(item["at"]), str(item["oldText"]), str(item["newText"]),
+                                  str(item.get("contextBefore", "")), str(item.get("contextAfter", "")))
+                pending[item["hunkId"]] = LoggedHunk(
+                    item["hunkId"], session_id, int(data["turn"]), str(data["callId"]), normalise_path(Path(data["path"])),
+                    patch, data.get("afterSha") if isinstance(data.get("afterSha"), str) else None)
+            except (KeyError, TypeError, ValueError):
+                continue  # a damaged record cannot be found again; the others can
+    return list(pending.values())
 
 
 def _replaced(text: str, offsets: list[int], placed: list[PlacedHunk]) -> list[str]:

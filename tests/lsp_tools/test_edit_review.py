@@ -8,12 +8,19 @@
 - "ask": each edit waits for the user's approval of its diff; deny is a tool
   error the model sees and nothing changes.
 - a plain LSP editor (no agentLsp extensions) keeps and undoes with code actions.
+- the server is killed with hunks pending: the next server lists them again once
+  the editor opens the unsaved buffer, keeps and undoes them; a hunk whose lines
+  the user changed meanwhile is not listed and not touched.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
 from pathlib import Path
 
+import psutil
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
@@ -188,3 +195,69 @@ async def test_sessions_whose_hunks_share_an_id_are_resolved_apart(tmp_path: Pat
         await editor.request("agent/review/resolve", {"sessionId": first, "hunkId": "same.1", "action": "keep"})
         left = (await editor.request("agent/review/list", {}))["hunks"]
         assert [(h["sessionId"], h["uri"]) for h in left] == [(second, (root / "b.py").as_uri())]
+
+
+async def killed(editor: BufferEditor) -> None:
+    """The server dies as in a crash (the editor keeps its buffers)."""
+    server = psutil.Process(editor.server_pid)
+    os.kill(editor.server_pid, signal.SIGKILL)
+    await asyncio.to_thread(server.wait, 10)
+
+
+async def test_pending_hunks_survive_a_server_restart(tmp_path: Path):
+    root, app = workspace_with_app(tmp_path)
+    sessions, review = tmp_path / "sessions", {"edits": {"review": "review"}}
+    async with tool_server(folders=[root], sessions_dir=sessions, settings=review, graceful=False) as editor:
+        editor.open(app)
+        sid, _ = await run_turn(editor, [TWO_EDITS, {"text": "done"}])
+        before = (await editor.request("agent/review/list", {"sessionId": sid}))["hunks"]
+        unsaved = editor.text(app)
+        await killed(editor)
+    assert app.read_text(encoding="utf-8") == ORIGINAL
+
+    async with tool_server(folders=[root], sessions_dir=sessions, settings=review) as editor:
+        # listed only once the buffer is open: the text under review is not on disk
+        assert (await editor.request("agent/review/list", {}))["hunks"] == []
+        editor.open(app, unsaved)
+        after = (await editor.request("agent/review/list", {}))["hunks"]
+        assert after == before
+        titles = [a["title"] for a in await code_actions(editor, app, 1)]
+        assert "Undo agent change" in titles
+
+        undone = await editor.request("agent/review/resolve", {"sessionId": sid, "hunkId": before[0]["hunkId"], "action": "undo"})
+        assert undone == {"resolved": [before[0]["hunkId"]], "skipped": []}
+        assert editor.text(app).startswith("line 1\nline 2\nline 3\n")
+        assert app.read_text(encoding="utf-8") == ORIGINAL  # one hunk still pending
+        kept = await editor.request("agent/review/resolve", {"sessionId": sid, "all": True, "action": "keep"})
+        assert kept == {"resolved": [before[1]["hunkId"]], "skipped": []}
+        await editor.wait_for(lambda: editor.saved, what="the save after the last hunk")
+        assert app.read_text(encoding="utf-8") == ORIGINAL.replace("line 15\n", "LINE FIFTEEN\nline 15b\n")
+
+        # the model is told about the undo at its next step, as in one server run
+        await run_turn(editor, [{"text": "understood"}], content="next", session_id=sid)
+        told = [m["message"] for m in of_type(editor, sid, "user/message") if m["message"].get("source") == "review"]
+        assert len(told) == 1 and "-line 2\n+LINE TWO\n" in told[0]["content"][0]["text"]
+
+    async with tool_server(folders=[root], sessions_dir=sessions, settings=review) as editor:
+        editor.open(app, app.read_text(encoding="utf-8"))
+        assert (await editor.request("agent/review/list", {}))["hunks"] == []  # resolved before the restart
+
+
+async def test_after_a_restart_a_hunk_the_user_changed_is_not_pending(tmp_path: Path):
+    root, app = workspace_with_app(tmp_path)
+    sessions, review = tmp_path / "sessions", {"edits": {"review": "review"}}
+    async with tool_server(folders=[root], sessions_dir=sessions, settings=review, graceful=False) as editor:
+        editor.open(app)
+        sid, _ = await run_turn(editor, [TWO_EDITS, {"text": "done"}])
+        unsaved = editor.text(app)
+        await killed(editor)
+
+    # meanwhile the user rewrote the agent's first line and added lines on top
+    changed = "# mine\n# mine too\n" + unsaved.replace("LINE TWO\n", "my line two\n")
+    async with tool_server(folders=[root], sessions_dir=sessions, settings=review) as editor:
+        editor.open(app, changed)
+        hunks = (await editor.request("agent/review/list", {"sessionId": sid}))["hunks"]
+        assert [(h["newText"], h["range"]["start"]["line"]) for h in hunks] == [("LINE FIFTEEN\nline 15b\n", 16)]
+        result = await editor.request("agent/review/resolve", {"sessionId": sid, "all": True, "action": "undo"})
+        assert result["resolved"] == [hunks[0]["hunkId"]]
+        assert editor.text(app) == changed.replace("LINE FIFTEEN\nline 15b\n", "line 15\n")  # "my line two" kept

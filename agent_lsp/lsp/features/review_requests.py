@@ -15,7 +15,10 @@ from agent_lsp.lsp.rpc import parse
 from agent_lsp.workspace.documents import normalise_path
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from agent_lsp.workspace.edit_review import PlacedHunk
+    from agent_lsp.workspace.host import WorkspaceHost
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -37,9 +40,16 @@ def register(server: AgentLanguageServer) -> None:
 
 
 def pending_hunks(ls: AgentLanguageServer, session_id: str | None, uri: str | None) -> list[wire.PendingHunkInfo]:
-    """The pending hunks of one session (or every session), of one document (or all)."""
+    """The pending hunks of one session (or every session), of one document (or all).
+    The folders' hosts are built if need be: after a restart the hunks are in
+    the session logs, and the first list reads them back."""
     path = _path_of(uri)
-    hosts = [ls.host_for_session(session_id)] if session_id else ls.live_hosts
+    if session_id:
+        hosts = [ls.host_for_session(session_id)]
+    elif path is not None:
+        hosts = [host for host in (_host_of(ls, path),) if host is not None]
+    else:
+        hosts = ls.hosts
     return [hunk_info(ls, placed) for host in hosts for placed in host.review.pending(session_id, path)]
 
 
@@ -65,6 +75,12 @@ async def resolve(ls: AgentLanguageServer, p: wire.ReviewResolveParams) -> dict:
         raise JsonRpcInvalidParams(str(error)) from None
     return wire.wire_dump(wire.ReviewResolveResult(
         resolved=outcome.resolved, skipped=[wire.ReviewSkip(hunk_id=h, reason=why) for h, why in outcome.skipped]))
+
+
+def _host_of(ls: AgentLanguageServer, path: Path) -> WorkspaceHost | None:
+    """The host of the workspace folder holding this file, if one does."""
+    folder = next((root for root in ls.folders if root == path or root in path.parents), None)
+    return ls.host(folder) if folder is not None else None
 
 
 def _path_of(uri: str | None):

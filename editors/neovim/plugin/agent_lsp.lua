@@ -85,9 +85,9 @@ command("AgentPermission", function(opts)
 end, {
   nargs = 1,
   complete = function()
-    return { "once", "session", "always", "deny" }
+    return { "once", "session", "always", "deny", "diff" }
   end,
-  desc = "agent_lsp: answer the waiting permission question",
+  desc = "agent_lsp: answer the waiting permission question (diff: show its diff)",
 })
 command("AgentDiff", run("diff"), { nargs = 0, desc = "agent_lsp: show the diff of an agent edit" })
 command("AgentChat", run("chat"), { nargs = 0, desc = "agent_lsp: open or close the chat" })

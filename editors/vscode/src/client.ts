@@ -16,7 +16,7 @@ import {
   StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { ElicitParams, Methods, PermissionAnswer, PermissionParams, SessionEvent } from './protocol';
+import { ApplyEditAgentLsp, ElicitParams, Methods, PermissionAnswer, PermissionParams, SessionEvent } from './protocol';
 import { askElicitation } from './elicitation';
 import { ServerCommand } from './serverCommand';
 
@@ -149,7 +149,10 @@ export function createClient(
             return { applied: false, failureReason: mismatch };
           }
           const result = await next(params, CancellationToken.None);
-          if (result && 'applied' in result && result.applied && handlers.saveAgentEdits()) {
+          // In review mode (however edits.review was set: the server says so) the edit waits
+          // unsaved for Keep / Undo (review.ts); the server asks for the save after.
+          const review = (params as { agentLsp?: ApplyEditAgentLsp }).agentLsp?.review;
+          if (result && 'applied' in result && result.applied && handlers.saveAgentEdits() && review !== 'review') {
             await saveDocuments(editedUris(params.edit));
           }
           return result;

@@ -306,8 +306,7 @@ class AgentExtension implements vscode.Disposable {
       subagentStatus: (p) => this.sessions.handleSubagentStatus(p.sessionId, p),
       permission: (p) => (this.permissionHandler ? this.permissionHandler(p) : this.questions.ask(p)),
       settings: async () => this.serverSettings(),
-      // In review mode an edit waits unsaved for Keep / Undo (review.ts); the server asks for the save after.
-      saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true) && this.config().get<string>('edits.review', 'apply') !== 'review',
+      saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true),
       stopped: (why: string) => {
         if (this.state !== 'running') {
           return;
@@ -317,6 +316,7 @@ class AgentExtension implements vscode.Disposable {
         const interrupted = this.sessions.serverStopped();
         this.questions.clear();
         this.client = null;
+        void this.review.refresh(); // nothing to keep or undo until the server is back
         void client.dispose().catch(() => undefined);
         const text = interrupted
           ? `agent_lsp: ${why} The running turn was interrupted; what it wrote so far is kept. See the log for the server's output.`
@@ -336,6 +336,7 @@ class AgentExtension implements vscode.Disposable {
     }
     this.setState('running');
     void this.refreshModel();
+    void this.review.refresh(); // the hunks pending before a restart (the server reads them back)
     await this.sessions.restore().catch((error) => this.output.appendLine(`Could not restore the session: ${message(error)}`));
   }
 

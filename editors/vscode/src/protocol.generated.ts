@@ -224,6 +224,15 @@ export interface AgentLspClientCapabilities {
   permissions?: boolean;
   saveDocuments?: boolean;
 }
+/**
+ * The `agentLsp` member of every agent edit's `workspace/applyEdit` params.
+ */
+export interface ApplyEditAgentLsp {
+  /**
+   * the effective "edits.review" setting of the edited files' folder, however it was set; "review": the edit waits unsaved for the user, so the client does not save it (the server sends agent/saveDocuments once it is to be saved)
+   */
+  review: 'apply' | 'review' | 'ask';
+}
 export interface AssistantChunk {
   chunk:
     | TextStart
@@ -1145,9 +1154,14 @@ export interface ReviewPendingEvent {
   type: 'review/pending';
 }
 /**
- * An edit landed unsaved and its hunks wait for the user ("edits.review": "review").
+ * An edit landed unsaved and its hunks wait for the user ("edits.review": "review");
+ * `afterSha` and each hunk's place find it again after a restart.
  */
 export interface ReviewPending {
+  /**
+   * sha256 of the file's text right after the change
+   */
+  afterSha?: string | null;
   callId: string;
   hunks: ReviewHunk[];
   path: string;
@@ -1155,7 +1169,19 @@ export interface ReviewPending {
   [k: string]: unknown;
 }
 export interface ReviewHunk {
+  /**
+   * review/pending: the line the new lines start at, right after the change
+   */
+  at?: number | null;
   callId: string;
+  /**
+   * review/pending: up to 3 lines after them then
+   */
+  contextAfter?: string | null;
+  /**
+   * review/pending: up to 3 lines before them then
+   */
+  contextBefore?: string | null;
   /**
    * "<callId>.<n>", unique in the session
    */

@@ -58,8 +58,9 @@ M.defaults = {
     -- "chat": the question is drawn at the end of the chat, answered with a key
     -- below (or :AgentPermission); "select": vim.ui.select.
     ui = "chat",
-    -- Keys of the chat buffer while a question waits (false disables one).
-    keymaps = { once = "a", session = "s", always = "A", deny = "d" },
+    -- Keys of the chat buffer while a question waits (false disables one);
+    -- `diff`: an edit's diff (edits.review = "ask") in a split.
+    keymaps = { once = "a", session = "s", always = "A", deny = "d", diff = "D" },
   },
   status = {
     idle = "agent idle",

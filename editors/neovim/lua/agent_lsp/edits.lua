@@ -4,6 +4,9 @@
 -- A buffer that held unsaved changes of the user's when the edit landed is not
 -- written: writing it would save the user's unfinished work with the agent's
 -- change. It stays modified (the tool card says so) until the user writes it.
+-- An edit that waits for the user's review (the server's applyEdit says
+-- `agentLsp.review = "review"`, however the setting was made) is not written
+-- either: the server asks for the save once its hunks are kept or undone.
 local M = {}
 
 ---@type table<integer, true> buffers left unsaved because they had the user's changes
@@ -83,8 +86,8 @@ end
 
 -- A buffer the edit had to load (the file was not open) is written and
 -- unloaded again: to the user it is a file the agent changed on disk.
-local function settle(buf, was_loaded, was_modified)
-  if require("agent_lsp.review").mode() == "review" then
+local function settle(buf, was_loaded, was_modified, review)
+  if review == "review" then
     return -- the edit waits for the user's review (agent_lsp.review); saved once kept or undone
   end
   if was_loaded then
@@ -133,11 +136,13 @@ function M.handle_apply_edit(_, params, ctx)
   if not ok then
     return { applied = false, failureReason = tostring(err) }
   end
+  -- the server says whether the edit waits for review, however edits.review was set
+  local review = type(params.agentLsp) == "table" and params.agentLsp.review or "apply"
   for _, doc in ipairs(docs) do
     if doc.kind ~= "delete" then
       local buf = loaded_buffer(doc.uri)
       if buf then
-        settle(buf, was_loaded[doc.uri], was_modified[doc.uri])
+        settle(buf, was_loaded[doc.uri], was_modified[doc.uri], review)
       end
     end
   end

@@ -6,6 +6,10 @@
 -- vim.ui.select instead (any picker plugin that replaces it works too).
 -- Either way only the answers the server honours (params.choices) are
 -- offered and, for a command it always confirms, the reason is shown.
+-- An edit waiting for approval (edits.review = "ask") carries its diff: the
+-- chat question shows it diff-highlighted (the first DIFF_LINES lines), and
+-- `permissions.keymaps.diff` (or :AgentPermission diff) opens all of it in
+-- a split; with `ui = "select"` the split opens with the question.
 local M = {}
 
 local api = vim.api
@@ -114,7 +118,28 @@ function M.is_waiting(s)
   return false
 end
 
---- The virtual lines of a question: what is asked, why it always asks, and the keys.
+M.DIFF_LINES = 30 -- diff lines shown in the chat question; the split shows all
+
+--- The highlight group of a unified diff line.
+function M.diff_highlight(line)
+  if line:sub(1, 3) == "+++" or line:sub(1, 3) == "---" then
+    return "DiffText"
+  elseif line:sub(1, 1) == "+" then
+    return "DiffAdd"
+  elseif line:sub(1, 1) == "-" then
+    return "DiffDelete"
+  elseif line:sub(1, 2) == "@@" then
+    return "DiffChange"
+  end
+  return "Normal"
+end
+
+local function diff_lines(params)
+  return type(params.diff) == "string" and params.diff ~= "" and vim.split(params.diff, "\n", { trimempty = true }) or {}
+end
+
+--- The virtual lines of a question: what is asked, why it always asks, the diff
+--- of an edit waiting for approval, and the keys.
 function M.card_lines(params, offered)
   local keys = config().keymaps or {}
   local lines = { { { "▌ agent_lsp is waiting for you", "WarningMsg" } } }
@@ -122,14 +147,60 @@ function M.card_lines(params, offered)
   for _, line in ipairs(vim.split(prompt, " — ", { plain = true })) do
     lines[#lines + 1] = { { "▌ " .. line, "Normal" } }
   end
+  local diff = diff_lines(params)
+  for i = 1, math.min(#diff, M.DIFF_LINES) do
+    lines[#lines + 1] = { { "▌ ", "WarningMsg" }, { diff[i], M.diff_highlight(diff[i]) } }
+  end
+  if #diff > M.DIFF_LINES then
+    lines[#lines + 1] = { { ("▌ … %d more lines"):format(#diff - M.DIFF_LINES), "Comment" } }
+  end
   local answers = { { "▌", "WarningMsg" } }
   for _, choice in ipairs(offered) do
     local key = keys[choice.answer]
     answers[#answers + 1] = { " [" .. (key or ":AgentPermission " .. choice.answer) .. "]", "Special" }
     answers[#answers + 1] = { " " .. choice.label .. " ", "Normal" }
   end
+  if #diff > 0 then
+    answers[#answers + 1] = { " [" .. (keys.diff or ":AgentPermission diff") .. "]", "Special" }
+    answers[#answers + 1] = { " Diff in a split ", "Normal" }
+  end
   lines[#lines + 1] = answers
   return lines
+end
+
+--- The question's whole diff in a read-only split (filetype diff); its window id.
+function M.open_diff(params)
+  local diff = diff_lines(params)
+  if #diff == 0 then
+    return nil
+  end
+  local buf = api.nvim_create_buf(false, true)
+  api.nvim_buf_set_lines(buf, 0, -1, false, diff)
+  vim.bo[buf].filetype = "diff"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.bo[buf].modifiable = false
+  vim.b[buf].agent_lsp_permission_diff = true
+  local win = api.nvim_open_win(buf, false, { split = "below", win = -1, height = math.min(#diff, 20) })
+  return win
+end
+
+local function close_diff(q)
+  if q.diff_win and api.nvim_win_is_valid(q.diff_win) then
+    pcall(api.nvim_win_close, q.diff_win, true)
+  end
+  q.diff_win = nil
+end
+
+--- Open the diff of the client's oldest question in a split.
+---@return boolean shown false when no question with a diff waits
+function M.show_diff(client_id)
+  local q = (M.waiting[client_id] or {})[1]
+  if not q or #diff_lines(q.params) == 0 then
+    return false
+  end
+  close_diff(q)
+  q.diff_win = M.open_diff(q.params)
+  return true
 end
 
 local function chat_buffer(client_id)
@@ -142,13 +213,16 @@ local function clear(client_id, q)
   local buf = c and c.chat_buf
   if buf and api.nvim_buf_is_valid(buf) then
     api.nvim_buf_clear_namespace(buf, ns, 0, -1)
-    for _, choice in ipairs(q.offered) do
-      local key = (config().keymaps or {})[choice.answer]
+    for _, answer in ipairs(vim.list_extend(vim.tbl_map(function(c)
+      return c.answer
+    end, q.offered), { "diff" })) do
+      local key = (config().keymaps or {})[answer]
       if key and key ~= "" then
         pcall(vim.keymap.del, "n", key, { buffer = buf })
       end
     end
   end
+  close_diff(q)
 end
 
 --- Draw the client's oldest question below the last line of its chat (again
@@ -172,6 +246,12 @@ function M.draw(client_id)
         M.answer(client_id, choice.answer)
       end, { buffer = buf, nowait = true, silent = true, desc = "agent_lsp: " .. choice.label })
     end
+  end
+  local diff_key = (config().keymaps or {}).diff
+  if diff_key and diff_key ~= "" and #diff_lines(q.params) > 0 then
+    vim.keymap.set("n", diff_key, function()
+      M.show_diff(client_id)
+    end, { buffer = buf, nowait = true, silent = true, desc = "agent_lsp: the edit's diff in a split" })
   end
   local chat = require("agent_lsp.chat")
   if require("agent_lsp.config").options.chat.auto_open and #vim.fn.win_findbuf(buf) == 0 then
@@ -203,11 +283,11 @@ function M.answer(client_id, answer)
 end
 
 --- :AgentPermission {once|session|always|deny}: answer the oldest waiting question
---- (of the current buffer's workspace, else of any).
+--- (of the current buffer's workspace, else of any); `diff`: show its diff in a split.
 function M.command(opts)
   local answer = vim.trim(opts.args or "")
-  if not vim.tbl_contains({ "once", "session", "always", "deny" }, answer) then
-    return vim.notify("agent_lsp: :AgentPermission once|session|always|deny", vim.log.levels.ERROR)
+  if not vim.tbl_contains({ "once", "session", "always", "deny", "diff" }, answer) then
+    return vim.notify("agent_lsp: :AgentPermission once|session|always|deny|diff", vim.log.levels.ERROR)
   end
   local id = vim.b.agent_lsp_client
   if not id then
@@ -219,7 +299,11 @@ function M.command(opts)
       return #list > 0
     end, M.waiting))
   end
-  if not (id and M.answer(id, answer)) then
+  if answer == "diff" then
+    if not (id and M.show_diff(id)) then
+      vim.notify("agent_lsp: no question with a diff is waiting", vim.log.levels.WARN)
+    end
+  elseif not (id and M.answer(id, answer)) then
     vim.notify("agent_lsp: no permission question is waiting", vim.log.levels.WARN)
   end
 end
@@ -242,6 +326,7 @@ function M.handle_permission(_, params, ctx)
   if config().ui ~= "select" and ctx and require("agent_lsp.state").clients[ctx.client_id] then
     return { answer = ask_in_chat(ctx.client_id, params, offered) or "deny" }
   end
+  local preview = M.open_diff(params) -- a picker has no room for the edit's diff
   local choice = M.select(offered, {
     prompt = M.prompt(params),
     kind = "agent_lsp_permission",
@@ -249,6 +334,7 @@ function M.handle_permission(_, params, ctx)
       return item.label
     end,
   })
+  close_diff({ diff_win = preview })
   return { answer = choice and choice.answer or "deny" }
 end
 

@@ -5,7 +5,11 @@
 -- quickfix list (and keeps or undoes all of them with an argument).
 --
 -- The hunks come from agent/review/list, asked again whenever a review/*
--- event arrives or after a keep/undo.
+-- event arrives, after a keep/undo, and when an agent server attaches a
+-- buffer or goes away. A server started again (after a crash, or by
+-- :AgentReview) reads the hunks still pending back from its session logs; it
+-- finds them in the buffers' unsaved text, so the modified buffers of its
+-- folder are attached to it as it starts.
 local M = {}
 
 local config = require("agent_lsp.config")
@@ -13,12 +17,6 @@ local ns = vim.api.nvim_create_namespace("agent_lsp_review")
 
 ---@type table<integer, table[]> buffer -> its pending hunks {hunk, mark}
 M.by_buf = {}
-
---- The review mode the server was configured with through this plugin.
-function M.mode()
-  local edits = (config.options.settings or {}).edits
-  return type(edits) == "table" and edits.review or "apply"
-end
 
 local function opts()
   return config.options.review or {}
@@ -174,11 +172,14 @@ function M.resolve_at_cursor(action)
 end
 
 --- :AgentReview — the pending hunks in the quickfix list; `keep` / `undo`
---- resolve all of them (every session's).
+--- resolve all of them (every session's). Starts the server if none runs.
 function M.command(cmd_opts)
   local arg = vim.trim(cmd_opts and cmd_opts.args or "")
   if arg ~= "" and arg ~= "keep" and arg ~= "undo" then
     return vim.notify("agent_lsp: :AgentReview takes keep, undo or nothing (list)", vim.log.levels.ERROR)
+  end
+  if #agent_clients() == 0 then
+    require("agent_lsp.client").for_buffer(0)
   end
   M.refresh(function()
     local hunks = M.hunks or {}
@@ -208,6 +209,55 @@ function M.command(cmd_opts)
     end
   end)
 end
+
+local refresh_queued = false
+
+--- One refresh for a burst of attaches (a server starting attaches every buffer).
+local function queue_refresh()
+  if refresh_queued then
+    return
+  end
+  refresh_queued = true
+  vim.schedule(function()
+    refresh_queued = false
+    M.refresh()
+  end)
+end
+
+---@type table<integer, true> agent clients whose folder's modified buffers were attached
+local adopted = {}
+
+--- The modified buffers of the client's folder that it does not have yet: the
+--- unsaved text a review waits on, so the server can find its hunks there.
+local function attach_modified(client)
+  if adopted[client.id] then
+    return
+  end
+  adopted[client.id] = true
+  local root = client.config.root_dir
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    local name = vim.api.nvim_buf_is_loaded(buf) and vim.bo[buf].modified and vim.api.nvim_buf_get_name(buf) or ""
+    if name ~= "" and root and vim.startswith(name, root .. "/") and not vim.lsp.buf_is_attached(buf, client.id) then
+      require("agent_lsp").attach(buf)
+    end
+  end
+end
+
+vim.api.nvim_create_autocmd({ "LspAttach", "LspDetach" }, {
+  group = vim.api.nvim_create_augroup("agent_lsp_review", { clear = true }),
+  callback = function(ev)
+    local client = ev.data and vim.lsp.get_client_by_id(ev.data.client_id)
+    if not client or client.name ~= require("agent_lsp.client").name then
+      return
+    end
+    if ev.event == "LspAttach" then
+      attach_modified(client)
+    else
+      adopted[client.id] = nil
+    end
+    queue_refresh()
+  end,
+})
 
 require("agent_lsp.state").subscribe(function(kind, _, events)
   if kind ~= "events" then

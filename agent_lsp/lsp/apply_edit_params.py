@@ -1,0 +1,36 @@
+"""`workspace/applyEdit` params with our `agentLsp` member.
+
+Every agent edit tells the client the folder's effective `edits.review`
+setting (`wire.ApplyEditAgentLsp`), however it was set (config.toml, a
+project's `.agent-lsp`, initializationOptions, workspace/configuration), so
+a plugin that saves edited buffers itself leaves them unsaved in review mode
+without a copy of the setting of its own. lsprotocol's params class has no
+room for an extension member, so this subclass carries it and the converter
+hook adds it to the JSON (other clients ignore an unknown member).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from lsprotocol import types
+
+
+@attrs.define
+class AgentApplyEditParams(types.ApplyWorkspaceEditParams):
+    agent_lsp: dict[str, Any] | None = None  # wire.ApplyEditAgentLsp, dumped
+
+
+def register_agent_member(converter: Any) -> None:
+    """Make `converter` write `agentLsp` for AgentApplyEditParams."""
+    standard = converter.get_unstructure_hook(types.ApplyWorkspaceEditParams)
+
+    def unstructure(params: types.ApplyWorkspaceEditParams) -> dict[str, Any]:
+        data = standard(params)
+        member = getattr(params, "agent_lsp", None)
+        if member is not None:
+            data["agentLsp"] = member
+        return data
+
+    converter.register_unstructure_hook(types.ApplyWorkspaceEditParams, unstructure)
