@@ -93,6 +93,7 @@ class SessionListing:
     fork_turn: int | None = None  # a fork: the parent's last turn it shares
     usage: dict | None = None  # tokens and estimated cost so far (UsageTotal of agent/events.py)
     parent_tool_call_id: str | None = None  # a sub-agent's session: the parent's call that ran it
+    excerpt: str | None = None  # listed for a query: the message text around what matched
 
 
 @dataclass
@@ -232,9 +233,15 @@ class WorkspaceHost:
             return self.agent(self.current_session_id)
         return self.new_session()
 
-    def list_sessions(self) -> list[SessionListing]:
+    def list_sessions(self, query: str | None = None) -> list[SessionListing]:
+        """The folder's sessions; with `query`, those with each of its words in
+        their title or message text (SessionStore.search)."""
+        summaries = self.store.list()
+        found = self.store.search(query, summaries) if query else None
         listings = []
-        for summary in self.store.list():
+        for summary in summaries:
+            if found is not None and summary.id not in found:
+                continue
             live = self.agents.get(summary.id)
             listings.append(
                 SessionListing(
@@ -248,6 +255,7 @@ class WorkspaceHost:
                     fork_turn=fork_turn_of(summary.meta),
                     usage=summary.usage,
                     parent_tool_call_id=None if summary.parent else (summary.meta or {}).get("parentToolCallId"),
+                    excerpt=found.get(summary.id) if found is not None else None,
                 )
             )
         return listings

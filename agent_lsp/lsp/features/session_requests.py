@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
-from agent_lsp.lsp.features.session_control import filter_sessions
 from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
 from agent_lsp.lsp.rpc import SessionInUse, parse
 from agent_lsp.store.event_log import EventLog
@@ -36,7 +35,7 @@ def register(server: AgentLanguageServer) -> None:
         p = parse(wire.SessionListParams, params)
         await ls.ready()
         hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
-        return wire.wire_dump(wire.SessionListResult(sessions=filter_sessions(list_sessions(hosts), p)))
+        return wire.wire_dump(wire.SessionListResult(sessions=list_sessions(hosts, p)))
 
     @server.feature("agent/session/load")
     async def session_load(ls: AgentLanguageServer, params: Any) -> dict:
@@ -84,8 +83,9 @@ def register(server: AgentLanguageServer) -> None:
         )
 
 
-def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
-    """The sessions of these hosts, the most recently updated first."""
+def list_sessions(hosts: list[WorkspaceHost], p: wire.SessionListParams) -> list[wire.SessionInfo]:
+    """The sessions of these hosts that match the request's filters (text,
+    update time), the most recently updated first, at most `limit`."""
     sessions = [
         wire.SessionInfo(
             session_id=s.session_id,
@@ -99,12 +99,15 @@ def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
             fork_turn=s.fork_turn,
             usage=s.usage,
             parent_tool_call_id=s.parent_tool_call_id,
+            excerpt=s.excerpt,
         )
         for host in hosts
-        for s in host.list_sessions()
+        for s in host.list_sessions(p.query)
+        if (p.updated_after is None or s.updated_at >= p.updated_after)
+        and (p.updated_before is None or s.updated_at < p.updated_before)
     ]
     sessions.sort(key=lambda s: s.updated_at, reverse=True)
-    return sessions
+    return sessions[: p.limit] if p.limit else sessions
 
 
 def load_session(ls: AgentLanguageServer, session_id: str) -> dict[str, Any]:

@@ -1722,6 +1722,10 @@ export interface SessionInfo {
    */
   createdAt: number;
   /**
+   * listed for a `query`: the message text around a word of it (absent when only the title has the words)
+   */
+  excerpt?: string | null;
+  /**
    * a fork: the parent's last turn it shares
    */
   forkTurn?: number | null;
@@ -1753,7 +1757,7 @@ export interface SessionListParams {
    */
   limit?: number | null;
   /**
-   * only sessions whose title contains this text (any case)
+   * only sessions with every word of this in their title or the text of their user and assistant messages (any case)
    */
   query?: string | null;
   /**
