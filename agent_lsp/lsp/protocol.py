@@ -242,6 +242,14 @@ class SessionListResult(WireModel):
     sessions: list[SessionInfo]
 
 
+class SessionRenameParams(SessionRef):
+    title: str = Field(description="the session's title from now on (whitespace collapsed; 1 to 200 characters)")
+
+
+class SessionRenameResult(WireModel):
+    title: str = Field(description="the title as recorded (a `session/title` event)")
+
+
 class Inbox(WireModel):
     next_turn: list[Message]
     next_step: list[Message]
@@ -731,6 +739,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/load": (SessionRef, SessionLoadResult),
     "agent/session/replay": (SessionReplayParams, SessionReplayResult),
     "agent/session/delete": (SessionRef, SessionDeleteResult),
+    "agent/session/rename": (SessionRenameParams, SessionRenameResult),
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
     "agent/session/rewind": (SessionRewindParams, SessionRewindResult),

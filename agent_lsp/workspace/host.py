@@ -53,6 +53,7 @@ from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
+from agent_lsp.workspace.session_titles import SessionTitles
 from agent_lsp.workspace.subagents import Subagents
 from agent_lsp.workspace.session_family import FORKED_FROM, RewindOutcome, fork_boundary, fork_turn_of
 
@@ -145,6 +146,7 @@ class WorkspaceHost:
         self.modes = SessionModes(self)
         self.review = EditReview(self)  # edits waiting for the user ("edits.review": "review")
         self.models = SessionModels(self)
+        self.titles = SessionTitles(self)  # titles the model writes ("sessions.titles": "model"), renames
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
@@ -422,6 +424,7 @@ class WorkspaceHost:
         task.add_done_callback(self._background.discard)
 
     async def close(self) -> None:
+        await self.titles.close()  # before the providers they use are closed
         agents, self.agents = list(self.agents.values()), {}
         for agent in agents:
             agent.cancel("disposed")
@@ -432,6 +435,7 @@ class WorkspaceHost:
         if self._mcp is not None:
             await self._mcp.stop()
         self.checkpoints.close()
+        self.store.index.close()
 
     async def _retire(self, agent: Agent) -> None:
         """Dispose an agent and close its providers' connections."""
@@ -460,6 +464,7 @@ class WorkspaceHost:
     def _make_agent(self, session) -> Agent:
         agent = self.build_agent(session, tools=self.tool_registry(), system_prompt=self.system_prompt)
         self.models.restore(agent)  # a session that switched model goes on with it
+        self.titles.attach(agent)
         self._offer_mcp_tools(agent)
         return agent
 

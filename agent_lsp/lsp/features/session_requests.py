@@ -1,5 +1,5 @@
 """Requests about sessions: agent/session/new | list | load | replay | delete |
-compact and agent/turn/revert."""
+rename | compact and agent/turn/revert."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from agent_lsp.lsp.rpc import SessionInUse, parse
 from agent_lsp.store.event_log import EventLog
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.store.replay import page_backward, page_forward
+from agent_lsp.workspace.session_titles import TitleError
 
 if TYPE_CHECKING:
     from agent_lsp.workspace.host import WorkspaceHost
@@ -61,6 +62,17 @@ def register(server: AgentLanguageServer) -> None:
         except SessionLockedError as error:
             raise SessionInUse(error) from None
         return wire.wire_dump(wire.SessionDeleteResult(deleted=deleted))
+
+    @server.feature("agent/session/rename")
+    async def session_rename(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SessionRenameParams, params)
+        await ls.ready()
+        host, agent = ls.agent_for(p.session_id)
+        try:
+            title = host.titles.rename(agent, p.title)
+        except TitleError as error:
+            raise JsonRpcInvalidParams(str(error)) from None
+        return wire.wire_dump(wire.SessionRenameResult(title=title))
 
     @server.feature("agent/session/compact")
     async def session_compact(ls: AgentLanguageServer, params: Any) -> dict:
