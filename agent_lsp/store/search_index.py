@@ -3,24 +3,27 @@ reading hundreds of session files for every search.
 
 One SQLite file per store directory (`search.sqlite`, the stdlib `sqlite3`),
 holding the text of the messages people read (`message_text.searchable_text`;
-titles are matched from the listing, which has them) in an FTS5 table with the trigram tokenizer (any substring of
-three or more characters is found through the index, in any case; shorter
-words are matched by a scan of the same table). An SQLite without FTS5 gets a
-plain table scanned the same way: slower, same answers.
+titles are matched from the listing, which has them) in an FTS5 table
+(Unicode words, any case, accents ignored): a search word matches the words
+that start with it ("pars" finds "parser"), a word with no letters or digits
+("++") is matched as a substring by a scan of the table. An SQLite without
+FTS5 gets a plain table searched by substring scans: slower, broader.
 
 The session files stay the truth; the index is derived from them and kept up
 to date by the searches themselves: each file's indexed length is recorded,
 and a search first reads what every file gained since (session files only
-grow: a file that shrank, or was replaced, is indexed again from its start;
-one that is gone is dropped). So a missing, stale or damaged index file is
-rebuilt by the next search, and nobody ever has to rebuild it by hand. Two
-servers on one folder share the file (SQLite's locking, WAL journal).
+grow: a file that shrank is indexed again from its start; one that is gone is
+dropped). So a missing, stale or damaged index file is rebuilt by the next
+search, and nobody ever has to rebuild it by hand. Two servers on one folder
+share the file (SQLite's locking, WAL journal).
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import mmap
+import os
 import re
 import sqlite3
 from pathlib import Path
@@ -31,27 +34,40 @@ from agent_lsp.store.message_text import searchable_text
 log = logging.getLogger(__name__)
 
 INDEX_FILE = "search.sqlite"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 EXCERPT_CHARS = 120
+EXCERPT_WORDS = 16
 
-# The lines of a session file with text to index (the writer's compact JSON).
-_TEXT_LINE = re.compile(
-    rb'^\{"seq":(\d+),"time":\d+,"type":"(user/message|assistant/message)",.*$', re.M)
+# Where an event line with text to index names its type, and the start its line must have
+# (the writer's compact JSON): found with `find` over the mapped file, which is what keeps
+# indexing fast when most of a file is stream chunks.
+_TEXT_TYPES = (b',"type":"user/message",', b',"type":"assistant/message",')
+_LINE_START = re.compile(rb'\{"seq":(\d+),"time":\d+$')
 
 
-def _rows_of(session_id: str, lines: bytes) -> list[tuple[str, int, str]]:
-    """(session id, seq, text) of the indexable events among `lines`."""
+def _rows_of(session_id: str, raw: "mmap.mmap | bytes", start: int, end: int) -> list[tuple[str, int, str]]:
+    """(session id, seq, text) of the indexable events in the whole lines of `raw[start:end]`."""
     rows = []
-    for match in _TEXT_LINE.finditer(lines):
-        try:
-            event = json.loads(match.group(0))
-            data = event["data"]
-        except (ValueError, KeyError, TypeError):
-            continue  # a damaged line: listing and loading report it
-        text = searchable_text(match.group(2).decode(), data)
-        if text and text.strip():
-            rows.append((session_id, int(match.group(1)), text))
+    for needle in _TEXT_TYPES:
+        at = raw.find(needle, start, end)
+        while at >= 0:
+            line_start = raw.rfind(b"\n", start, at) + 1 or start
+            line_end = raw.find(b"\n", at, end)
+            if line_end < 0:
+                break  # the last line is being written: indexed once whole
+            if _LINE_START.match(raw[line_start:at]):
+                try:
+                    event = json.loads(raw[line_start:line_end])
+                    text = searchable_text(event["type"], event["data"])
+                    if text and text.strip():
+                        rows.append((session_id, int(event["seq"]), text))
+                except (ValueError, KeyError, TypeError, AttributeError):
+                    pass  # a damaged line: listing and loading report it
+            at = raw.find(needle, line_end, end)
     return rows
+
+
+_WORD = re.compile(r"\w")
 
 
 def _like(term: str) -> str:
@@ -101,8 +117,8 @@ class SearchIndex:
             db.execute("CREATE TABLE IF NOT EXISTS files (id TEXT PRIMARY KEY, indexed INTEGER NOT NULL)")
             try:
                 db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(id UNINDEXED, seq UNINDEXED, body,"
-                           " tokenize='trigram')")
-            except sqlite3.OperationalError:  # an SQLite built without FTS5 (or too old for trigram)
+                           " tokenize='unicode61 remove_diacritics 2')")
+            except sqlite3.OperationalError:  # an SQLite built without FTS5
                 db.execute("CREATE TABLE IF NOT EXISTS texts (id TEXT, seq INTEGER, body TEXT)")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             sql = db.execute("SELECT sql FROM sqlite_master WHERE name='texts'").fetchone()[0]
@@ -152,14 +168,17 @@ class SearchIndex:
             done = 0
         try:
             with open(path, "rb") as f:
-                f.seek(done)
-                new = f.read(size - done)
-        except OSError:
-            return  # deleted meanwhile: dropped by the next update
-        whole = new.rfind(b"\n") + 1  # a line being written is indexed once it is whole
-        db.executemany("INSERT INTO texts (id, seq, body) VALUES (?, ?, ?)", _rows_of(sid, new[:whole]))
+                size = min(size, f.seek(0, os.SEEK_END))
+                if size <= done:
+                    return
+                with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as raw:
+                    whole = raw.rfind(b"\n", done, size) + 1 or done  # a line being written waits until whole
+                    rows = _rows_of(sid, raw, done, whole)
+        except (OSError, ValueError):
+            return  # deleted or emptied meanwhile: the next update sees it
+        db.executemany("INSERT INTO texts (id, seq, body) VALUES (?, ?, ?)", rows)
         db.execute("INSERT INTO files (id, indexed) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET indexed=excluded.indexed",
-                   (sid, done + whole))
+                   (sid, whole))
 
     def forget(self, session_id: str) -> None:
         """Drop a deleted session's text."""
@@ -181,13 +200,22 @@ class SearchIndex:
         """For each of these sessions with `term` in its text, an excerpt around it (from its first such message)."""
         wanted = set(session_ids)
         found: dict[str, tuple[int, str]] = {}
-        for sid, seq, body in self._matching(term, "SELECT id, seq, body"):
+        # FTS5 cuts the excerpt itself (EXCERPT_WORDS around the match), so no whole message is copied out
+        select = f"SELECT id, seq, snippet(texts, 2, '', '', '…', {EXCERPT_WORDS})" if self._uses_fts(term) else "SELECT id, seq, body"
+        for sid, seq, text in self._matching(term, select):
             if sid in wanted and (sid not in found or seq < found[sid][0]):
-                found[sid] = (seq, body)
-        return {sid: excerpt(body, term) for sid, (_, body) in found.items()}
+                found[sid] = (seq, text)
+        if self._uses_fts(term):
+            return {sid: " ".join(text.split()) for sid, (_, text) in found.items()}
+        return {sid: excerpt(text, term) for sid, (_, text) in found.items()}
+
+    def _uses_fts(self, term: str) -> bool:
+        self._open()  # which table it is is known once open
+        return self.fts and _WORD.search(term) is not None
 
     def _matching(self, term: str, select: str) -> list[tuple]:
         db = self._open()
-        if self.fts and len(term) >= 3:
-            return db.execute(f"{select} FROM texts WHERE texts MATCH ?", ('"' + term.replace('"', '""') + '"',)).fetchall()
+        if self._uses_fts(term):
+            # the words of `term` in a row, the last one a prefix: "pars" finds "parser", "load_set" "load_settings"
+            return db.execute(f"{select} FROM texts WHERE texts MATCH ?", ('"' + term.replace('"', '""') + '"*',)).fetchall()
         return db.execute(f"{select} FROM texts WHERE body LIKE ? ESCAPE '\\'", (_like(term),)).fetchall()

@@ -43,7 +43,9 @@ def test_query_matches_user_and_assistant_text_in_any_case_with_an_excerpt(tmp_p
     assert search(store, "config emoji") == {}
     assert search(store, "zebras") == {}  # reasoning is not message text
     assert "Unicode ranges in lexer.py" in search(store, "lexer")[a.id]
-    assert set(search(store, "wh")) == {a.id, c.id}  # a short word: found by a scan of the index
+    assert set(search(store, "wh")) == {a.id, c.id}  # words that start with it
+    assert set(search(store, "lex")) == {a.id} and search(store, "exer") == {}
+    assert set(search(store, "load_set")) == {b.id}
 
 
 def test_new_messages_are_found_without_rebuilding_and_deleted_sessions_drop_out(tmp_path):
