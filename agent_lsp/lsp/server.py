@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Any
 
-from agent_lsp.lsp.code_cache import attrs_code_cache
+from agent_lsp.lsp.code_cache import start_code_cache
 from agent_lsp.lsp.handshake import DISABLE_ENV, EarlyInitialize, InitializeFilter
 from agent_lsp.lsp.transport import MAX_MESSAGE_BYTES, FrameReader, Oversized, ThreadedWriter, protect_stdout
 
@@ -45,8 +45,8 @@ class _Loader(threading.Thread):
 
 
 def _import_server() -> Any:
-    """The server's code (pygls, lsprotocol, ours), attrs' methods from the code cache."""
-    with attrs_code_cache():
+    """The server's code (pygls, lsprotocol, ours), code made at run time from the code cache."""
+    with start_code_cache():
         return importlib.import_module(IMPLEMENTATION)
 
 
