@@ -146,8 +146,11 @@ class AgentLanguageServer(LanguageServer):
     async def ready(self) -> None:
         """Wait until settings being pulled or applied (initialized, didChangeConfiguration) are in place."""
         try:
-            await asyncio.wait_for(self.settings_lock.acquire(), READY_TIMEOUT_S)
-        except asyncio.TimeoutError:
+            # Not wait_for: its task held the lock over loop turns, so requests that
+            # arrived together (ten followups) went through one or two turns apart.
+            async with asyncio.timeout(READY_TIMEOUT_S):
+                await self.settings_lock.acquire()
+        except TimeoutError:
             log.warning("settings still being pulled after %.0f s; going on", READY_TIMEOUT_S)
             return
         self.settings_lock.release()
