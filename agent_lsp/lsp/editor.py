@@ -143,8 +143,7 @@ class LspEditor:
             edit = self._workspace_edit(operations)
         except _Unsupported as reason:
             return ApplyResult(False, str(reason))
-        review = ApplyEditAgentLsp(review=self.review_mode_of(_edited_paths(operations)))
-        params = AgentApplyEditParams(edit=edit, label=label, agent_lsp=wire_dump(review))
+        params = AgentApplyEditParams(edit=edit, label=label, agent_lsp=self._agent_member(operations))
         edited = self._edited_buffers(operations)
         try:
             result = await _shielded(self.server.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params))
@@ -156,6 +155,14 @@ class LspEditor:
         if applied:
             self._note_applied(edited)
         return ApplyResult(applied, None if applied else (getattr(result, "failure_reason", None) or "the editor did not apply the edit"))
+
+    def _agent_member(self, operations: list[EditOperation]) -> dict[str, Any] | None:
+        """The `agentLsp` member, only for clients that save edited buffers themselves
+        (the ones that need the review mode): a strict client rejects unknown
+        params (eglot's applyEdit handler takes only :label and :edit)."""
+        if not self.agent_caps.save_documents:
+            return None
+        return wire_dump(ApplyEditAgentLsp(review=self.review_mode_of(_edited_paths(operations))))
 
     def _edited_buffers(self, operations: list[EditOperation]) -> list[tuple[TextFileEdit, DocumentSnapshot]]:
         """The open buffers an edit changes, as they are before it is sent."""

@@ -27,7 +27,7 @@ from urllib.parse import unquote
 from agent_lsp.store import lock as session_lock
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.store.event_log import UNKNOWN, EventLog, chunk_kind
-from agent_lsp.store.event import MESSAGE, TITLE_EVENT
+from agent_lsp.store.event import MESSAGE
 from agent_lsp.store.message_text import user_text
 from agent_lsp.store.search_index import SearchIndex
 from agent_lsp.store.seq_runs import compact_source_seqs
