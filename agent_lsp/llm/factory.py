@@ -107,10 +107,16 @@ def _setting_name(source: str, default: str) -> str:
     return source if re.fullmatch(r"[A-Z][A-Z0-9_]*", source) else default
 
 
-def _auth_hint(provider: str, key_source: str, has_key: bool) -> str:
+def _auth_hint(provider: str, key_source: str, has_key: bool, base_url: str, client_source: str | None) -> str:
+    """What to fix, naming the endpoint that refused and where the key comes from
+    (in the client's own words when it said where it keeps keys)."""
     if has_key:
-        return f"check the API key in {key_source}"
-    return f"no API key: set {_KEY_VARS[provider]} (or AGENT_LSP_API_KEY, or the model.apiKey setting)"
+        if client_source and key_source == "the model.apiKey setting":
+            key_source = client_source
+        return f"{base_url} refused the key; check the API key in {key_source}"
+    if client_source:
+        return f"{base_url} needs an API key: set one with {client_source}, or set {_KEY_VARS[provider]}"
+    return f"{base_url} needs an API key: set {_KEY_VARS[provider]} (or AGENT_LSP_API_KEY, or the model.apiKey setting)"
 
 
 def create_provider(settings: ModelSettings, env: ModelEnvironment) -> ResolvedModel:
@@ -182,7 +188,7 @@ def _build(settings: ModelSettings, env: ModelEnvironment, provider_name: str, w
         name=name,
         headers=dict(settings.headers),
         timeouts=Timeouts(connect=t.connect, first_byte=t.first_byte, idle=t.idle),
-        auth_hint=_auth_hint(provider_name, key_source, key is not None),
+        auth_hint=_auth_hint(provider_name, key_source, key is not None, base_url, settings.api_key_source),
         endpoint_hint=f"the endpoint comes from {url_source}",
         model_hint=f"comes from {model_source}",
         endpoint=endpoint,

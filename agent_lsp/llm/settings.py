@@ -53,6 +53,11 @@ class ModelSettings(_CamelModel):
     model: str | None = None
     base_url: str | None = None
     api_key: SecretStr | None = None
+    api_key_source: str | None = Field(
+        default=None,
+        description="where the client keeps the key, in its own words (e.g. its own command); "
+        "an authentication failure names it instead of model.apiKey",
+    )
     headers: dict[str, str] = Field(default_factory=dict)
     context_window: int | None = Field(default=None, gt=0)
     max_output_tokens: int | None = Field(default=None, gt=0)

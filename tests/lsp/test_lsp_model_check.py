@@ -62,6 +62,19 @@ async def test_a_rejected_key_says_auth_and_names_the_key_setting(tmp_path, mode
     error = result["error"]
     assert (error["code"], error["status"], error["setting"], error["url"]) == ("AUTH", 401, "model.apiKey", f"{model.url}/v1")
     assert "bad" not in json.dumps(result)
+    assert f"{model.url}/v1 refused the key; check the API key in the model.apiKey setting" in error["message"]
+
+
+async def test_a_rejected_key_is_told_in_the_clients_own_words_when_it_names_where_keys_live(tmp_path, model):
+    model.queue(Reply.json(401, {"error": {"message": "Incorrect API key", "type": "invalid_request_error"}}))
+    settings = openai_at(f"{model.url}/v1", "bad")
+    settings["model"]["apiKeySource"] = 'the "Agent: Set API Key…" command'
+    async with running_server(folders=[tmp_path], sessions_dir=tmp_path / "s", settings=settings) as editor:
+        result = await editor.raw_request("agent/model/check", {})
+    error = result["error"]
+    assert error["setting"] == "model.apiKey"  # the data stays the settings key
+    assert error["message"].endswith(f'({model.url}/v1 refused the key; check the API key in the "Agent: Set API Key…" command)')
+    assert "model.apiKey" not in error["message"]
 
 
 async def test_a_refused_endpoint_fails_the_check_and_the_turn_at_once_naming_the_url_setting(tmp_path):

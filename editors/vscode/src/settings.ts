@@ -4,6 +4,7 @@
 
 export const CLIENT_ONLY_KEYS = ['server', 'saveAgentEdits', 'attachActiveEditor', 'defaultWhileRunning'];
 export const KEY_PROVIDERS = ['openai', 'anthropic'] as const;
+export const API_KEY_SOURCE = 'the "Agent: Set API Key…" command';
 export type KeyProvider = (typeof KEY_PROVIDERS)[number];
 
 export function secretName(provider: string): string {
@@ -53,6 +54,8 @@ export function serverSettings(config: Record<string, unknown>, keys: Partial<Re
   const key = keys[provider];
   if (key && !model.apiKey) {
     model.apiKey = key;
+    // an authentication failure then points to this extension's command, not to a model.apiKey VS Code users do not have
+    model.apiKeySource = API_KEY_SOURCE;
   }
   if (Object.keys(model).length === 0) {
     delete out.model;

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverSettings } from '../src/settings';
+import { API_KEY_SOURCE, serverSettings } from '../src/settings';
 
 const config = {
   server: { path: '/x', pythonPath: '', args: [] },
@@ -13,13 +13,13 @@ const config = {
 
 test('client-only and empty settings stay in the editor; the key comes from secret storage', () => {
   assert.deepEqual(serverSettings(config, { openai: 'sk-1', anthropic: 'ak' }), {
-    model: { provider: 'openai', model: 'gpt-x', apiKey: 'sk-1' },
+    model: { provider: 'openai', model: 'gpt-x', apiKey: 'sk-1', apiKeySource: API_KEY_SOURCE },
   });
 });
 
 test('auto with exactly one stored key uses that provider', () => {
   const auto = { model: { provider: 'auto' } };
-  assert.deepEqual(serverSettings(auto, { anthropic: 'ak' }), { model: { provider: 'anthropic', apiKey: 'ak' } });
+  assert.deepEqual(serverSettings(auto, { anthropic: 'ak' }), { model: { provider: 'anthropic', apiKey: 'ak', apiKeySource: API_KEY_SOURCE } });
   assert.deepEqual(serverSettings(auto, {}), { model: { provider: 'auto' } });
   assert.deepEqual(serverSettings(auto, { anthropic: 'a', openai: 'o' }), { model: { provider: 'auto' } });
 });
