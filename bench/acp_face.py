@@ -7,7 +7,9 @@ client) and on the LSP server (`python -m agent_lsp.lsp`, driven by pygls'
 client, as bench/server_bench.py does), with the scripted model:
 
 - spawn -> a session created (ACP: initialize + session/new answered;
-  LSP: initialize + agent/session/new answered), median of --starts
+  LSP: initialize + agent/session/new answered), median of --starts; and the
+  CPU time the agent process spent until then (user + system), which a
+  loaded machine changes less than the wall time
 - latency added to the first streamed chunk: prompt -> first
   agent_message_chunk (ACP) or followup -> first assistant/chunk (LSP), minus
   a plain request round trip on the same connection (session/list), median
@@ -34,6 +36,7 @@ import time
 from pathlib import Path
 
 import acp
+import psutil
 from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -69,19 +72,26 @@ class TimedClient(AcpTestClient):
         return await super().write_text_file(session_id, path, content)
 
 
+def cpu_seconds(pid: int) -> float:
+    times = psutil.Process(pid).cpu_times()
+    return times.user + times.system
+
+
 def text(s: str) -> list:
     return [acp.text_block(s)]
 
 
 async def acp_figures(tmp: Path, workspace: Path, args) -> dict[str, float]:
     out: dict[str, float] = {}
-    starts = []
+    starts, cpu = [], []
     for i in range(args.starts):
         spawned = time.perf_counter()
         async with acp_agent(TimedClient(), tmp / f"acp-start-{i}", []) as conn:
             await conn.new_session(cwd=str(workspace), mcp_servers=[])
             starts.append(time.perf_counter() - spawned)
+            cpu.append(cpu_seconds(conn.process.pid))
     out["start"] = statistics.median(starts)
+    out["start_cpu"] = statistics.median(cpu)
 
     client = TimedClient()
     async with acp_agent(client, tmp / "acp-latency", [{"text": "hi"}] * (args.runs + 1)) as conn:
@@ -133,15 +143,17 @@ async def acp_figures(tmp: Path, workspace: Path, args) -> dict[str, float]:
 
 async def lsp_figures(tmp: Path, workspace: Path, args) -> dict[str, float]:
     out: dict[str, float] = {}
-    starts = []
+    starts, cpu = [], []
     for i in range(args.starts):
         bench = Bench(workspace, tmp / f"lsp-start-{i}", [], tmp / "cache")
         spawned = time.perf_counter()
         await bench.start()
         await bench.client.protocol.send_request_async("agent/session/new", {"workspaceUri": workspace.as_uri()})
         starts.append(time.perf_counter() - spawned)
+        cpu.append(cpu_seconds(bench.pid))
         await bench.stop()
     out["start"] = statistics.median(starts[1:] or starts)  # the first start writes the handshake cache
+    out["start_cpu"] = statistics.median(cpu[1:] or cpu)
 
     bench = Bench(workspace, tmp / "lsp-latency", [{"text": "hi"}], tmp / "cache")
     await bench.start()
@@ -211,6 +223,7 @@ async def main() -> None:
 
     rows = [
         ("spawn -> session created", "start", lambda v: f"{v * ms:.0f} ms"),
+        ("  CPU time spent by then", "start_cpu", lambda v: f"{v * ms:.0f} ms"),
         ("added latency to the first chunk", "added", lambda v: f"{v * ms:.2f} ms"),
         (f"chunks/s relayed ({args.chunks} chunks)", "chunks_per_s", lambda v: f"{v:,.0f}"),
         ("peak RSS during the stream", "peak_rss", lambda v: f"{v / 2**20:.1f} MB"),

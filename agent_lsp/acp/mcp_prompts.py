@@ -24,7 +24,7 @@ from typing import Any
 from acp.schema import AvailableCommand, AvailableCommandInput, UnstructuredCommandInput
 
 from agent_lsp.mcp import McpManager
-from agent_lsp.mcp.prompts import PromptProblem, list_prompts, prompt_text
+from agent_lsp.mcp.prompts import list_prompts, prompt_text
 
 
 @dataclass(frozen=True)
@@ -82,11 +82,9 @@ async def session_prompt_commands(managers: list[McpManager]) -> dict[str, Promp
 
 
 async def run_prompt_command(managers: list[McpManager], command: PromptCommand, text: str) -> str:
-    """The user's message of `/command text`; PromptProblem when it cannot be filled in."""
+    """The user's message of `/command text`; PromptProblem (agent_lsp.mcp.prompts) when it cannot be filled in."""
     manager = next((m for m in reversed(managers) if command.server in m.connections), managers[0])
     arguments, rest = command.fill(text)
     message = await prompt_text(manager, command.server, command.prompt, arguments)
     return f"{message}\n\n{rest}" if rest else message
 
-
-__all__ = ["PromptCommand", "PromptProblem", "run_prompt_command", "session_prompt_commands"]

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import stat
+import sys
 from typing import Any
 
 import acp
@@ -18,10 +21,26 @@ def serve_stdio(settings: dict[str, Any] | None = None) -> int:
     """Serve one ACP client on stdio. `settings` (the `agentLsp` settings
     object, e.g. from `--settings`) go over the config file and environment,
     as initializationOptions do for the LSP face."""
+    problem = _stdin_problem()
+    if problem:
+        print(f"agent-lsp acp: {problem}", file=sys.stderr)
+        return 2
     layers = SettingsLayers()
     for problem in layers.problems + layers.set_layer("initializationOptions", settings or {}, source="--settings"):
         log.warning("%s", problem)
     return asyncio.run(_serve(AcpAgent(layers)))
+
+
+def _stdin_problem() -> str | None:
+    """Why stdin cannot carry ACP, or None. The library reads stdin with the event
+    loop, which cannot watch a file or /dev/null: it would wait for ever."""
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return "stdin is closed; an ACP client runs this command with pipes"
+    if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or sys.stdin.isatty():
+        return None
+    return "stdin is a file, not a pipe; an ACP client runs this command with pipes (stdin and stdout)"
 
 
 async def _serve(agent: AcpAgent) -> int:

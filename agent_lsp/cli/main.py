@@ -212,7 +212,7 @@ def serve(args: argparse.Namespace) -> int:
 def acp_command(args: argparse.Namespace) -> int:
     from agent_lsp.acp import server
     from agent_lsp.cli import server_process as process
-    from agent_lsp.cli.run import UsageError, load_settings
+    from agent_lsp.cli.settings_arg import UsageError, load_settings  # not cli/run.py: it brings the LSP client
 
     try:
         settings = load_settings(args.settings)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
 import os
 import signal
 import sys
@@ -17,6 +16,7 @@ from pygls.exceptions import JsonRpcException
 
 from agent_lsp.cli.client import HeadlessClient, ServerError, TurnResult
 from agent_lsp.cli.permission_prompt import PermissionResponder
+from agent_lsp.cli.settings_arg import UsageError, load_settings  # noqa: F401 (the commands' usage errors)
 from agent_lsp.cli.terminal_input import LineReader
 from agent_lsp.cli.transcript import Transcript
 
@@ -25,30 +25,6 @@ EXIT_TURN_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 CANCEL_WAIT_S = 5.0
-
-
-class UsageError(Exception):
-    pass
-
-
-def load_settings(value: str | None) -> dict[str, Any]:
-    """`--settings`: JSON text, or the path of a JSON file (optionally `@path`)."""
-    if not value:
-        return {}
-    text = value
-    candidate = Path(value[1:] if value.startswith("@") else value).expanduser()
-    if value.startswith("@") or (not value.lstrip().startswith("{") and candidate.is_file()):
-        try:
-            text = candidate.read_text(encoding="utf-8")
-        except OSError as error:
-            raise UsageError(f"--settings: cannot read {candidate}: {error}") from error
-    try:
-        settings = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise UsageError(f"--settings: not valid JSON ({error})") from error
-    if not isinstance(settings, dict):
-        raise UsageError("--settings: expected a JSON object")
-    return settings
 
 
 def workspace_from(args: argparse.Namespace) -> Path:
