@@ -136,11 +136,17 @@ def one_start(tmp: Path, cache: Path, n: int, model: dict) -> dict[str, float]:
 BREAKDOWN_SCRIPT = r"""
 import gc, json, sys, time
 cpu = {"interpreter and site": time.process_time()}
-in_gc, started = [0.0], [0.0]
-gc.callbacks.append(lambda phase, info: started.__setitem__(0, time.process_time()) if phase == "start"
-                    else in_gc.__setitem__(0, in_gc[0] + time.process_time() - started[0]))
-def part(name, mark=[time.process_time()]):
-    now = time.process_time(); cpu[name] = now - mark[0]; mark[0] = now
+collecting = {"since": 0.0, "total": 0.0}
+def count_gc(phase, info):
+    if phase == "start":
+        collecting["since"] = time.process_time()
+    else:
+        collecting["total"] += time.process_time() - collecting["since"]
+gc.callbacks.append(count_gc)
+last = [time.process_time()]
+def part(name):
+    now = time.process_time()
+    cpu[name], last[0] = now - last[0], now
 import asyncio, logging
 from agent_lsp.cli import main, server_process
 from agent_lsp.lsp import server
@@ -170,7 +176,7 @@ async def first_session():
     ls.host_for_uri(None).new_session(title=None)
 asyncio.run(first_session())
 part("the first workspace host and session")
-cpu["of which garbage collection"] = in_gc[0]
+cpu["of which garbage collection"] = collecting["total"]
 print(json.dumps(cpu))
 """
 
