@@ -20,6 +20,14 @@ and once with an empty cache directory each time ("first start": what a user
 sees the first time after installing or upgrading); each for the scripted
 model and for an OpenAI-compatible endpoint (the provider and httpx load with
 the first session). The server runs with bytecode caching on, as installed.
+
+    .venv/bin/python bench/server_start.py --breakdown [--runs 10]
+
+says where the server's CPU time to a first session goes: each run a fresh
+interpreter loads, one part after the other and on one thread, what the
+server loads (with its start-up code cache warm), then builds a workspace
+host and a first session (scripted model); CPU milliseconds per part, median
+over --runs, and the garbage collector's share of the whole.
 """
 
 from __future__ import annotations
@@ -123,6 +131,78 @@ def one_start(tmp: Path, cache: Path, n: int, model: dict) -> dict[str, float]:
     return times
 
 
+# Run in a fresh interpreter: prints {part: CPU seconds} as JSON. The parts in the
+# order the server needs them; each includes what it imports first.
+BREAKDOWN_SCRIPT = r"""
+import gc, json, sys, time
+cpu = {"interpreter and site": time.process_time()}
+collecting = {"since": 0.0, "total": 0.0}
+def count_gc(phase, info):
+    if phase == "start":
+        collecting["since"] = time.process_time()
+    else:
+        collecting["total"] += time.process_time() - collecting["since"]
+gc.callbacks.append(count_gc)
+last = [time.process_time()]
+def part(name):
+    now = time.process_time()
+    cpu[name], last[0] = now - last[0], now
+import asyncio, logging
+from agent_lsp.cli import main, server_process
+from agent_lsp.lsp import server
+main.build_parser().parse_args(["serve"])
+part("CLI, asyncio, the server's entry (no pygls)")
+from agent_lsp.lsp.code_cache import start_code_cache
+with start_code_cache():
+    import lsprotocol.types
+    part("lsprotocol's types (attrs classes, from the code cache)")
+    import pygls.lsp.server, pygls.protocol
+    part("pygls, cattrs")
+    import pydantic
+    class First(pydantic.BaseModel):
+        x: int
+    part("pydantic (and its first model's schema)")
+    import agent_lsp.lsp.protocol
+    part("our wire and event models, settings, the agent loop")
+    handlers = server._import_server()
+    part("our LSP features (the rest of the handlers)")
+ls = handlers.create_server(process=server_process.ServerProcess())
+part("the server object (lsprotocol's cattrs converter)")
+import agent_lsp.workspace.host
+part("workspace host, tools, MCP (the warm-up's import)")
+ls.settings.set_layer("initializationOptions", {"sessionsDir": sys.argv[2], "model": {"provider": "scripted", "script": []}})
+ls.add_folder(__import__("pathlib").Path(sys.argv[1]))
+async def first_session():
+    ls.host_for_uri(None).new_session(title=None)
+asyncio.run(first_session())
+part("the first workspace host and session")
+cpu["of which garbage collection"] = collecting["total"]
+print(json.dumps(cpu))
+"""
+
+
+def breakdown(runs: int) -> None:
+    load = os.getloadavg()[0]
+    parts: dict[str, list[float]] = {}
+    with tempfile.TemporaryDirectory() as tmp_dir:
+        tmp = Path(tmp_dir)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(XDG_CACHE_HOME=str(tmp / "cache"), AGENT_LSP_CONFIG=str(tmp / "none.toml"))
+        for n in range(runs + 1):  # the first run writes the code cache
+            workspace = tmp / f"ws-{n}"
+            workspace.mkdir()
+            out = subprocess.run([sys.executable, "-c", BREAKDOWN_SCRIPT, str(workspace), str(tmp / f"sessions-{n}")],
+                                 env=env, capture_output=True, text=True, check=True).stdout
+            if n:
+                for name, seconds in json.loads(out).items():
+                    parts.setdefault(name, []).append(seconds)
+    print(f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}; server CPU to a first session, by part; "
+          f"median of {runs} [min-max]")
+    total = [sum(run) for run in zip(*(v for k, v in parts.items() if not k.startswith("of which")))]
+    for name, values in [*parts.items(), ("total", total)]:
+        print(f"  {name:58} {summary(values, 'ms CPU')}")
+
+
 def summary(values: list[float], unit: str = "ms", digits: int = 0) -> str:
     ms = [v * 1000 for v in values]
     return f"{statistics.median(ms):.{digits}f} {unit} [{min(ms):.{digits}f}-{max(ms):.{digits}f}]"
@@ -131,7 +211,11 @@ def summary(values: list[float], unit: str = "ms", digits: int = 0) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--breakdown", action="store_true", help="where the server's CPU to a first session goes")
     args = parser.parse_args()
+    if args.breakdown:
+        breakdown(args.runs)
+        return
     models = {"scripted": {"provider": "scripted", "script": []},
               "openai-compatible": {"provider": "openai", "baseUrl": "http://127.0.0.1:9/v1", "model": "m",
                                     "contextWindow": 8192}}

@@ -124,7 +124,7 @@ def _write(path: Path, entries: dict[Key, Any]) -> None:
         with open(tmp, "wb") as f:
             marshal.dump(entries, f)
         os.replace(tmp, path)
-        for old in path.parent.glob("attrs-code-*.marshal"):  # what versions before kept attrs' code only in
+        for old in path.parent.glob("attrs-code-*.marshal"):  # the file of earlier versions (attrs code only)
             old.unlink()
     except (OSError, ValueError) as error:
         log.debug("could not write the start-up code cache: %s", error)
