@@ -17,14 +17,22 @@ import asyncio
 from typing import Callable
 
 GIVE_WAY_S = 0.002  # how long a stream lets the loop run other tasks while precedence is held
+# A hold ends by itself after this long: it is for getting a few loop turns
+# through, not for waiting out a model that is slow to answer (seconds, often),
+# during which the other streams would go slower for nothing.
+MAX_HOLD_S = 0.5
 
 _held = 0
 
 
 def hold() -> Callable[[], None]:
     """Take precedence over the streams until the returned function is called
-    (calling it again does nothing)."""
+    (calling it again does nothing), at most `MAX_HOLD_S`."""
     global _held
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # no loop here: no streams to give way
+        return lambda: None
     _held += 1
     released = False
 
@@ -35,6 +43,7 @@ def hold() -> Callable[[], None]:
             released = True
             _held -= 1
 
+    loop.call_later(MAX_HOLD_S, release)
     return release
 
 

@@ -148,3 +148,13 @@ async def test_a_stream_gives_way_longer_while_a_starting_or_ending_turn_holds_p
     assert not precedence.held()
     # ~2 ms of other tasks' loop turns between two slices, against one or two
     assert sorted(held)[len(held) // 2] > max(free)
+
+
+async def test_precedence_ends_by_itself_so_a_slow_model_does_not_slow_the_other_streams(monkeypatch):
+    monkeypatch.setattr(precedence, "MAX_HOLD_S", 0.05)
+    release = precedence.hold()  # a turn whose model has not answered yet
+    assert precedence.held()
+    await asyncio.sleep(0.1)
+    assert not precedence.held()
+    release()  # its first chunk, later: nothing more to give back
+    assert not precedence.held()
