@@ -51,8 +51,9 @@ RESTRICTED = {
 }
 
 # Where a layer may use only part of a lower one: the agent takes the model's
-# plain data types, never a provider (which would bring httpx).
-NARROW = {("agent", "llm"): ("agent_lsp.llm.types",)}
+# plain data types and the streams' precedence (`llm/precedence.py`: asyncio
+# only), never a provider (which would bring httpx).
+NARROW = {("agent", "llm"): ("agent_lsp.llm.types", "agent_lsp.llm.precedence")}
 
 @dataclass(frozen=True)
 class Import:

@@ -22,6 +22,7 @@ from agent_lsp.agent.history import Assembler, derive_messages
 from agent_lsp.agent.inbox import make_message
 from agent_lsp.agent.scheduler import ToolCallScheduler
 from agent_lsp.agent.signal import Aborted, CancelToken
+import agent_lsp.llm.precedence as precedence
 from agent_lsp.llm.types import LlmError, ModelProvider, ModelRequest
 
 if TYPE_CHECKING:
@@ -61,6 +62,7 @@ class TurnLoop:
         self.last_header: dict[str, Any] | None = None
         self._last_route: dict[str, Any] | None = None
         self._config: dict[str, Any] | None = None  # the routed call config, sticky across steps
+        self._started: Callable[[], None] = lambda: None  # the running turn's first chunk came
         for e in session.events.held(reverse=True):  # the chunks kept on disk are neither
             if e.type == "request/header" and self.last_header is None:
                 self.last_header = e.data.get("header")
@@ -74,7 +76,22 @@ class TurnLoop:
     # ------------------------------------------------------------------- turn
 
     async def run_turn(self, token: CancelToken, turn: int, batch: list[dict[str, Any]]) -> bool:
-        """One turn (R4.2). True when the driver may go on to the next turn."""
+        """One turn (R4.2). True when the driver may go on to the next turn.
+
+        Until its first chunk, and from a cancel to its end, the turn goes before
+        the slices of other sessions' streams (`llm/precedence.py`): each of its
+        steps waits for a loop turn, which those slices make long."""
+        holds = [precedence.hold()]
+        self._started = holds[0]  # released by the first chunk (`_stream`)
+        off = token.on_abort(lambda _: holds.append(precedence.hold()))
+        try:
+            return await self._run_turn(token, turn, batch)
+        finally:
+            off()
+            for release in holds:
+                release()
+
+    async def _run_turn(self, token: CancelToken, turn: int, batch: list[dict[str, Any]]) -> bool:
         ending: str | None = None
         turn_events_from = len(self.session.events)  # the turn's replies are logged after this
         hit_max_tokens = False
@@ -414,6 +431,7 @@ class TurnLoop:
                     if token.aborted:
                         return
                     log_chunk(chunk)
+                    self._started()
                     if token.aborted or asm.finish is not None:
                         return
             except LlmError as e:

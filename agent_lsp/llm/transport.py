@@ -22,6 +22,7 @@ from typing import Any, AsyncIterator, Callable, Mapping, Protocol
 
 import httpx
 
+from . import precedence
 from .failures import classify_http_error, classify_stream_error, classify_transport_error, request_id
 from .sse import SseDecoder, SseEvent
 from .types import BAD_REQUEST, TIMEOUT, LlmError
@@ -240,10 +241,14 @@ async def normalise(
     waits for the next one, and the loop, the session log and the relay
     handle one event per read instead of one per token. A read that takes
     longer than `SLICE_S` to go through is yielded in slices, the loop let
-    run other tasks (other sessions, requests) between two."""
+    run other tasks (other sessions, requests) between two, longer while a
+    turn that is starting or ending holds precedence (`precedence.py`)."""
+    delivered = False  # a stream gives way to others' work only after its own first chunk
     async with aclosing(events):
         async for batch in events:
             out: list[dict[str, Any]] = []
+            if delivered and precedence.held():
+                await precedence.give_way()
             try:
                 sliced_at = perf_counter() if len(batch) > _SLICE_CHECK else 0.0
                 for i, event in enumerate(batch, 1):
@@ -251,8 +256,9 @@ async def normalise(
                     if sliced_at and not i % _SLICE_CHECK and i < len(batch) and perf_counter() - sliced_at > SLICE_S:
                         for chunk in out:
                             yield chunk
+                        delivered = delivered or bool(out)
                         out = []
-                        await asyncio.sleep(0)
+                        await precedence.give_way()
                         sliced_at = perf_counter()
                     if state.done:
                         *closing, finish = state.end()
@@ -270,6 +276,7 @@ async def normalise(
                 raise
             for chunk in out:
                 yield chunk
+            delivered = delivered or bool(out)
     for chunk in state.end():  # raises: the stream ended before its terminal event
         yield chunk
 

@@ -22,12 +22,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from agent_lsp.config import model_environment
-from agent_lsp.store import Event
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
     from agent_lsp.llm.factory import ResolvedModel
     from agent_lsp.llm.settings import ModelSettings
+    from agent_lsp.store.event_log import EventLog
     from agent_lsp.workspace.host import WorkspaceHost
 
 log = logging.getLogger(__name__)
@@ -42,9 +42,11 @@ class ModelSwitchError(ValueError):
     """A switch that cannot be made; the message says why, for the user."""
 
 
-def model_in(events: list[Event]) -> dict[str, Any] | None:
-    """The last `session/model` switch of a log, or None."""
-    for event in reversed(events):
+def model_in(events: EventLog) -> dict[str, Any] | None:
+    """The last `session/model` switch of a log, or None. Only the events held in
+    memory are walked: a switch is never a chunk, and walking every event read
+    the chunks of a long session back from its file (a third of reopening it)."""
+    for event in events.held(reverse=True):
         if event.type == MODEL_EVENT:
             return dict(event.data)
     return None

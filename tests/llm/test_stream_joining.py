@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from agent_lsp.llm import transport
+from agent_lsp.llm import precedence, transport
 from agent_lsp.llm.anthropic import AnthropicProvider
 from agent_lsp.llm.openai import OpenAIProvider
 from agent_lsp.llm.transport import Timeouts
@@ -114,3 +114,47 @@ async def test_a_long_read_lets_other_tasks_run_and_loses_nothing(server, monkey
     texts = [c["text"] for c in chunks if c["type"] == "text-delta"]
     assert max(text.count(" ") for text in texts) <= 16  # a read of hundreds of deltas was cut up
     assert all(later > earlier for earlier, later in zip(seen, seen[1:]))  # the other task ran between any two
+
+
+async def test_a_stream_gives_way_longer_while_a_starting_or_ending_turn_holds_precedence(server, monkeypatch):
+    """Once it has delivered its first chunk, a stream lets the loop run for a while
+    between two slices when some other turn needs loop turns now."""
+    monkeypatch.setattr(transport, "SLICE_S", 0.0)
+    server.queue(Reply.sse(openai_deltas(2000), awkward=False))
+    provider = OpenAIProvider(base_url=server.url + "/v1", api_key="k", timeouts=TIMEOUTS)
+    turns = 0
+
+    async def other_task() -> None:
+        nonlocal turns
+        while True:
+            await asyncio.sleep(0)
+            turns += 1
+
+    ticker = asyncio.create_task(other_task())
+    release = precedence.hold()
+    seen: list[int] = []
+    try:
+        async for chunk in provider.stream(request("openai")):
+            if chunk["type"] == "text-delta":
+                seen.append(turns)
+            if len(seen) == 20:
+                release()  # the other turn got its chunk: the stream goes on at full pace
+    finally:
+        release()
+        ticker.cancel()
+        await provider.aclose()
+    held = [later - earlier for earlier, later in zip(seen[1:20], seen[2:20])]
+    free = [later - earlier for earlier, later in zip(seen[21:], seen[22:])]
+    assert not precedence.held()
+    # ~2 ms of other tasks' loop turns between two slices, against one or two
+    assert sorted(held)[len(held) // 2] > max(free)
+
+
+async def test_precedence_ends_by_itself_so_a_slow_model_does_not_slow_the_other_streams(monkeypatch):
+    monkeypatch.setattr(precedence, "MAX_HOLD_S", 0.05)
+    release = precedence.hold()  # a turn whose model has not answered yet
+    assert precedence.held()
+    await asyncio.sleep(0.1)
+    assert not precedence.held()
+    release()  # its first chunk, later: nothing more to give back
+    assert not precedence.held()
