@@ -96,6 +96,7 @@ export async function clicks(page, { panel, log, shot }) {
   await panel.waitForSelector('.assistant:has-text("Sent now: the third")', { timeout: 10000 });
   await waitQueue(panel, ['queued:Q-TWO edited', 'queued:Q-ONE']);
   await panel.click(queuedButton('Q-ONE', 'Steer now'));
+  await panel.waitForSelector('.item.user.steer:has(.user-tag:text-is("steering")):has(.user-text:text-is("Q-ONE"))', { timeout: 15000 });
   await panel.waitForSelector('.assistant:has-text("Steered in: one.")', { timeout: 15000 });
   if (!(await panel.$eval('.assistant:has-text("Sent now: the third")', (n) => n.textContent.includes('steer another one into it.')))) {
     throw new Error('the sent-now turn was cut short');
