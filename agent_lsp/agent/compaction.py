@@ -58,6 +58,11 @@ def estimate_tokens(message: dict[str, Any]) -> int:
     return 4 + (n + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
 
 
+def _message(event: Any) -> dict[str, Any]:
+    """A surface node's message; a node without one (a rewind) is an empty message."""
+    return event.data.get("message") or {}
+
+
 def _prune_text(text: str, threshold: int, head: int, tail: int) -> str:
     if len(text) <= threshold:  # len counts code points
         return text
@@ -115,10 +120,10 @@ class Compaction:
                 base = int(usage.get("inputTokens") or 0) + int(usage.get("outputTokens") or 0)
                 if base <= 0:
                     break
-                return base + sum(estimate_tokens(events[s].data["message"]) for s in surface[i + 1 :])
+                return base + sum(estimate_tokens(_message(events[s])) for s in surface[i + 1 :])
         header = self._last_header()
         envelope = (len(header.get("system") or "") + len(str(header.get("tools") or ""))) // CHARS_PER_TOKEN
-        return envelope + sum(estimate_tokens(events[s].data["message"]) for s in surface)
+        return envelope + sum(estimate_tokens(_message(events[s])) for s in surface)
 
     # ----------------------------------------------------------------- prune
 
@@ -166,13 +171,13 @@ class Compaction:
         total = 0
         while keep_from > 0 and total < retain:
             keep_from -= 1
-            total += estimate_tokens(events[surface[keep_from]].data["message"])
+            total += estimate_tokens(_message(events[surface[keep_from]]))
         while keep_from > 0 and not self._balanced_cut(keep_from):
             keep_from -= 1
         if keep_from <= 0:
             return None
         rng = surface[:keep_from]
-        if len(rng) == 1 and events[rng[0]].data["message"].get("source") == "compaction":
+        if len(rng) == 1 and _message(events[rng[0]]).get("source") == "compaction":
             return None  # only a checkpoint: nothing to gain
         return rng
 
@@ -180,7 +185,7 @@ class Compaction:
         events = self.agent.session.events
         open_calls: set[str] = set()
         for seq in self.agent.session.surface[:pos]:
-            m = events[seq].data["message"]
+            m = _message(events[seq])
             role = m.get("role")
             if role == "assistant":
                 for b in m.get("content") or ():
@@ -202,7 +207,7 @@ class Compaction:
         try:
             surface_before = list(session.surface)
             events = session.events
-            shadowed = [events[s].data["message"] for s in rng]
+            shadowed = [m for s in rng if (m := _message(events[s]))]
             shadowed_tokens = sum(estimate_tokens(m) for m in shadowed)
             summary, provider_name, model, usage = await self._summarise(shadowed, signal)
             framed = CHECKPOINT_HEADER + summary.strip()

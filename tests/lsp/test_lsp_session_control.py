@@ -89,6 +89,18 @@ async def test_rewind_then_continue_sends_the_cut_history(tmp_path: Path, model:
                                            ("assistant", "three"), ("user", "fourth")]
 
 
+async def test_a_rewound_session_compacts_and_goes_on_from_the_summary(tmp_path: Path, model: FakeServer):
+    model.queue(answer("one " * 200), answer("two"), answer("what was said: a first message"), answer("three"))
+    async with running_server(folders=[tmp_path], sessions_dir=tmp_path / "s", settings=settings(model)) as editor:
+        sid = await turn(editor, "first " * 200)
+        await turn(editor, "second", sid)
+        await editor.request("agent/session/rewind", {"sessionId": sid, "turn": 2})
+        assert await editor.request("agent/session/compact", {"sessionId": sid}) == {"compacted": True}
+        await turn(editor, "third", sid)
+        (checkpoint, last) = said(model.requests[3])
+        assert "what was said: a first message" in checkpoint[1] and last == ("user", "third")
+
+
 async def test_fork_shares_the_history_up_to_its_turn(tmp_path: Path, model: FakeServer):
     model.queue(answer("one"), answer("two"), answer("fork reply"))
     async with running_server(folders=[tmp_path], sessions_dir=tmp_path / "s", settings=settings(model)) as editor:

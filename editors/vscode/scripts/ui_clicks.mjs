@@ -60,8 +60,8 @@ const turnOutline = (panel) =>
 
 const userTexts = (panel) => panel.$$eval('#transcript .user .user-text', (nodes) => nodes.map((n) => n.textContent));
 
-/** Runs in the panel's session, which must be new (its turn numbers are asserted). */
-export async function clicks(page, { panel, ws, log, shot }) {
+/** 1–3, in the panel's session, which must be new (its turn numbers are asserted). */
+export async function clicks(page, { panel, log, shot }) {
   if ((await panel.$$('#transcript .item')).length) throw new Error('the clicks need a new session in the panel');
 
   // 1. The queue's buttons.
@@ -96,6 +96,7 @@ export async function clicks(page, { panel, ws, log, shot }) {
   await panel.waitForSelector('.assistant:has-text("Sent now: the third")', { timeout: 10000 });
   await waitQueue(panel, ['queued:Q-TWO edited', 'queued:Q-ONE']);
   await panel.click(queuedButton('Q-ONE', 'Steer now'));
+  await panel.waitForSelector('.item.user.steer:has(.user-tag:text-is("steering")):has(.user-text:text-is("Q-ONE"))', { timeout: 15000 });
   await panel.waitForSelector('.assistant:has-text("Steered in: one.")', { timeout: 15000 });
   if (!(await panel.$eval('.assistant:has-text("Sent now: the third")', (n) => n.textContent.includes('steer another one into it.')))) {
     throw new Error('the sent-now turn was cut short');
@@ -134,8 +135,10 @@ export async function clicks(page, { panel, ws, log, shot }) {
   await panel.click('.item.error:has-text("BAD_REQUEST") button:text-is("Retry")');
   await panel.waitForSelector('.assistant:has-text("Retried: answered.")', { timeout: 20000 });
   log('a failed turn: Retry sent its message again, the answer appeared');
+}
 
-  // 4. A refused key: the endpoint answers 401.
+/** 4. A refused key: the workspace's model becomes an endpoint that answers 401 (the model stays so). */
+export async function refusedKey(page, { panel, ws, log, shot }) {
   const seen = [];
   const endpoint = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);

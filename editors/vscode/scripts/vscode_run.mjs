@@ -5,7 +5,7 @@
 //   node scripts/vscode_run.mjs exttest   the suite in exttest/ inside the extension host
 //   node scripts/vscode_run.mjs ui        the installed agent-lsp.vsix (npm run package first) driven
 //                                          through the UI like a user, then the panel's buttons
-//                                          clicked (ui_clicks.mjs); screenshots
+//                                          clicked (ui_clicks.mjs) and its "/" menu (ui_slash.mjs); screenshots
 //   node scripts/vscode_run.mjs firstrun  the installed .vsix in a workspace with no model configured,
 //                                          then code blocks and the transcript's other details (ui_firstrun.mjs)
 //
@@ -18,7 +18,8 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
-import { clicks, clicksScript } from './ui_clicks.mjs';
+import { clicks, clicksScript, refusedKey } from './ui_clicks.mjs';
+import { slashMenu, slashScript, slashSettings } from './ui_slash.mjs';
 import { firstRun } from './ui_firstrun.mjs';
 
 const mode = process.argv[2] ?? 'exttest';
@@ -91,6 +92,7 @@ const scripts = {
     { when: 'SUB-UI', text: 'hello.py has one line.' },
     { when: 'DELEGATE-UI', text: 'Delegated.' },
     ...clicksScript,
+    ...slashScript,
   ],
 };
 
@@ -115,6 +117,7 @@ function prepare() {
       {
         'agentLsp.server.pythonPath': python,
         ...(scripts[mode] ? { 'agentLsp.model': { provider: 'scripted', script: scripts[mode] } } : {}),
+        ...(mode === 'ui' ? slashSettings(work, python) : {}),
         ...(mode === 'firstrun' ? { 'agentLsp.permissions': { rules: [{ tool: 'run_command', action: 'allow' }] } } : {}),
         'agentLsp.sessionsDir': path.join(work, 'sessions'),
         'agentLsp.attachActiveEditor': false,
@@ -287,7 +290,8 @@ async function uiSmoke(page, workspace) {
   await page.keyboard.press('Control+P');
   await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
   await page.keyboard.type('hello.py');
-  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 10000 });
+  // (as in ui_firstrun.mjs: the file search waits for the extension host, slow to start on a busy machine)
+  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30000 });
   await page.keyboard.press('Enter');
   await page.waitForSelector('.view-lines:has-text("hello world")', { timeout: 15000 });
   log('hello.py open');
@@ -518,6 +522,8 @@ async function uiSmoke(page, workspace) {
   const reloaded = await panelFrame(page);
   await reloaded.waitForSelector('.assistant:has-text("About the selection.")', { timeout: 30000 });
   await reloaded.waitForSelector('.revert-note:has-text("reverted hello.py")', { timeout: 5000 });
+  // As after the resume: the last page may still be on its way.
+  await reloaded.waitForFunction((n) => document.querySelectorAll('#transcript .item').length >= n, before, { timeout: 10000 }).catch(() => {});
   const after = await reloaded.$$eval('#transcript .item', (nodes) => nodes.length);
   if (after !== before) throw new Error(`${before} transcript items before the reload, ${after} after`);
   await shot(page, 'reloaded');
@@ -580,7 +586,9 @@ async function uiSmoke(page, workspace) {
   log(`a session open in another process (pid ${holder.pid}): read-only banner, "New session" in the input, Enter started one keeping the text`);
 
   // (Enter in the read-only session started a new one: the clicks run in it.)
-  await clicks(page, { panel: reloaded, ws: workspace.ws, log, shot });
+  await clicks(page, { panel: reloaded, log, shot });
+  await slashMenu(page, { panel: reloaded, log, shot });
+  await refusedKey(page, { panel: reloaded, ws: workspace.ws, log, shot });
 
   // A server that cannot start: one message, with the fix.
   await runCommand(page, 'Notifications: Clear All Notifications');

@@ -11,6 +11,7 @@ import { SendAction, WhileRunning, chooseSendAction, parseMentions } from './inp
 import { markdownToPlain } from './markdown';
 import { AgentPanel, PanelRequest } from './panel';
 import { runMcpPrompt } from './mcpPrompts';
+import { SlashCommands } from './slashCommands';
 import { checkModel, ModelCheck, showFailure } from './connectionCheck';
 import { PermissionQuestions } from './permissionCard';
 import { managePermissions, PermissionRuleInfo } from './permissionRules';
@@ -105,6 +106,8 @@ class AgentExtension implements vscode.Disposable {
   readonly review: ReviewController;
   /** Permission questions waiting in the panel. */
   readonly questions = new PermissionQuestions();
+  /** The panel input's "/" menu. */
+  private readonly slash: SlashCommands;
   private readonly before = new BeforeContent();
   private client: LanguageClient | null = null;
   private state: ServerState = 'stopped';
@@ -125,6 +128,16 @@ class AgentExtension implements vscode.Disposable {
       (m) => this.panel.post(m),
     );
     this.review = new ReviewController(() => this.requester());
+    this.slash = new SlashCommands(
+      {
+        requester: () => ({ request: this.serverRequest() }),
+        workspaceUri: () => this.folderUri(),
+        skills: () => this.sessions.skills(),
+        runSkill: (name, text) => this.sessions.runSkill(name, text),
+        sessionId: () => this.sessions.ensureSession(),
+      },
+      (items, loading) => this.panel.post({ type: 'slashItems', items, loading }),
+    );
     this.disposables.push(
       this.output,
       this.statusBar,
@@ -586,6 +599,16 @@ class AgentExtension implements vscode.Disposable {
         const sent = await this.guarded('send the message', () => this.send(request.text, request.action));
         if (!sent) {
           this.panel.post({ type: 'insert', text: request.text }); // give the text back, not lose it
+        }
+        break;
+      }
+      case 'slashItems':
+        await this.slash.refresh();
+        break;
+      case 'slash': {
+        const ran = await this.guarded(`run /${request.name}`, () => this.slash.run(request.name, request.rest));
+        if (!ran) {
+          this.panel.post({ type: 'insert', text: request.text }); // dismissed or refused: the typed line comes back
         }
         break;
       }

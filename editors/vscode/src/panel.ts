@@ -6,11 +6,14 @@ import { SendAction } from './input';
 import { PermissionCard } from './permissionCard';
 import { PermissionAnswer } from './protocol';
 import { ViewMessage } from './sessions';
+import { SlashItem } from './slashMenu';
 
 /** Messages the webview posts. */
 export type PanelRequest =
   | { type: 'ready' }
   | { type: 'send'; text: string; action: SendAction }
+  | { type: 'slashItems' }
+  | { type: 'slash'; name: string; rest: string; text: string }
   | { type: 'cancel' }
   | { type: 'removeQueued'; messageId: string }
   | { type: 'revertTurn'; turn: number }
@@ -48,7 +51,8 @@ export type PanelMessage =
   | { type: 'model'; label: string; demo: boolean; detail: string }
   | { type: 'insert'; text: string }
   | { type: 'focus' }
-  | { type: 'permission'; card: PermissionCard | null };
+  | { type: 'permission'; card: PermissionCard | null }
+  | { type: 'slashItems'; items: SlashItem[]; loading: boolean };
 
 /** What the webview last drew: its item count, last text, header status and
  * the labels of the buttons of its permission card and last failed turn. */
@@ -165,7 +169,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
     <button id="mention" class="link" title="Attach another file (@file)">@ file</button>
     <label id="plan-label" title="Plan mode: the agent reads and plans, but edits and commands are refused"><input type="checkbox" id="plan-mode"> Plan mode</label>
   </div>
-  <textarea id="input" rows="3" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line)"></textarea>
+  <div id="slash-menu" role="listbox" aria-label="Commands and prompts" hidden></div>
+  <textarea id="input" rows="3" aria-controls="slash-menu" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line, / for commands)"></textarea>
   <div id="actions">
     <span id="mode" hidden>
       <label title="Run as the next turn"><input type="radio" name="mode" value="queue"> Queue</label>

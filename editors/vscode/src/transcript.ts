@@ -530,7 +530,8 @@ export function applyEvent(state: Transcript, event: EventView): void {
         messageId: id,
         text: userText(message),
         context: contextOf(message),
-        steer: message.delivery === 'steer',
+        // A queued message moved into the running turn ("Steer now") keeps its delivery: it is a steer by the step it entered at.
+        steer: message.delivery === 'steer' || (message.delivery !== 'inject' && (num(data.step) ?? 1) > 1),
       });
       removeFromInbox(state, id);
       break;

@@ -335,6 +335,17 @@ test('a steered message is marked as steering, a followup is not', () => {
   assert.deepEqual(users.map((u) => (u.kind === 'user' ? [u.text, u.steer] : null)), [['first', false], ['focus', true]]);
 });
 
+test('a queued message moved into the running turn ("Steer now") is steering too; one that starts a turn is not', () => {
+  const log = new Log();
+  const queued = (id: string, text: string) => ({ role: 'user', id, source: 'user', content: [{ type: 'text', text }] });
+  log.add('turn/start', { turn: 1 });
+  log.add('user/message', { turn: 1, step: 1, message: queued('m1', 'steered while idle') });
+  log.add('user/message', { turn: 1, step: 2, message: queued('m2', 'moved in') });
+  log.add('user/message', { turn: 1, step: 2, message: { ...queued('m3', 'a plugin note'), delivery: 'inject' } });
+  const users = loadTranscript('s', log.events, 'idle').items.filter((i) => i.kind === 'user');
+  assert.deepEqual(users.map((u) => (u.kind === 'user' ? [u.text, u.steer] : null)), [['steered while idle', false], ['moved in', true], ['a plugin note', false]]);
+});
+
 test('a logged turn/revert is the turn\'s revert result, live and on replay alike', () => {
   const log = new Log();
   log.add('turn/start', { turn: 1 });

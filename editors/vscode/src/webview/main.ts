@@ -4,6 +4,7 @@
 
 import { AgentStatus, RevertOutcome, SessionEvent, UserMessage, lineLabel, userText } from '../protocol';
 import { chooseSendAction, keyAction, WhileRunning } from '../input';
+import { SlashItem, argumentHint, filterSlash, menuKey, moveSelection, parseSlashLine, slashItems, slashQuery } from '../slashMenu';
 import { renderMarkdown } from '../markdown';
 import { planProgress } from '../plan';
 import { hookLine } from '../hooks';
@@ -60,6 +61,15 @@ let serverModel: { label: string; demo: boolean; detail: string } | null = null;
 const permissionEl = $('permission');
 /** The permission question waiting for the user, if any. */
 let permission: PermissionCard | null = null;
+
+const slashMenu = $('slash-menu');
+/** What the "/" menu offers: the panel's commands until the extension lists skills and prompts. */
+let slashList: SlashItem[] = slashItems([], []);
+let slashLoading = false;
+/** The open menu: the items that fit what is typed, and the highlighted one. */
+let menu: { items: SlashItem[]; index: number } | null = null;
+/** The input's text when Esc closed the menu: it stays closed until the text changes. */
+let menuDismissedFor: string | null = null;
 
 let state: Transcript = createTranscript();
 /** Outcomes of "Revert this turn" by turn (what the server answered). */
@@ -458,7 +468,7 @@ function renderChrome(): void {
   statusEl.className = readOnly ? 'read-only' : waiting ? 'waiting' : running ? 'running' : 'idle';
   readOnlyEl.hidden = !readOnly;
   readOnlyText.textContent = readOnly ?? '';
-  input.placeholder = readOnly ? 'Read-only here: start a new session to continue (Enter).' : 'Ask the agent… (Enter to send, Shift+Enter for a new line)';
+  input.placeholder = readOnly ? 'Read-only here: start a new session to continue (Enter).' : 'Ask the agent… (Enter to send, Shift+Enter for a new line, / for commands)';
   cancelButton.hidden = !running;
   modeEl.hidden = !running;
   for (const radio of modeEl.querySelectorAll<HTMLInputElement>('input')) {
@@ -555,12 +565,127 @@ function send(alternate: boolean): void {
   if (!text) {
     return;
   }
+  const line = parseSlashLine(text);
+  if (line && slashList.some((item) => item.name === line.name)) {
+    runSlash(line.name, line.rest, text);
+    return;
+  }
   // Decided here, where the user sees the Send/Queue/Steer label.
   post({ type: 'send', text, action: chooseSendAction(state.status, whileRunning, alternate) });
   input.value = '';
 }
 
+// ------------------------------------------------------------------ the "/" menu
+
+const SLASH_KIND: Record<SlashItem['kind'], string> = { command: 'command', skill: 'skill', prompt: 'MCP prompt' };
+
+function runSlash(name: string, rest: string, text: string): void {
+  post({ type: 'slash', name, rest, text });
+  input.value = '';
+  closeMenu();
+}
+
+/** Open, refilter or close the menu for what the input holds now. */
+function updateMenu(): void {
+  const query = readOnly ? null : slashQuery(input.value, input.selectionStart ?? 0);
+  if (query === null || input.value === menuDismissedFor) {
+    closeMenu();
+    return;
+  }
+  menuDismissedFor = null;
+  if (!menu) {
+    post({ type: 'slashItems' }); // skills and prompts change: listed again each time it opens
+  }
+  const items = filterSlash(slashList, query);
+  const highlighted = menu?.items[menu.index]?.name;
+  menu = { items, index: Math.max(0, items.findIndex((i) => i.name === highlighted)) };
+  renderMenu();
+}
+
+function closeMenu(): void {
+  menu = null;
+  renderMenu();
+}
+
+function renderMenu(): void {
+  slashMenu.hidden = !menu;
+  input.removeAttribute('aria-activedescendant');
+  if (!menu) {
+    slashMenu.replaceChildren();
+    return;
+  }
+  const rows = menu.items.map((item, i) => {
+    const row = el('div', `slash-item${i === menu!.index ? ' selected' : ''}`);
+    row.id = `slash-${i}`;
+    row.setAttribute('role', 'option');
+    row.setAttribute('aria-selected', String(i === menu!.index));
+    row.append(el('span', 'slash-name', `/${item.name}`), el('span', 'slash-args', argumentHint(item)), el('span', 'slash-kind', SLASH_KIND[item.kind]), el('span', 'slash-description', item.description));
+    row.addEventListener('mousedown', (e) => {
+      e.preventDefault(); // the input keeps the focus
+      pickSlash(i, 'run');
+    });
+    return row;
+  });
+  if (slashLoading) {
+    rows.push(el('div', 'slash-note', 'Listing skills and MCP prompts…'));
+  } else if (!rows.length) {
+    rows.push(el('div', 'slash-note', 'No command or prompt fits: Enter sends the text as a message.'));
+  }
+  slashMenu.replaceChildren(...rows);
+  if (menu.items.length) {
+    input.setAttribute('aria-activedescendant', `slash-${menu.index}`);
+    rows[menu.index].scrollIntoView({ block: 'nearest' });
+  }
+}
+
+/** Enter: run the item (a prompt asks for its arguments); Tab: write `/name ` into the input to type them. */
+function pickSlash(index: number, how: 'run' | 'complete'): void {
+  const item = menu?.items[index];
+  if (!item) {
+    return;
+  }
+  if (how === 'run') {
+    runSlash(item.name, '', `/${item.name}`);
+  } else {
+    input.value = `/${item.name} `;
+    input.setSelectionRange(input.value.length, input.value.length);
+    closeMenu();
+  }
+}
+
+/** The menu's keys, while it is open; true when the key was the menu's. */
+function menuKeydown(e: KeyboardEvent): boolean {
+  const key = menu ? menuKey(e) : null;
+  if (!menu || !key || (key !== 'close' && !menu.items.length)) {
+    return false; // an empty menu leaves Enter to send the text
+  }
+  e.preventDefault();
+  if (key === 'close') {
+    menuDismissedFor = input.value;
+    closeMenu();
+  } else if (key === 'up' || key === 'down') {
+    menu.index = moveSelection(menu.index, menu.items.length, key);
+    renderMenu();
+  } else {
+    pickSlash(menu.index, key === 'run' ? 'run' : 'complete');
+  }
+  return true;
+}
+
+input.addEventListener('input', updateMenu);
+input.addEventListener('click', updateMenu);
+input.addEventListener('blur', closeMenu);
+input.addEventListener('keyup', (e) => {
+  if (e.key === 'ArrowLeft' || e.key === 'ArrowRight' || e.key === 'Home' || e.key === 'End') {
+    updateMenu(); // the caret left the slash word
+  }
+});
+
 input.addEventListener('keydown', (e) => {
+  if (menuKeydown(e)) {
+    e.stopPropagation(); // Esc closes the menu, it does not stop the turn
+    return;
+  }
   const action = keyAction(e);
   if (action === 'send' || action === 'send-alternate') {
     e.preventDefault();
@@ -701,6 +826,13 @@ window.addEventListener('message', (e: MessageEvent) => {
     }
     case 'focus':
       input.focus();
+      break;
+    case 'slashItems':
+      slashList = message.items;
+      slashLoading = message.loading;
+      if (menu) {
+        updateMenu();
+      }
       break;
     case 'permission':
       permission = message.card ?? null;
