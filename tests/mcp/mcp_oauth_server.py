@@ -130,6 +130,17 @@ class OAuthMcpServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/mcp"
 
+    def start(self) -> "OAuthMcpServer":
+        """Serve (for a test without an event loop of its own, e.g. the Neovim tests)."""
+        self._thread.start()
+        while not self._server.started:
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self._server.should_exit = True
+        self._thread.join(10)
+
     async def __aenter__(self) -> "OAuthMcpServer":
         self._thread.start()
         while not self._server.started:
