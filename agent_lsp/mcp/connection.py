@@ -483,7 +483,7 @@ async def _watched(transport: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
 
 
 async def _print_url(url: str, why: str) -> None:
-    """No editor to open it: the log says where to sign in."""
+    """No editor that opens pages (tests, scripts): the log says where to sign in."""
     log.warning("%s: open %s", why, url)
 
 

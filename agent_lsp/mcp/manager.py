@@ -29,7 +29,7 @@ from typing import Any, Iterable
 
 from agent_lsp.agent.ports import Editor, PermissionRequest
 from agent_lsp.mcp.config import PROJECT_FILE, ServerConfig, ServerProblem
-from agent_lsp.mcp.connection import ServerConnection
+from agent_lsp.mcp.connection import UNSETTLED, ServerConnection
 from agent_lsp.mcp.elicitation import Answer, Question
 from agent_lsp.mcp.oauth import SIGN_IN_TIMEOUT_S
 from agent_lsp.mcp.resources import LIST_TOOL, READ_TOOL, ListResourcesTool, ReadResourceTool
@@ -98,7 +98,7 @@ class McpManager:
         return ServerConnection(config, root=self.root, connect_timeout_s=self.connect_timeout_s,
                                 on_change=self._changed, on_question=self._ask_user,
                                 client_version=self.client_version, token_dir=self.token_dir,
-                                open_url=self._open_url)
+                                open_url=getattr(self.editor, "open_url", None))
 
     def reload(self, servers: Iterable[ServerConfig], problems: Iterable[ServerProblem] = ()) -> list[str]:
         """Take the servers as configured now (`.mcp.json` changed): a server whose
@@ -152,7 +152,7 @@ class McpManager:
         deadline = loop.time() + self.first_step_wait_s
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=self.first_step_wait_s)
-        starting = [c for c in self.connections.values() if c.state == "starting"]
+        starting = [c for c in self.connections.values() if c.state in UNSETTLED]
         if starting:
             left = max(0.0, deadline - loop.time())
             await asyncio.gather(*(c.wait_settled(left) for c in starting))
@@ -203,13 +203,6 @@ class McpManager:
     async def sign_out(self, name: str) -> bool:
         """Forget the server's OAuth tokens (it stops). Raises KeyError, ValueError."""
         return await self.connections[name].sign_out()
-
-    async def _open_url(self, url: str, why: str) -> None:
-        opener = getattr(self.editor, "open_url", None)
-        if opener is None:
-            log.warning("%s: open %s", why, url)
-            return
-        await opener(url, why)
 
     # ------------------------------------------------------------- questions
 
