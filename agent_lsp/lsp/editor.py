@@ -11,6 +11,9 @@
 - elicit (an MCP server's question) -> `agent/elicit` when the client declared
   `experimental.agentLsp.elicitation`, else `window/showMessageRequest` for a
   question one button answers; no answer or an error is "cancel".
+- open_url (an MCP server's sign-in page) -> `window/showDocument {external:
+  true}` when the client supports it, else (or when it fails) a
+  `window/showMessage` with the URL for the user to open.
 - save -> `agent/saveDocuments` when the client declared `saveDocuments`;
   otherwise the server writes the open buffers' text to disk itself: the
   text after the agent's applied edits (the client's didChange may come
@@ -353,6 +356,25 @@ class LspEditor:
         if title in picks:
             return Answer("accept", picks[title])
         return Answer("decline") if title == "Decline" else Answer("cancel")
+
+
+    # ----------------------------------------------------------------- browser
+
+    async def open_url(self, url: str, why: str) -> None:
+        """Open `url` in the user's browser; `why` says what it is for, where it cannot be opened."""
+        window = self._client.window if self._client else None
+        if window and window.show_document and window.show_document.support:
+            try:
+                reply = await _shielded(self.server.protocol.send_request_async(
+                    types.WINDOW_SHOW_DOCUMENT, types.ShowDocumentParams(uri=url, external=True)))
+                if getattr(reply, "success", False):
+                    return
+                log.info("window/showDocument did not open %s", url)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:
+                log.warning("window/showDocument failed: %s", error)
+        self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=f"agent-lsp: {why}: open {url}"))
 
 
 class _Unsupported(Exception):

@@ -491,10 +491,20 @@ class McpServerStatus(WireModel):
     restarts: int = 0
     reason: str | None = Field(default=None, description="why it failed, is restarting or waits")
     protocol_version: str | None = None
+    authorization: Literal["trust", "oauth"] | None = Field(
+        default=None, description="what agent/mcp/authorize does: ask to trust this .mcp.json server again, or sign in with OAuth")
+    signed_in: bool | None = Field(default=None, description="oauth: tokens are stored for it")
 
 
 class McpListResult(WireModel):
     servers: list[McpServerStatus]
+
+
+class McpServerParams(WireModel):
+    """One MCP server by its configured name, in a folder (no workspaceUri: the first folder that has it)."""
+
+    server: str
+    workspace_uri: str | None = None
 
 
 class McpPromptsParams(WireModel):
@@ -759,6 +769,8 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/mcp/list": (McpListParams, McpListResult),
     "agent/mcp/prompts": (McpPromptsParams, McpPromptsResult),
     "agent/mcp/prompt/run": (McpPromptRunParams, MessageRef),
+    "agent/mcp/authorize": (McpServerParams, McpServerStatus),
+    "agent/mcp/logout": (McpServerParams, McpServerStatus),
     "agent/subagent/cancel": (SubagentCancelParams, SubagentCancelResult),
     "agent/session/mode": (SessionModeParams, SessionModeResult),
     "agent/session/setModel": (SessionSetModelParams, SessionSetModelResult),

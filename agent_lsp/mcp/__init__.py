@@ -3,6 +3,8 @@
 config.py      which servers a workspace has (config.toml, .mcp.json, editor settings)
 launcher.py    runs a stdio server so it dies with the language server
 connection.py  one server: connect, list tools, reconnect with backoff, call
+oauth.py       signing in to an HTTP server with OAuth (the SDK's client auth, a loopback callback)
+token_store.py its tokens, in a 0600 file of the user's data directory
 tool.py        one MCP tool as an agent tool (names, schema, permission, results)
 resources.py   mcp_list_resources / mcp_read_resource over the servers' resources
 attachments.py `@server:uri` in a followup: the resource as a context item

@@ -6,6 +6,12 @@ Streamable HTTP with the configured headers), lists the tools, follows
 tool-list changes, and reconnects with exponential backoff when a running
 server goes away. Its `state` is what `agent/mcp/list` reports.
 
+An HTTP server configured without an `Authorization` header signs in with
+OAuth when it answers 401 (oauth.py): the connection waits while the user
+signs in in the browser (`authorizing`), and a sign-in that fails leaves it
+`unauthorized` until the user asks again (`authorize()`); both are
+`needs-authorization` on the wire.
+
 The SDK's `Client` is an async context manager built on task groups, so each
 connection attempt lives in one task of its own; tool calls from the agent's
 tasks go through the connected client. A call cancelled by its caller makes
@@ -28,6 +34,7 @@ import anyio
 
 from agent_lsp.mcp.config import ServerConfig
 from agent_lsp.mcp.elicitation import Answer, Question
+from agent_lsp.mcp.oauth import OAuthSignIn
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +45,9 @@ MAX_RESTARTS = len(BACKOFF_S)  # then the server stays failed until the settings
 STABLE_S = 60.0  # up this long: the next crash counts from the first restart again
 STDERR_TAIL = 600  # characters of the server's stderr kept for the failure reason
 
-State = Literal["needs-trust", "starting", "ready", "failed", "stopped", "denied"]
+State = Literal["needs-trust", "starting", "authorizing", "ready", "failed", "stopped", "denied", "unauthorized"]
+UNSETTLED: tuple[State, ...] = ("starting", "authorizing")  # wait_settled waits while in these
+NEEDS_AUTHORIZATION: tuple[State, ...] = ("needs-trust", "denied", "authorizing", "unauthorized")
 
 
 class ServerUnavailable(Exception):
@@ -55,6 +64,8 @@ class ServerConnection:
         on_change: Callable[["ServerConnection"], None] | None = None,
         on_question: Callable[[Question], Awaitable[Answer]] | None = None,
         client_version: str = "0",
+        token_dir: Path | None = None,
+        open_url: Callable[[str, str], Awaitable[None]] | None = None,
     ):
         self.config = config
         self.name = config.name
@@ -77,8 +88,25 @@ class ServerConnection:
         self._settled = asyncio.Event()  # left "starting" (ready or failed)
         self._was_ready = False  # the current attempt got as far as listing the tools
         self._http_refusal: str | None = None  # "HTTP 401 Unauthorized" of the last refused request
+        self.sign_in = self._oauth(token_dir, open_url)
 
     # ------------------------------------------------------------- lifecycle
+
+    def _oauth(self, token_dir: Path | None, open_url: Callable[[str, str], Awaitable[None]] | None) -> OAuthSignIn | None:
+        """OAuth for an HTTP server that has no credentials configured."""
+        config = self.config
+        if token_dir is None or config.transport != "http" or not config.url:
+            return None
+        if any(name.lower() == "authorization" for name in config.headers):
+            return None
+        return OAuthSignIn(self.name, config.url, token_dir, open_url=open_url or _print_url,
+                           on_waiting=self._waiting_for_user)
+
+    def _waiting_for_user(self, waiting: bool) -> None:
+        if waiting:
+            self._set("authorizing", "waiting for the sign-in in the browser")
+        elif self.state == "authorizing":
+            self._set("starting")
 
     def start(self) -> None:
         if self._task is not None and not self._task.done():
@@ -102,16 +130,33 @@ class ServerConnection:
         """A state decided outside the connection (trust asked, trust denied)."""
         self._set(state, reason)
 
+    async def authorize(self) -> None:
+        """Sign in again (OAuth: new tokens through the browser); start a stopped or refused server."""
+        if self.sign_in is None:
+            raise ValueError(f"MCP server '{self.name}' does not sign in with OAuth")
+        await self.stop()
+        self.sign_in.store.forget_tokens()
+        self.start()
+
+    async def sign_out(self) -> bool:
+        """Forget the server's tokens and registration and stop it; whether there were any."""
+        if self.sign_in is None:
+            raise ValueError(f"MCP server '{self.name}' does not sign in with OAuth")
+        await self.stop()
+        forgotten = self.sign_in.store.forget()
+        self._set("unauthorized", "signed out; authorize it to use it again")
+        return forgotten
+
     async def wait_settled(self, timeout: float) -> None:
         """Until the server is ready or failed (or `timeout` passed)."""
-        if self.state != "starting":
+        if self.state not in UNSETTLED:
             return
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(self._settled.wait(), timeout)
 
     def _set(self, state: State, reason: str | None = None) -> None:
         self.state, self.reason = state, reason
-        if state == "starting":
+        if state in UNSETTLED:
             self._settled.clear()
         else:
             self._settled.set()
@@ -127,8 +172,13 @@ class ServerConnection:
             reason = await self._attempt()
             if self._stopping:
                 return
-            if self._http_refusal is not None and self._http_refusal.split()[1] in ("401", "403"):
-                # no OAuth yet: retrying with the same credentials cannot help
+            refused = self._http_refusal is not None and self._http_refusal.split()[1] in ("401", "403")
+            if refused and self.sign_in is not None:
+                # a sign-in that failed: opening the browser again unasked would not help
+                self._set("unauthorized", f"{reason}; authorize it to sign in again")
+                return
+            if refused:
+                # configured credentials: retrying with the same ones cannot help
                 self._set("failed", f"{self._http_refusal}: the server wants authorization; "
                                     "give it a token in \"headers\" or \"bearerTokenEnvVar\"")
                 return
@@ -156,7 +206,11 @@ class ServerConnection:
         session = asyncio.ensure_future(self._session(ready, errlog))
         waiter = asyncio.ensure_future(ready.wait())
         try:
-            done, _ = await asyncio.wait({session, waiter}, timeout=self.connect_timeout_s, return_when=asyncio.FIRST_COMPLETED)
+            while True:
+                done, _ = await asyncio.wait({session, waiter}, timeout=self.connect_timeout_s,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if done or self.state != "authorizing":
+                    break  # (the sign-in has a timeout of its own)
             if not done:
                 session.cancel()
                 with contextlib.suppress(BaseException):
@@ -164,6 +218,7 @@ class ServerConnection:
                 return _with_stderr(f"did not answer within {self.connect_timeout_s:g} s", errlog)
             if ready.is_set():
                 self._was_ready = True
+                self._http_refusal = None  # signed in: a later crash is a crash
                 self._set("ready")
             try:
                 await session
@@ -216,7 +271,8 @@ class ServerConnection:
 
             if not log.isEnabledFor(logging.DEBUG):  # httpx2 logs every request at INFO
                 logging.getLogger("httpx2").setLevel(logging.WARNING)
-            http = await stack.enter_async_context(create_mcp_http_client(headers=dict(config.headers)))
+            auth = await self.sign_in.provider() if self.sign_in is not None else None
+            http = await stack.enter_async_context(create_mcp_http_client(headers=dict(config.headers), auth=auth))
             http.event_hooks["response"] = [self._note_refusal]
             return _watched(streamable_http_client(config.url or "", http_client=http), self._closed)
         from mcp.client.stdio import StdioServerParameters, stdio_client
@@ -230,7 +286,9 @@ class ServerConnection:
         return _watched(stdio_client(params, errlog=errlog), self._closed)
 
     async def _note_refusal(self, response: Any) -> None:
-        if response.status_code >= 400:
+        # a 401 stays the reason though the sign-in's discovery meets 404s after it
+        refusal = response.status_code in (401, 403)
+        if response.status_code >= 400 and (refusal or self._http_refusal is None):
             self._http_refusal = f"HTTP {response.status_code} {response.reason_phrase}".strip()
 
     async def _list_tools(self, client: Any) -> list[Any]:
@@ -370,6 +428,8 @@ class ServerConnection:
             return f"MCP server '{self.name}' is still starting"
         if self.state in ("needs-trust", "denied"):
             return f"MCP server '{self.name}' from .mcp.json is not trusted in this workspace"
+        if self.state in ("authorizing", "unauthorized"):
+            return f"MCP server '{self.name}' needs authorization: {self.reason}"
         if self.state == "failed":
             return f"MCP server '{self.name}' failed: {self.reason}"
         return f"MCP server '{self.name}' is not running"
@@ -380,7 +440,7 @@ class ServerConnection:
             "name": self.name,
             "transport": self.config.transport,
             "source": self.config.source,
-            "state": "needs-authorization" if self.state in ("needs-trust", "denied") else self.state,
+            "state": "needs-authorization" if self.state in NEEDS_AUTHORIZATION else self.state,
             "toolCount": len(self.tools) if self.state == "ready" else 0,
             "tools": [tool.name for tool in self.tools] if self.state == "ready" else [],
             "restarts": self.restarts,
@@ -389,6 +449,11 @@ class ServerConnection:
             data["reason"] = self.reason
         if self.protocol_version:
             data["protocolVersion"] = self.protocol_version
+        if self.sign_in is not None:
+            data["authorization"] = "oauth"
+            data["signedIn"] = self.sign_in.signed_in
+        elif self.config.is_project:
+            data["authorization"] = "trust"
         return data
 
 
@@ -417,6 +482,11 @@ async def _watched(transport: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
                 group.cancel_scope.cancel()
 
 
+async def _print_url(url: str, why: str) -> None:
+    """No editor that opens pages (tests, scripts): the log says where to sign in."""
+    log.warning("%s: open %s", why, url)
+
+
 def error_text(error: BaseException) -> str:
     """What a failed request says: the server's JSON-RPC error message (the SDK's MCPError), else the exception."""
     return getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
@@ -431,7 +501,7 @@ def _describe(error: BaseException) -> str:
         return f"command not found: {error.filename or error}"
     text = str(error).strip()
     name = type(error).__name__
-    return f"{name}: {text}" if text and name not in ("MCPError", "ServerUnavailable") else (text or name)
+    return f"{name}: {text}" if text and name not in ("MCPError", "ServerUnavailable", "SignInFailed") else (text or name)
 
 
 def _with_stderr(reason: str, errlog: Any) -> str:

@@ -12,6 +12,12 @@ Trust for a project server is a permission question through the workspace's
 policy (tool `mcp_server`, the server's command line or URL as written in the
 file): "always" is remembered for the workspace like any grant, so the next
 start does not ask; a changed command asks again.
+
+An HTTP server without configured credentials signs in with OAuth when it
+asks (oauth.py); its tokens live in `token_dir` (none: no OAuth). The
+sign-in page opens through the editor's `open_url`. `authorize(name)` asks
+again what a server waits for: the trust question, or a new sign-in;
+`sign_out(name)` forgets a server's tokens.
 """
 
 from __future__ import annotations
@@ -23,8 +29,9 @@ from typing import Any, Iterable
 
 from agent_lsp.agent.ports import Editor, PermissionRequest
 from agent_lsp.mcp.config import PROJECT_FILE, ServerConfig, ServerProblem
-from agent_lsp.mcp.connection import ServerConnection
+from agent_lsp.mcp.connection import UNSETTLED, ServerConnection
 from agent_lsp.mcp.elicitation import Answer, Question
+from agent_lsp.mcp.oauth import SIGN_IN_TIMEOUT_S
 from agent_lsp.mcp.resources import LIST_TOOL, READ_TOOL, ListResourcesTool, ReadResourceTool
 from agent_lsp.mcp.tool import McpTool, server_prefix
 from agent_lsp.tools.base import PermissionGate
@@ -50,8 +57,10 @@ class McpManager:
         first_step_wait_s: float = 10.0,
         elicitation_timeout_s: float = 300.0,
         client_version: str = "0",
+        token_dir: Path | None = None,  # OAuth tokens of HTTP servers (token_store.py); None: no OAuth
     ):
         self.root = root
+        self.token_dir = token_dir
         self.editor = editor
         self.policy = policy
         self.registry = registry
@@ -88,7 +97,8 @@ class McpManager:
     def _connection(self, config: ServerConfig) -> ServerConnection:
         return ServerConnection(config, root=self.root, connect_timeout_s=self.connect_timeout_s,
                                 on_change=self._changed, on_question=self._ask_user,
-                                client_version=self.client_version)
+                                client_version=self.client_version, token_dir=self.token_dir,
+                                open_url=getattr(self.editor, "open_url", None))
 
     def reload(self, servers: Iterable[ServerConfig], problems: Iterable[ServerProblem] = ()) -> list[str]:
         """Take the servers as configured now (`.mcp.json` changed): a server whose
@@ -142,7 +152,7 @@ class McpManager:
         deadline = loop.time() + self.first_step_wait_s
         if self._tasks:
             await asyncio.wait(list(self._tasks), timeout=self.first_step_wait_s)
-        starting = [c for c in self.connections.values() if c.state == "starting"]
+        starting = [c for c in self.connections.values() if c.state in UNSETTLED]
         if starting:
             left = max(0.0, deadline - loop.time())
             await asyncio.gather(*(c.wait_settled(left) for c in starting))
@@ -173,6 +183,26 @@ class McpManager:
             connection.start()
         else:
             connection.mark("denied", f"not trusted: {verdict.reason}".strip())
+
+    # --------------------------------------------------------- authorization
+
+    async def authorize(self, name: str) -> None:
+        """Ask again what the server waits for: trust (a project server), or an
+        OAuth sign-in (new tokens); a stopped server starts. Raises KeyError, ValueError."""
+        connection = self.connections[name]
+        if connection.sign_in is not None and connection.state not in ("needs-trust", "denied"):
+            await connection.authorize()
+        elif connection.config.is_project:
+            if connection.state not in ("needs-trust", "denied"):
+                raise ValueError(f"MCP server '{name}' is trusted already and does not sign in with OAuth")
+            await self._start_if_trusted(connection)
+        else:
+            raise ValueError(f"MCP server '{name}' needs no authorization")
+        await connection.wait_settled(SIGN_IN_TIMEOUT_S + self.connect_timeout_s)
+
+    async def sign_out(self, name: str) -> bool:
+        """Forget the server's OAuth tokens (it stops). Raises KeyError, ValueError."""
+        return await self.connections[name].sign_out()
 
     # ------------------------------------------------------------- questions
 

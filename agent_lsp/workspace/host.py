@@ -32,6 +32,7 @@ from agent_lsp.agent.ports import Editor
 from agent_lsp.config import Settings, config_dir, data_dir, model_environment, read_policy
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
+from agent_lsp.mcp.token_store import DIR_NAME as TOKEN_DIR_NAME
 from agent_lsp.store import Event, Session, SessionStore
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
@@ -562,6 +563,7 @@ class WorkspaceHost:
                 tool_timeout_s=mcp.tool_timeout_seconds, connect_timeout_s=mcp.connect_timeout_seconds,
                 max_output_chars=mcp.max_output_chars, first_step_wait_s=mcp.first_step_wait_seconds,
                 elicitation_timeout_s=mcp.elicitation_timeout_seconds,
+                token_dir=data_dir(self.env) / TOKEN_DIR_NAME,
             )
         return self._mcp
 

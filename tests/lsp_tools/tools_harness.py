@@ -132,7 +132,7 @@ def apply_text_edits(text: str, edits: list) -> str:
     return doc.source
 
 
-def capabilities(*, resource_operations: bool, agent: dict[str, bool] | None) -> types.ClientCapabilities:
+def capabilities(*, resource_operations: bool, agent: dict[str, bool] | None, show_document: bool = False) -> types.ClientCapabilities:
     return types.ClientCapabilities(
         workspace=types.WorkspaceClientCapabilities(
             apply_edit=True,
@@ -150,7 +150,10 @@ def capabilities(*, resource_operations: bool, agent: dict[str, bool] | None) ->
                 else None,
             ),
         ),
-        window=types.WindowClientCapabilities(work_done_progress=True),
+        window=types.WindowClientCapabilities(
+            work_done_progress=True,
+            show_document=types.ShowDocumentClientCapabilities(support=True) if show_document else None,
+        ),
         experimental={"agentLsp": agent} if agent is not None else None,
     )
 
@@ -165,12 +168,16 @@ async def tool_server(
     settings: dict | None = None,
     env: dict[str, str] | None = None,
     graceful: bool = True,
+    show_document: bool = False,
+    server_args: tuple[str, ...] = (),
 ) -> AsyncIterator[BufferEditor]:
     """Start `python -m agent_lsp.lsp` with this editor as its client.
 
     `agent`: the experimental.agentLsp capabilities (default: what our plugins
     declare; None: a generic editor). `graceful=False`: the test ends the
-    server itself (e.g. SIGTERM); only the client is stopped afterwards."""
+    server itself (e.g. SIGTERM); only the client is stopped afterwards.
+    `show_document`: declare `window.showDocument` (the test answers it);
+    `server_args`: e.g. `("--log-file", path)`."""
     client, base = make_client()
     editor = BufferEditor(base)
     # our buffer-aware applyEdit replaces the harness's disk-only one
@@ -212,14 +219,14 @@ async def tool_server(
     server_env["AGENT_LSP_CONFIG"] = str(sessions_dir / "no-user-config.toml")
     server_env["XDG_CACHE_HOME"] = str(sessions_dir.parent / "cache")
     server_env.update(env or {})
-    await client.start_io(sys.executable, "-m", "agent_lsp.lsp", env=server_env)
+    await client.start_io(sys.executable, "-m", "agent_lsp.lsp", *server_args, env=server_env)
     editor.server_pid = client._server.pid if client._server else None
     options = {"model": {"provider": "scripted", "script": []}, "sessionsDir": str(sessions_dir)}
     options.update(settings or {})
     base.initialize_result = await asyncio.wait_for(
         client.initialize_session(
             types.InitializeParams(
-                capabilities=capabilities(resource_operations=resource_operations, agent=agent),
+                capabilities=capabilities(resource_operations=resource_operations, agent=agent, show_document=show_document),
                 workspace_folders=[types.WorkspaceFolder(uri=f.as_uri(), name=f.name) for f in folders],
                 initialization_options=options,
             )

@@ -1,5 +1,6 @@
 """The MCP requests (see docs/protocol.md, "MCP servers"): agent/mcp/list (the
-servers of the workspace folders and their state), agent/mcp/prompts and
+servers of the workspace folders and their state), agent/mcp/authorize and
+agent/mcp/logout (sign a server in again, forget its tokens), agent/mcp/prompts and
 agent/mcp/prompt/run (the servers' prompts as commands the user runs), and
 the `@server:uri` attachments of a followup's text."""
 
@@ -26,6 +27,28 @@ def register(server: AgentLanguageServer) -> None:
         for host in hosts:
             refresh(host)
         return wire.wire_dump(wire.McpListResult.model_validate(mcp_list(hosts)))
+
+    @server.feature("agent/mcp/authorize")
+    async def mcp_authorize_request(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.McpServerParams, params)
+        await ls.ready()
+        host = _host_with(ls, p)
+        try:
+            await host.mcp_manager().authorize(p.server)
+        except ValueError as error:
+            raise JsonRpcInvalidParams(f"server: {error}") from None
+        return _status(host, p.server)
+
+    @server.feature("agent/mcp/logout")
+    async def mcp_logout_request(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.McpServerParams, params)
+        await ls.ready()
+        host = _host_with(ls, p)
+        try:
+            await host.mcp_manager().sign_out(p.server)
+        except ValueError as error:
+            raise JsonRpcInvalidParams(f"server: {error}") from None
+        return _status(host, p.server)
 
     @server.feature("agent/mcp/prompts")
     async def mcp_prompts_request(ls: AgentLanguageServer, params: Any) -> dict:
@@ -77,3 +100,20 @@ async def with_resource_attachments(
     host = ls.agent_for(p.session_id)[0] if p.session_id else ls.host_for_uri(p.workspace_uri)
     found = [wire.ContextItem.model_validate(item) for item in await attachments(host.mcp_manager(), text)]
     return [*(p.context or []), *found]
+
+
+def _host_with(ls: AgentLanguageServer, p: wire.McpServerParams) -> Any:
+    """The host of `workspaceUri`, or the first that has the server; invalid params when none has it."""
+    hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
+    for host in hosts:
+        refresh(host)
+        if p.server in host.mcp_manager().connections:
+            return host
+    raise JsonRpcInvalidParams(f"server: no MCP server named {p.server!r}" + (" in that folder" if p.workspace_uri else ""))
+
+
+def _status(host: Any, name: str) -> dict:
+    from agent_lsp.mcp import mcp_list
+
+    entry = next(e for e in mcp_list([host])["servers"] if e["name"] == name)
+    return wire.wire_dump(wire.McpServerStatus.model_validate(entry))

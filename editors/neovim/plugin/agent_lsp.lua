@@ -124,6 +124,24 @@ end, { nargs = 0, desc = "agent_lsp: open the transcript of the sub-agent under 
 command("AgentMcp", function()
   require("agent_lsp.mcp").open()
 end, { nargs = 0, desc = "agent_lsp: the MCP servers and their state" })
+command("AgentMcpAuthorize", function(opts)
+  require("agent_lsp.mcp").authorize(opts.args)
+end, {
+  nargs = 1,
+  complete = function(arglead)
+    return require("agent_lsp.mcp").complete_servers(arglead, "authorize")
+  end,
+  desc = "agent_lsp: trust an MCP server, or sign in to it in the browser",
+})
+command("AgentMcpLogout", function(opts)
+  require("agent_lsp.mcp").logout(opts.args)
+end, {
+  nargs = 1,
+  complete = function(arglead)
+    return require("agent_lsp.mcp").complete_servers(arglead, "logout")
+  end,
+  desc = "agent_lsp: forget an MCP server's OAuth tokens",
+})
 command("AgentSkill", function(opts)
   require("agent_lsp.skills").command(opts)
 end, {

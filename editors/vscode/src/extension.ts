@@ -888,7 +888,7 @@ class AgentExtension implements vscode.Disposable {
         void vscode.window.showInformationMessage(`Agent: the ${provider} key is stored.`);
       }
     });
-    register('agentLsp.showMcpServers', () => this.guarded('list the MCP servers', () => showMcpServers(() => this.sessions.mcpServers())));
+    register('agentLsp.showMcpServers', () => this.guarded('list the MCP servers', () => showMcpServers(() => this.sessions.mcpServers(), () => this.serverRequest())));
     register('agentLsp.pickSkill', async (name?: string, text?: string) => {
       const ref = await this.guarded('run the skill', () => runSkillCommand(this.sessions, name, text));
       if (ref) {

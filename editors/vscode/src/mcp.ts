@@ -13,6 +13,31 @@ export interface McpServerStatus {
   restarts?: number;
   reason?: string;
   protocolVersion?: string;
+  authorization?: 'trust' | 'oauth'; // what agent/mcp/authorize does for it
+  signedIn?: boolean; // oauth: tokens are stored
+}
+
+export type McpServerAction = 'authorize' | 'logout';
+
+/** What the user can do with a server from the list: authorize one that waits for it
+ * (trust or an OAuth sign-in; an OAuth server may sign in again), sign out of one with tokens. */
+export function mcpServerActions(server: McpServerStatus): McpServerAction[] {
+  const actions: McpServerAction[] = [];
+  if (server.authorization === 'oauth' || (server.authorization === 'trust' && server.state === 'needs-authorization')) {
+    actions.push('authorize');
+  }
+  if (server.authorization === 'oauth' && server.signedIn) {
+    actions.push('logout');
+  }
+  return actions;
+}
+
+/** The line the user reads after agent/mcp/authorize answered. */
+export function mcpAuthorizedMessage(server: McpServerStatus): { ok: boolean; text: string } {
+  if (server.state === 'ready') {
+    return { ok: true, text: `MCP server '${server.name}' is ${mcpStateLabel(server)}.` };
+  }
+  return { ok: false, text: `MCP server '${server.name}': ${mcpStateLabel(server)}${server.reason ? ` (${server.reason})` : ''}` };
 }
 
 /** "mcp__time__get_current_time" -> "time › get_current_time"; other names as they are. */

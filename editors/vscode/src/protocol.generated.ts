@@ -22,7 +22,9 @@ export const METHODS = {
   'agent/inbox/pause': 'agent/inbox/pause',
   'agent/inbox/remove': 'agent/inbox/remove',
   'agent/inbox/update': 'agent/inbox/update',
+  'agent/mcp/authorize': 'agent/mcp/authorize',
   'agent/mcp/list': 'agent/mcp/list',
+  'agent/mcp/logout': 'agent/mcp/logout',
   'agent/mcp/prompt/run': 'agent/mcp/prompt/run',
   'agent/mcp/prompts': 'agent/mcp/prompts',
   'agent/model/check': 'agent/model/check',
@@ -1391,6 +1393,10 @@ export interface McpListResult {
   servers: McpServerStatus[];
 }
 export interface McpServerStatus {
+  /**
+   * what agent/mcp/authorize does: ask to trust this .mcp.json server again, or sign in with OAuth
+   */
+  authorization?: ('trust' | 'oauth') | null;
   name: string;
   protocolVersion?: string | null;
   /**
@@ -1398,6 +1404,10 @@ export interface McpServerStatus {
    */
   reason?: string | null;
   restarts?: number;
+  /**
+   * oauth: tokens are stored for it
+   */
+  signedIn?: boolean | null;
   /**
    * config.toml, .mcp.json, or the editor's settings
    */
@@ -1449,6 +1459,13 @@ export interface McpPromptsParams {
 }
 export interface McpPromptsResult {
   prompts: McpPromptInfo[];
+}
+/**
+ * One MCP server by its configured name, in a folder (no workspaceUri: the first folder that has it).
+ */
+export interface McpServerParams {
+  server: string;
+  workspaceUri?: string | null;
 }
 export interface McpSettings {
   /**

@@ -131,6 +131,8 @@ export const Methods = {
   skillList: M['agent/skill/list'],
   skillRun: M['agent/skill/run'],
   mcpList: M['agent/mcp/list'],
+  mcpAuthorize: M['agent/mcp/authorize'],
+  mcpLogout: M['agent/mcp/logout'],
   // server -> client
   sessionEvent: M['session/event'],
   status: M['agent/status'],

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { HookItem, applyEvents, createTranscript, loadTranscript } from '../src/transcript';
 import { hookLine } from '../src/hooks';
-import { mcpServerRow, mcpToolTitle } from '../src/mcp';
+import { mcpAuthorizedMessage, mcpServerActions, mcpServerRow, mcpToolTitle } from '../src/mcp';
 import { nestSessions } from '../src/subagents';
 import { Log } from './events';
 
@@ -41,6 +41,18 @@ test('the server list shows state, tool count, source and the reason', () => {
     label: '$(shield) git', description: 'needs authorization · project · stdio', detail: 'not trusted: denied',
   });
   assert.equal(mcpServerRow({ name: 'web', state: 'failed', restarts: 5, reason: 'HTTP 401' }).description, 'failed · 5 restarts');
+});
+
+test('a server that waits for authorization can be authorized; one signed in with OAuth can sign out', () => {
+  assert.deepEqual(mcpServerActions({ name: 'web', state: 'needs-authorization', authorization: 'oauth', signedIn: false }), ['authorize']);
+  assert.deepEqual(mcpServerActions({ name: 'web', state: 'ready', authorization: 'oauth', signedIn: true }), ['authorize', 'logout']);
+  assert.deepEqual(mcpServerActions({ name: 'git', state: 'needs-authorization', authorization: 'trust' }), ['authorize']);
+  assert.deepEqual(mcpServerActions({ name: 'git', state: 'ready', authorization: 'trust' }), []);
+  assert.deepEqual(mcpServerActions({ name: 'time', state: 'ready' }), []);
+  assert.deepEqual(mcpAuthorizedMessage({ name: 'web', state: 'ready', toolCount: 1 }), { ok: true, text: "MCP server 'web' is ready · 1 tool." });
+  assert.deepEqual(mcpAuthorizedMessage({ name: 'web', state: 'needs-authorization', reason: 'access_denied' }), {
+    ok: false, text: "MCP server 'web': needs authorization (access_denied)",
+  });
 });
 
 test("the session picker lists a sub-agent's session right under its parent's", () => {

@@ -1,5 +1,6 @@
--- MCP servers: the server list (:AgentMcp, :checkhealth agent_lsp) and the
--- names of MCP tools on tool cards ("time › get_current_time").
+-- MCP servers: the server list (:AgentMcp, :checkhealth agent_lsp), signing
+-- in and out (:AgentMcpAuthorize, :AgentMcpLogout) and the names of MCP tools
+-- on tool cards ("time › get_current_time").
 local M = {}
 
 --- "mcp__time__get_current_time" -> "time › get_current_time"; other names as they are.
@@ -31,6 +32,9 @@ function M.lines(servers)
     end
     if (s.restarts or 0) > 0 then
       line = line .. (" · %d restart%s"):format(s.restarts, s.restarts == 1 and "" or "s")
+    end
+    if s.authorization == "oauth" then
+      line = line .. (s.signedIn and " · signed in" or " · not signed in")
     end
     lines[#lines + 1] = line
     if s.reason and s.reason ~= "" then
@@ -83,11 +87,67 @@ function M.check(client)
     if s.state == "ready" or s.state == "starting" or s.state == "stopped" then
       health.ok(text)
     elseif s.state == "needs-authorization" then
-      health.warn(text, { "Trust the server when asked (a permission question), or allow it with a rule for mcp_server." })
+      health.warn(text, { "Run :AgentMcpAuthorize " .. (s.name or "{server}") .. " (trust it, or sign in in the browser)." })
     else
       health.error(text, { "See :AgentLog lsp for the server's log, or fix its entry and save the file." })
     end
   end
+end
+
+local function servers_sync(client)
+  local err, result = require("agent_lsp.client").request_sync(client, "agent/mcp/list", list_params(client), 5000)
+  return (not err and result and result.servers) or {}
+end
+
+--- Completion of :AgentMcpAuthorize (servers that authorize) and :AgentMcpLogout (servers signed in).
+function M.complete_servers(arglead, which)
+  local client = require("agent_lsp.commands").context()
+  if not client then
+    return {}
+  end
+  local out = {}
+  for _, s in ipairs(servers_sync(client)) do
+    local fits = which == "logout" and s.signedIn or (which ~= "logout" and s.authorization ~= nil)
+    if fits and vim.startswith(s.name, arglead) then
+      out[#out + 1] = s.name
+    end
+  end
+  table.sort(out)
+  return out
+end
+
+local function server_request(method, name, on_result)
+  local client = require("agent_lsp.commands").context()
+  if not client then
+    return
+  end
+  local params = vim.tbl_extend("force", list_params(client), { server = name })
+  require("agent_lsp.client").request(client, method, params, function(err, result)
+    if err then
+      return vim.notify(("agent_lsp: %s %s failed: %s"):format(method, name, err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+    on_result(result or {})
+  end)
+end
+
+--- :AgentMcpAuthorize {server} — trust the server, or sign in to it in the browser (agent/mcp/authorize).
+function M.authorize(name)
+  vim.notify(("agent_lsp: authorizing the MCP server '%s' (a sign-in opens in your browser)…"):format(name), vim.log.levels.INFO)
+  server_request("agent/mcp/authorize", name, function(s)
+    local line = vim.trim(M.lines({ s })[1]):gsub("%s+", " ")
+    if s.state == "ready" then
+      vim.notify("agent_lsp: MCP " .. line, vim.log.levels.INFO)
+    else
+      vim.notify("agent_lsp: MCP " .. line .. (s.reason and (" — " .. s.reason) or ""), vim.log.levels.WARN)
+    end
+  end)
+end
+
+--- :AgentMcpLogout {server} — forget the server's OAuth tokens (agent/mcp/logout).
+function M.logout(name)
+  server_request("agent/mcp/logout", name, function()
+    vim.notify(("agent_lsp: signed out of the MCP server '%s'"):format(name), vim.log.levels.INFO)
+  end)
 end
 
 return M
