@@ -3,8 +3,9 @@
 - apply_edit -> `workspace/applyEdit`: versioned TextDocumentEdits (positions
   converted from code points to the negotiated encoding, UTF-16 by default),
   Create/Rename/DeleteFile when the client supports resource operations; a
-  client without `documentChanges` gets the plain `changes` map. The params
-  carry the folder's effective `edits.review` (`agentLsp.review`).
+  client without `documentChanges` gets the plain `changes` map. For a
+  client that declared `saveDocuments` the params carry the folder's
+  effective `edits.review` (`agentLsp.review`).
 - ask_permission -> `agent/permission` when the client declared
   `experimental.agentLsp.permissions`, else `window/showMessageRequest`.
   No answer, an error or a timeout is "deny".
@@ -143,8 +144,12 @@ class LspEditor:
             edit = self._workspace_edit(operations)
         except _Unsupported as reason:
             return ApplyResult(False, str(reason))
-        review = ApplyEditAgentLsp(review=self.review_mode_of(_edited_paths(operations)))
-        params = AgentApplyEditParams(edit=edit, label=label, agent_lsp=wire_dump(review))
+        # only to our plugins (they save edits themselves and declare saveDocuments):
+        # eglot refuses a request with a member it does not know
+        member = None
+        if self.agent_caps.save_documents:
+            member = wire_dump(ApplyEditAgentLsp(review=self.review_mode_of(_edited_paths(operations))))
+        params = AgentApplyEditParams(edit=edit, label=label, agent_lsp=member)
         edited = self._edited_buffers(operations)
         try:
             result = await _shielded(self.server.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params))
