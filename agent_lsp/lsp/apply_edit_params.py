@@ -1,12 +1,14 @@
 """`workspace/applyEdit` params with our `agentLsp` member.
 
 Every agent edit tells the client the folder's effective `edits.review`
-setting (`wire.ApplyEditAgentLsp`), however it was set (config.toml, a
-project's `.agent-lsp`, initializationOptions, workspace/configuration), so
+setting (`wire.ApplyEditAgentLsp`), however it was set (config.toml, the
+environment, initializationOptions, workspace/configuration), so
 a plugin that saves edited buffers itself leaves them unsaved in review mode
 without a copy of the setting of its own. lsprotocol's params class has no
 room for an extension member, so this subclass carries it and the converter
-hook adds it to the JSON (other clients ignore an unknown member).
+hook adds it to the JSON. Only clients that declared
+`experimental.agentLsp.saveDocuments` get it: eglot refuses a
+`workspace/applyEdit` with a member it does not know.
 """
 
 from __future__ import annotations

@@ -444,7 +444,8 @@ class SaveDocumentsParams(WireModel):
 
 
 class ApplyEditAgentLsp(WireModel):
-    """The `agentLsp` member of every agent edit's `workspace/applyEdit` params."""
+    """The `agentLsp` member of every agent edit's `workspace/applyEdit` params, for
+    a client that declared `saveDocuments` (others may refuse an unknown member)."""
 
     review: Literal["apply", "review", "ask"] = Field(description=(
         'the effective "edits.review" setting of the edited files\' folder, however it was set; "review": the '

@@ -758,6 +758,53 @@ const tests: [string, () => Promise<void>][] = [
       }
     },
   ],
+  [
+    "review mode from the server's config file only: the edit waits unsaved, and its CodeLenses come back after a server restart",
+    async () => {
+      const a = await api();
+      const folder = vscode.workspace.workspaceFolders![0].uri;
+      const file = vscode.Uri.joinPath(folder, 'review2.py');
+      fs.writeFileSync(file.fsPath, 'a = 1\nb = 2\n');
+      const doc = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(doc);
+      const configFile = path.join(folder.fsPath, '..', 'review-config.toml');
+      fs.writeFileSync(configFile, '[edits]\nreview = "review"\n');
+      const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
+      const original = fs.readFileSync(settingsFile, 'utf8');
+      const settings = JSON.parse(original);
+      const edit = { name: 'edit_file', arguments: { path: 'review2.py', edits: [{ oldText: 'a = 1', newText: 'a = 10' }, { oldText: 'b = 2', newText: 'b = 20' }] } };
+      settings['agentLsp.model'] = { ...settings['agentLsp.model'], script: [{ tools: [edit] }, { text: 'Edited for review.' }] };
+      settings['agentLsp.server.env'] = { ...(settings['agentLsp.server.env'] ?? {}), AGENT_LSP_CONFIG: configFile };
+      const before = a.client();
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2)); // a server.* change restarts the server
+      try {
+        await waitFor('the server restarted with the config file', () => a.client() && a.client() !== before && a.serverState() === 'running', 30000);
+        await a.whenServerReady();
+        assert.equal(vscode.workspace.getConfiguration('agentLsp').inspect('edits.review')?.workspaceValue, undefined, 'not set in VS Code');
+        await a.send('edit review2.py');
+        await waitFor('two pending hunks', () => a.review.pending.length === 2);
+        assert.equal(doc.getText(), 'a = 10\nb = 20\n');
+        assert.equal(doc.isDirty, true, 'not saved while it waits for review');
+        assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 1\nb = 2\n');
+
+        await vscode.commands.executeCommand('agentLsp.restartServer');
+        await waitFor('the pending hunks again after the restart', () => a.review.pending.length === 2, 30000);
+        const lenses = async () => ((await vscode.commands.executeCommand('vscode.executeCodeLensProvider', file)) as vscode.CodeLens[]) ?? [];
+        const titles = (await lenses()).map((l) => `${l.range.start.line}:${l.command?.title}`);
+        assert.deepEqual(titles, ['0:Keep file (2 changes)', '0:Undo file', '0:Keep all', '0:Keep', '0:Undo', '1:Keep', '1:Undo']);
+        const undo = (await lenses()).find((l) => l.range.start.line === 1 && l.command?.title === 'Undo')!;
+        await vscode.commands.executeCommand(undo.command!.command, ...(undo.command!.arguments ?? []));
+        await waitFor('the undo', () => doc.getText() === 'a = 10\nb = 2\n' && a.review.pending.length === 1);
+        const keepAll = (await lenses()).find((l) => l.command?.title === 'Keep all')!;
+        await vscode.commands.executeCommand(keepAll.command!.command, ...(keepAll.command!.arguments ?? []));
+        await waitFor('the save once nothing is pending', () => a.review.pending.length === 0 && !doc.isDirty);
+        assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 10\nb = 2\n');
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+        fs.rmSync(configFile, { force: true });
+      }
+    },
+  ],
 ];
 
 export async function run(): Promise<void> {

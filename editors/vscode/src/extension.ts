@@ -212,7 +212,12 @@ class AgentExtension implements vscode.Disposable {
   }
 
   private serverSettings(): Record<string, unknown> {
-    const raw = JSON.parse(JSON.stringify(this.config())) as Record<string, unknown>;
+    const raw = JSON.parse(JSON.stringify(this.config())) as Record<string, any>;
+    // VS Code's default is not the user's choice: left out, the server's own settings (config.toml) decide.
+    const review = this.config().inspect('edits.review');
+    if (review && [review.globalValue, review.workspaceValue, review.workspaceFolderValue].every((v) => v === undefined)) {
+      delete raw.edits?.review;
+    }
     return serverSettings(raw, this.keys);
   }
 

@@ -229,7 +229,8 @@ export interface AgentLspClientCapabilities {
   saveDocuments?: boolean;
 }
 /**
- * The `agentLsp` member of every agent edit's `workspace/applyEdit` params.
+ * The `agentLsp` member of every agent edit's `workspace/applyEdit` params, for
+ * a client that declared `saveDocuments` (others may refuse an unknown member).
  */
 export interface ApplyEditAgentLsp {
   /**
