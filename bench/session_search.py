@@ -130,9 +130,9 @@ async def main() -> None:
         print(f"{len(files)} sessions, {total / 2**20:.1f} MB, {total // len(files) // 1024} KB a session on average")
 
         index = SearchIndex(store_dir)  # in process: the rebuild from nothing
-        built = time.perf_counter()
+        built, built_cpu = time.perf_counter(), time.process_time()
         index.update({f.stem: (f, f.stat().st_size) for f in files})
-        build_s = time.perf_counter() - built
+        build_s, build_cpu = time.perf_counter() - built, time.process_time() - built_cpu
         rows = index._open().execute("SELECT count(*) FROM texts").fetchone()[0]
         index.close()
         size = sum(p.stat().st_size for p in store_dir.glob(INDEX_FILE + "*"))
@@ -155,8 +155,9 @@ async def main() -> None:
                 warm[label] = (statistics.median(times), found)
             plain = statistics.median([(await timed(bench, {"workspaceUri": uri}))[0] for _ in range(args.runs)])
             result = await bench.client.protocol.send_request_async("agent/followup", {"content": "about the pelican"})
-            waiter = bench.waiters[result["sessionId"]] = asyncio.get_running_loop().create_future()
-            await asyncio.wait_for(waiter, 30)
+            if result["sessionId"] not in bench.idle_at:  # a short turn may be over already
+                waiter = bench.waiters[result["sessionId"]] = asyncio.get_running_loop().create_future()
+                await asyncio.wait_for(waiter, 60)
             grown_s, grown_n = await timed(bench, {"workspaceUri": uri, "query": "pelican"})
         finally:
             await bench.stop()
@@ -170,7 +171,7 @@ async def main() -> None:
     def ms(s: float) -> str:
         return f"{s * 1000:.1f} ms"
 
-    print(f"index built from nothing, in process: {build_s:.2f} s for {rows} messages "
+    print(f"index built from nothing, in process: {build_s:.2f} s ({build_cpu:.2f} s of CPU) for {rows} messages "
           f"({size / 2**20:.1f} MB index)  target <= {COLD_TARGET_S:.0f} s  {'met' if build_s <= COLD_TARGET_S else 'NOT met'}")
     print(f"first list + query on a fresh server (listing and index cold): {ms(cold_s)}, {cold_n} found"
           f"  target <= {COLD_TARGET_S:.0f} s  {'met' if cold_s <= COLD_TARGET_S else 'NOT met'}")

@@ -34,7 +34,7 @@ from agent_lsp.store.message_text import searchable_text
 log = logging.getLogger(__name__)
 
 INDEX_FILE = "search.sqlite"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 EXCERPT_CHARS = 120
 EXCERPT_WORDS = 16
 
@@ -117,7 +117,7 @@ class SearchIndex:
             db.execute("CREATE TABLE IF NOT EXISTS files (id TEXT PRIMARY KEY, indexed INTEGER NOT NULL)")
             try:
                 db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(id UNINDEXED, seq UNINDEXED, body,"
-                           " tokenize='unicode61 remove_diacritics 2')")
+                           " tokenize='unicode61 remove_diacritics 2', prefix='2 3')")
             except sqlite3.OperationalError:  # an SQLite built without FTS5
                 db.execute("CREATE TABLE IF NOT EXISTS texts (id TEXT, seq INTEGER, body TEXT)")
             db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
@@ -199,23 +199,28 @@ class SearchIndex:
     def excerpts(self, term: str, session_ids: Iterable[str]) -> dict[str, str]:
         """For each of these sessions with `term` in its text, an excerpt around it (from its first such message)."""
         wanted = set(session_ids)
-        found: dict[str, tuple[int, str]] = {}
-        # FTS5 cuts the excerpt itself (EXCERPT_WORDS around the match), so no whole message is copied out
-        select = f"SELECT id, seq, snippet(texts, 2, '', '', '…', {EXCERPT_WORDS})" if self._uses_fts(term) else "SELECT id, seq, body"
-        for sid, seq, text in self._matching(term, select):
-            if sid in wanted and (sid not in found or seq < found[sid][0]):
-                found[sid] = (seq, text)
-        if self._uses_fts(term):
-            return {sid: " ".join(text.split()) for sid, (_, text) in found.items()}
-        return {sid: excerpt(text, term) for sid, (_, text) in found.items()}
+        if not self._uses_fts(term):
+            found: dict[str, tuple[int, str]] = {}
+            for sid, seq, body in self._matching(term, "SELECT id, seq, body"):
+                if sid in wanted and (sid not in found or seq < found[sid][0]):
+                    found[sid] = (seq, body)
+            return {sid: excerpt(body, term) for sid, (_, body) in found.items()}
+        # the first matching message of each session (min() takes its rowid along), then
+        # FTS5 cuts the excerpts of those only: no message is copied out whole
+        firsts = [rowid for sid, _, rowid in self._matching(term, "SELECT id, min(seq), rowid", "GROUP BY id")
+                  if sid in wanted]
+        cut = f"SELECT id, snippet(texts, 2, '', '', '…', {EXCERPT_WORDS})"
+        return {sid: " ".join(text.split()) for sid, text in self._matching(
+            term, cut, f"AND rowid IN ({','.join(map(str, firsts))})")} if firsts else {}
 
     def _uses_fts(self, term: str) -> bool:
         self._open()  # which table it is is known once open
         return self.fts and _WORD.search(term) is not None
 
-    def _matching(self, term: str, select: str) -> list[tuple]:
+    def _matching(self, term: str, select: str, rest: str = "") -> list[tuple]:
         db = self._open()
         if self._uses_fts(term):
             # the words of `term` in a row, the last one a prefix: "pars" finds "parser", "load_set" "load_settings"
-            return db.execute(f"{select} FROM texts WHERE texts MATCH ?", ('"' + term.replace('"', '""') + '"*',)).fetchall()
-        return db.execute(f"{select} FROM texts WHERE body LIKE ? ESCAPE '\\'", (_like(term),)).fetchall()
+            return db.execute(f"{select} FROM texts WHERE texts MATCH ? {rest}",
+                              ('"' + term.replace('"', '""') + '"*',)).fetchall()
+        return db.execute(f"{select} FROM texts WHERE body LIKE ? ESCAPE '\\' {rest}", (_like(term),)).fetchall()

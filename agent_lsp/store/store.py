@@ -100,6 +100,62 @@ def _open_turn(events: list[Event]) -> int | None:
     return None
 
 
+def _summary_of_lines(path: Path, raw: bytes, body: int, title: str | None) -> tuple:
+    """(last session/title, first-message title, turns, event lines, last event
+    time, session usage) of the whole event lines from byte `body` on (a torn
+    last line is left to load() to repair)."""
+    end = raw.rfind(b"\n", body) + 1
+    if end <= body:
+        return None, title, 0, 0, None, None
+    count = raw.count(b"\n", body, end)
+    # A cheap shape check (every line the writer makes has it), so an obviously
+    # damaged file is reported here; load() checks fully. A raw newline is never
+    # inside a JSON line, so counting line starts and line ends checks every line.
+    if raw.count(b'\n{"seq":', body - 1, end) != count or raw.count(b"}\n", body, end) != count:
+        at = body
+        while at < end:
+            stop = raw.find(b"\n", at, end)
+            if not (raw[at:at + 7] == b'{"seq":' and raw[stop - 1:stop] == b"}"):
+                raise CorruptSessionError(path, raw.count(b"\n", 0, at) + 1, "invalid event line")
+            at = stop + 1
+
+    def line_at(pos: int) -> tuple[int, Any]:
+        start = raw.rfind(b"\n", body - 1, pos) + 1
+        try:
+            return start, json.loads(raw[start:raw.find(b"\n", pos, end)])
+        except ValueError:
+            raise CorruptSessionError(path, raw.count(b"\n", 0, start) + 1, "invalid event line") from None
+
+    def field(pos: int, *keys: str) -> Any:
+        start, obj = line_at(pos)
+        try:
+            for key in keys:
+                obj = obj[key]
+            return obj
+        except (KeyError, TypeError):
+            raise CorruptSessionError(path, raw.count(b"\n", 0, start) + 1, "invalid event line") from None
+
+    titled = None
+    at = raw.rfind(b'"type":"session/title"', body, end)
+    if at >= 0:
+        titled = str(field(at, "data", "title"))
+    if title is None:
+        at = raw.find(b'"type":"user/message"', body, end)
+        if at >= 0:
+            title = _session_title(field(at, "data", "message"))
+    usage = None
+    at = raw.rfind(b'"type":"turn/end"', body, end)
+    if at >= 0:
+        start = raw.rfind(b"\n", body - 1, at) + 1
+        if raw.find(b'"sessionUsage"', start, raw.find(b"\n", at, end)) >= 0:
+            usage = field(at, "data", "sessionUsage")
+    try:
+        updated = int(field(end - 1, "time"))
+    except (ValueError, TypeError):
+        raise CorruptSessionError(path, count + 1, "invalid event line") from None
+    return titled, title, raw.count(b'"type":"turn/start"', body, end), count, updated, usage
+
+
 # The newline before every event line that is not a stream chunk (and the last one).
 _NOT_A_CHUNK_LINE = re.compile(rb'\n(?!\{"seq":\d+,"time":\d+,"type":"assistant/chunk",)')
 _UNKNOWN_OFFSET = array("q", [-1])
@@ -490,6 +546,9 @@ class SessionStore:
         return found
 
     def _summarise(self, path: Path, mtime_ms: int, size: int) -> SessionSummary:
+        """The summary of a session file, read with `count`, `find` and `rfind`
+        over its bytes (no loop over its lines: most are stream chunks), parsing
+        only the few lines it needs."""
         with open(path, "rb") as f:
             first = f.readline()
             try:
@@ -499,54 +558,19 @@ class SessionStore:
             if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
                 raise CorruptSessionError(path, 1, "not an agent_lsp session file")
             title = header.get("title")
-            titled = None  # the last session/title event's
-            turns = 0
-            count = 0
-            last_line = b""
-            last_turn_end = b""
-            for line in f:
-                if not line.endswith(b"\n"):
-                    break  # torn tail; load() repairs it
-                count += 1
-                last_line = line
-                # A cheap shape check (every line the writer makes has it), so an
-                # obviously damaged file is reported here; load() checks fully.
-                if not (line.startswith(b'{"seq":') and line.endswith(b"}\n")):
-                    raise CorruptSessionError(path, count + 1, "invalid event line")
-                if b'"type":"turn/start"' in line:
-                    turns += 1
-                elif b'"type":"turn/end"' in line:
-                    last_turn_end = line
-                elif b'"type":"session/title"' in line:
-                    try:
-                        titled = str(json.loads(line)["data"]["title"])
-                    except (ValueError, KeyError, TypeError):
-                        raise CorruptSessionError(path, count + 1, "invalid event line") from None
-                elif title is None and b'"type":"user/message"' in line:
-                    try:
-                        title = _session_title(json.loads(line)["data"]["message"])
-                    except (ValueError, KeyError, TypeError):
-                        raise CorruptSessionError(path, count + 1, "invalid event line") from None
-        updated = mtime_ms
-        if last_line:
-            try:
-                updated = int(json.loads(last_line)["time"])
-            except (ValueError, KeyError, TypeError):
-                raise CorruptSessionError(path, count + 1, "invalid event line") from None
+            titled = turns = count = updated = usage = None
+            body = len(first)
+            if first.endswith(b"\n"):
+                f.seek(0)
+                titled, title, turns, count, updated, usage = _summary_of_lines(path, f.read(), body, title)
         created = int(header.get("created") or mtime_ms)
-        usage = None
-        if b'"sessionUsage"' in last_turn_end:
-            try:
-                usage = json.loads(last_turn_end)["data"]["sessionUsage"]
-            except (ValueError, KeyError, TypeError):
-                raise CorruptSessionError(path, count + 1, "invalid event line") from None
         return SessionSummary(
             id=str(header.get("id") or path.stem),
             title=titled or title,
             created=created,
-            updated=max(updated, created),
-            turns=turns,
-            event_count=count,
+            updated=max(updated or mtime_ms, created),
+            turns=turns or 0,
+            event_count=count or 0,
             path=path,
             parent=header.get("parentSession"),
             meta=header.get("meta") if isinstance(header.get("meta"), dict) else {},

@@ -189,6 +189,29 @@ def test_sessions_can_delete_the_shown_session(editor: Editor) -> None:
     assert err is None and result["sessions"] == []
 
 
+def test_sessions_with_words_lists_the_sessions_whose_messages_have_them(editor: Editor) -> None:
+    editor.setup([{"text": "The lexer drops astral emoji."}, {"text": "Renamed."}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAsk why is the tokenizer lossy")
+    editor.wait_idle()
+    editor.cmd("AgentNew")
+    editor.cmd("AgentAsk rename the loader")
+    editor.wait_idle()
+    editor.lua("T.stub_select()")
+    editor.cmd("AgentSessions astral emoji")  # words of the model's answer, not of any title
+    editor.wait("_G.test_selects[1] ~= nil", what="the picker")
+    (select,) = editor.lua("return _G.test_selects")
+    assert select["prompt"] == 'agent_lsp: sessions matching "astral emoji"'
+    (label,) = select["labels"]
+    assert "why is the tokenizer lossy" in label and label.endswith("“The lexer drops astral emoji.”")
+    editor.cmd("AgentSessions narwhal")
+    editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg:find('mentions', 1, true) end)", what="the note")
+    assert any('no session of this workspace mentions "narwhal"' in n for n in
+               editor.lua("return vim.tbl_map(function(n) return n.msg end, _G.test_notes)"))
+    assert editor.errors() == []
+
+
 def test_an_idle_agent_shows_in_the_statusline_and_cancel_says_nothing_runs(editor: Editor) -> None:
     editor.cmd("set laststatus=2 statusline=%{v:lua.require'agent_lsp'.status()}")
     editor.setup([{"text": "done"}])

@@ -32,7 +32,10 @@ command("AgentSteer", run("steer"), { nargs = "*", range = true, desc = "agent_l
 command("AgentQueue", run("queue"), { nargs = 0, desc = "agent_lsp: show and remove queued messages" })
 command("AgentCancel", run("cancel"), { nargs = 0, desc = "agent_lsp: cancel the running turn" })
 command("AgentNew", run("new"), { nargs = 0, desc = "agent_lsp: start a new session" })
-command("AgentSessions", run("sessions"), { nargs = 0, desc = "agent_lsp: resume or delete a stored session" })
+command("AgentSessions", run("sessions"), {
+  nargs = "*",
+  desc = "agent_lsp: resume or delete a stored session (with words: one whose title or messages have them)",
+})
 command("AgentResume", run("resume"), {
   nargs = "?",
   complete = function()

@@ -25,6 +25,7 @@ import { ToolItem, TurnEndItem, lastAssistantText, toolItemOf } from './transcri
 import { showMcpServers } from './mcpStatus';
 import { runSkillCommand } from './skills';
 import { nestSessions } from './subagents';
+import { searchAsYouType } from './sessionSearch';
 import { ReviewController } from './review';
 import { ModelSwitch, openPick } from './modelPicker';
 import { editQueued } from './queueActions';
@@ -921,7 +922,7 @@ class AgentExtension implements vscode.Disposable {
     const deleteButton = { iconPath: new vscode.ThemeIcon('trash'), tooltip: 'Delete this session' };
     const when = (t: number | string | undefined) => (t == null ? '' : new Date(typeof t === 'number' ? t : Date.parse(t)).toLocaleString());
     const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { sessionId: string }>();
-    quickPick.placeholder = placeHolder;
+    quickPick.placeholder = `${placeHolder} (type to search what was said in them too)`;
     const newestFirst = [...sessions].sort((a, b) => Number(new Date(b.updatedAt ?? 0)) - Number(new Date(a.updatedAt ?? 0)));
     quickPick.items = nestSessions(newestFirst) // a sub-agent's session right under its parent's
       .map(({ session: s, depth }) => ({
@@ -931,8 +932,10 @@ class AgentExtension implements vscode.Disposable {
         sessionId: s.sessionId,
         buttons: [deleteButton],
       }));
+    const search = searchAsYouType(quickPick, (query) => this.sessions.list(query));
     quickPick.onDidTriggerItemButton(async (e) => {
       await this.guarded('delete the session', () => this.sessions.delete(e.item.sessionId));
+      search.forget(e.item.sessionId);
       quickPick.items = quickPick.items.filter((i) => i.sessionId !== e.item.sessionId);
     });
     quickPick.onDidAccept(async () => {
@@ -942,7 +945,10 @@ class AgentExtension implements vscode.Disposable {
         await this.guarded('open the session', () => act(picked.sessionId));
       }
     });
-    quickPick.onDidHide(() => quickPick.dispose());
+    quickPick.onDidHide(() => {
+      search.dispose();
+      quickPick.dispose();
+    });
     quickPick.show();
   }
 

@@ -68,6 +68,7 @@ export interface SessionSummary {
   status?: AgentStatus | string;
   parentSessionId?: string; // a fork's source, or the session that ran this sub-agent
   parentToolCallId?: string; // a sub-agent's session: the parent's `subagent` call
+  excerpt?: string; // listed for a query: the message text that matched
 }
 
 export interface Inbox {

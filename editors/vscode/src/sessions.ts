@@ -394,9 +394,11 @@ export class SessionController implements vscode.Disposable {
     return removed;
   }
 
-  async list(): Promise<SessionSummary[]> {
+  /** The workspace's sessions; with `query`, those whose title or message text has its words. */
+  async list(query?: string): Promise<SessionSummary[]> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
-    const { sessions } = await this.requester().request<{ sessions: SessionSummary[] }>(Methods.sessionList, folder ? { workspaceUri: folder } : {});
+    const params = { ...(folder ? { workspaceUri: folder } : {}), ...(query ? { query } : {}) };
+    const { sessions } = await this.requester().request<{ sessions: SessionSummary[] }>(Methods.sessionList, params);
     return sessions ?? [];
   }
 

@@ -315,16 +315,27 @@ local function format_session(item, shown)
   end
   -- a sub-agent's session, listed right under its parent's (subagents.nest)
   local indent = item.parentToolCallId and "  ↳ sub-agent: " or ""
-  return ("%s%s  %s  [%s]"):format(indent, when, title, table.concat(notes, ", "))
+  -- listed for a query: what was said there that matched
+  local excerpt = item.excerpt and item.excerpt ~= "" and ("  “%s”"):format(item.excerpt) or ""
+  return ("%s%s  %s  [%s]%s"):format(indent, when, title, table.concat(notes, ", "), excerpt)
 end
 
-local function pick_session(client, c, prompt, cb)
-  client_mod.request(client, "agent/session/list", { workspaceUri = client_mod.workspace_uri(client) }, function(err, result)
+--- `query`: only the sessions with its words in their title or messages (the server searches their text).
+local function pick_session(client, c, prompt, cb, query)
+  local params = { workspaceUri = client_mod.workspace_uri(client) }
+  if query and query ~= "" then
+    params.query = query
+    prompt = ("%s matching %q"):format(prompt, query)
+  end
+  client_mod.request(client, "agent/session/list", params, function(err, result)
     if err then
       return notify("listing sessions failed: " .. err_text(err), vim.log.levels.ERROR)
     end
     local sessions = require("agent_lsp.subagents").nest(result and result.sessions or {})
     if #sessions == 0 then
+      if params.query then
+        return notify(("no session of this workspace mentions %q"):format(query))
+      end
       return notify("no stored sessions in this workspace")
     end
     local function label(item)
@@ -353,12 +364,14 @@ function M.resume(opts)
   end)
 end
 
---- :AgentSessions — choose a stored session, then resume or delete it.
-function M.sessions()
+--- :AgentSessions [query] — choose a stored session (with a query: one whose title
+--- or messages have its words), then resume or delete it.
+function M.sessions(opts)
   local client, c = M.context()
   if not client or not c then
     return
   end
+  local query = opts and vim.trim(opts.args or "") or ""
   pick_session(client, c, "agent_lsp: sessions", function(item)
     vim.ui.select({ "Resume", "Delete" }, { prompt = format_session(item) }, function(action)
       if action == "Resume" then
@@ -375,7 +388,7 @@ function M.sessions()
         end)
       end
     end)
-  end)
+  end, query)
 end
 
 --- :AgentRevert [turn] — undo the file edits of a turn (default: the last one).
