@@ -1569,6 +1569,10 @@ export interface ModelListResult {
 }
 export interface ModelSettings {
   apiKey?: string | null;
+  /**
+   * where the client keeps the key, in its own words (e.g. its own command); an authentication failure names it instead of model.apiKey
+   */
+  apiKeySource?: string | null;
   baseUrl?: string | null;
   contextWindow?: number | null;
   /**
