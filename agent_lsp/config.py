@@ -111,6 +111,16 @@ class EditSettings(_Camel):
     )
 
 
+class SessionSettings(_Camel):
+    titles: Literal["first-message", "model"] = Field(
+        default="first-message",
+        description='how a session gets its title: "first-message" (the first thing the user wrote) or "model" '
+        "(after the first turn the session's model is asked for a short title, in a separate small request)",
+    )
+    title_model: str | None = Field(
+        default=None, description='with titles = "model": another (cheaper) model of the same provider to ask')
+
+
 class Settings(BaseModel):
     """The `agentLsp` settings object (same shape in every layer)."""
 
@@ -130,6 +140,7 @@ class Settings(BaseModel):
     mcp_servers: dict[str, Any] = Field(default_factory=dict, description="MCP servers by name (see docs/mcp.md)")
     mcp: McpSettings = Field(default_factory=McpSettings)
     edits: EditSettings = Field(default_factory=EditSettings)
+    sessions: SessionSettings = Field(default_factory=SessionSettings)
     # Kept raw, as mcpServers: agent_lsp.workspace.hook_config checks each entry (Claude Code's shape).
     hooks: dict[str, Any] = Field(default_factory=dict, description="user hooks by event name (see docs/capabilities.md)")
 

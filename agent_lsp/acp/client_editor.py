@@ -11,11 +11,12 @@
   capabilities, reads and edits go to disk (DiskEditor). Creating, deleting
   and renaming always go to disk: ACP has no such client methods.
 - Permission: `session/request_permission` with allow once / allow always /
-  reject; no answer, an error or a timeout is "deny".
+  reject; no answer, an error or a timeout is "deny". A file tool's question
+  carries the diff it is about to make (acp/permission_preview.py).
 
 The session a request belongs to (ACP's file and permission methods name it)
-is the one whose tool is running: the face sets `current_session` around
-every tool body.
+is the one whose tool is running: the face sets `current_session` (and the
+tool call: `current_call`, `current_tool`) around every tool body.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from agent_lsp.agent.ports import (
     PermissionRequest,
     TextFileEdit,
 )
+from agent_lsp.acp.permission_preview import permission_diffs
 from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.workspace.disk_editor import DiskEditor, EditFailed, apply_text_edits
 
@@ -45,6 +47,8 @@ log = logging.getLogger(__name__)
 
 current_session: contextvars.ContextVar[str | None] = contextvars.ContextVar("acp_current_session", default=None)
 current_call: contextvars.ContextVar[str | None] = contextvars.ContextVar("acp_current_call", default=None)
+# (tool name, its parsed arguments) of the running tool call
+current_tool: contextvars.ContextVar[tuple[str, Any] | None] = contextvars.ContextVar("acp_current_tool", default=None)
 
 PERMISSION_OPTIONS = (
     PermissionOption(option_id="allow_once", name="Allow once", kind="allow_once"),
@@ -209,6 +213,7 @@ class AcpEditor:
             status="pending",
             locations=[ToolCallLocation(path=str(request.path))] if request.path else None,
             raw_input={"command": request.command} if request.command else None,
+            content=self._preview(request) or None,
         )
         try:
             await self._updates_sent(session_id)
@@ -228,6 +233,23 @@ class AcpEditor:
         if getattr(outcome, "outcome", None) != "selected":
             return "deny"
         return PERMISSION_ANSWERS.get(getattr(outcome, "option_id", ""), "deny")
+
+
+    def _preview(self, request: PermissionRequest) -> list[Any]:
+        """The diff of the file tool that asks, from the text it works on."""
+        tool = current_tool.get()
+        if tool is None or request.path is None or request.kind != "write":
+            return []
+        path = Path(request.path).resolve()
+        snapshot = self._snapshots.get(path)
+        if snapshot is not None:
+            before: str | None = snapshot.text
+        else:
+            try:
+                before = path.read_text(encoding="utf-8") if path.is_file() else None
+            except (OSError, UnicodeDecodeError):
+                return []
+        return permission_diffs(tool[0], tool[1], path, before)
 
 
 def _roots(paths: list[Path]) -> WorkspaceRoots:

@@ -6,6 +6,7 @@ methods; each maps onto the workspace/agent API:
     initialize          the client's fs capabilities switch the editor to client files
     session/new         a session in the store of the client's cwd (one WorkspaceHost per folder)
     session/load        the session's log replayed as session/update, then followed live
+    session/set_config_option   the model, switched as agent/session/setModel does (acp/models.py)
     session/list        the stored sessions of a folder (the LSP face's agent/session/list sees the same)
     session/prompt      a followup; answered when the turn that took it ends (acp/session.py)
     session/cancel      the running turn is cancelled, queued prompts dropped; answered `cancelled`
@@ -13,12 +14,14 @@ methods; each maps onto the workspace/agent API:
                         Codex ACP adapters); `_agent-lsp/steer` is our older name for it
     _agent-lsp/queue/remove   a queued prompt taken out (the queue is sent as `_agent-lsp/queue`, acp/queue.py)
 
-Slash commands (`available_commands_update`): /compact, /revert and /new.
+Slash commands (`available_commands_update`): /compact, /revert, /new and the MCP
+servers' prompts as /server:prompt (acp/mcp_prompts.py).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import uuid
 from datetime import datetime, timezone
@@ -50,7 +53,9 @@ from acp.schema import (
 )
 
 from agent_lsp import __version__
-from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session
+from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session, current_tool
+from agent_lsp.acp.client_mcp import ClientMcp, ClientServerError, client_servers
+from agent_lsp.acp.mcp_prompts import PromptCommand, run_prompt_command, session_prompt_commands
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
 from agent_lsp.acp.queue import REMOVE_METHOD
 from agent_lsp.acp.session import AcpSession, Notice
@@ -63,6 +68,7 @@ from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
 from agent_lsp.workspace.permissions import PERMISSION_MODES
+from agent_lsp.workspace.session_models import ModelSwitchError
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +109,9 @@ class AcpAgent:
         self.hosts: dict[Path, WorkspaceHost] = {}
         self.sessions: dict[str, AcpSession] = {}
         self.models: dict[str, ModelChoice] = {}  # the model each session uses (acp/models.py)
+        self.client_mcp: dict[str, ClientMcp] = {}  # the MCP servers the client passed for a session
+        self.prompt_commands: dict[str, dict[str, PromptCommand]] = {}  # session -> its MCP prompts as commands
+        self._tasks: set[asyncio.Task[Any]] = set()
         self.connection: Any = None
         self.editor: AcpEditor | None = None
         self.client_terminal = False
@@ -125,7 +134,7 @@ class AcpAgent:
             agent_capabilities=AgentCapabilities(
                 load_session=True,
                 prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
-                mcp_capabilities=McpCapabilities(http=False, sse=False),
+                mcp_capabilities=McpCapabilities(http=True, sse=False),  # and stdio, which every agent takes
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
             agent_info=Implementation(name="agent-lsp", title="agent_lsp", version=__version__),
@@ -137,8 +146,12 @@ class AcpAgent:
         return None  # models are configured by settings and environment, not by the client
 
     async def close(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
         for session in self.sessions.values():
             session.close()
+        for servers in self.client_mcp.values():
+            await servers.stop()
         for host in self.hosts.values():
             await host.close()
 
@@ -178,13 +191,16 @@ class AcpAgent:
         if old is not None:
             old.close()
         self.sessions[agent.session_id] = AcpSession(agent, UpdateMapper(host.root), self._send_update)
-        self.models[agent.session_id] = ModelChoice(agent)
+        self.models[agent.session_id] = ModelChoice(host, agent)
+        if agent.session_id in self.client_mcp:  # a rebuilt agent of a session with client servers
+            self.client_mcp[agent.session_id].attach(agent)
         editor = self.editor
         assert editor is not None
 
         async def around_tool(payload: dict[str, Any], next_: Any) -> Any:
             session_token = current_session.set(agent.session_id)
             call_token = current_call.set(payload.get("callId"))
+            tool_token = current_tool.set((payload.get("name"), payload.get("arguments")))
             path = None
             if payload.get("name") in FILE_TOOLS:
                 raw = getattr(payload.get("arguments"), "path", None)
@@ -201,6 +217,7 @@ class AcpAgent:
             finally:
                 if path is not None:
                     editor.release(path)
+                current_tool.reset(tool_token)
                 current_call.reset(call_token)
                 current_session.reset(session_token)
 
@@ -228,18 +245,75 @@ class AcpAgent:
             await self.connection.session_update(session_id=session_id, update=update)
 
     def _announce_commands(self, session: AcpSession) -> None:
-        session.push(AvailableCommandsUpdate(session_update="available_commands_update", available_commands=COMMANDS))
+        prompts = [command.command() for command in self.prompt_commands.get(session.session_id, {}).values()]
+        session.push(AvailableCommandsUpdate(session_update="available_commands_update",
+                                             available_commands=COMMANDS + prompts))
+
+    def _managers(self, host: WorkspaceHost, session_id: str) -> list:
+        """The MCP servers of a session: the folder's, then those its client passed."""
+        client = self.client_mcp.get(session_id)
+        return [host.mcp_manager()] + ([client.manager] if client is not None else [])
+
+    def _offer_later(self, host: WorkspaceHost, session: AcpSession) -> None:
+        """After a session/new or session/load answer: what takes a while to know,
+        as updates once known (the MCP servers' prompts, the endpoint's models)."""
+        session_id = session.session_id
+
+        async def prompts() -> None:
+            commands = await session_prompt_commands(self._managers(host, session_id))
+            if commands != self.prompt_commands.get(session_id, {}):
+                self.prompt_commands[session_id] = commands
+                self._announce_commands(session)
+
+        async def models() -> None:
+            update = await self.models[session_id].listed()
+            if update is not None:
+                session.push(update)
+
+        for job, what in ((prompts, "the MCP prompts"), (models, "the models")):
+            task = asyncio.ensure_future(job())
+            self._tasks.add(task)
+            task.add_done_callback(functools.partial(self._finished, f"listing {what} of {session_id}"))
+
+    def _finished(self, what: str, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("%s: %s", what, task.exception())
+
+    @staticmethod
+    def _client_servers(mcp_servers: Any) -> list:
+        try:
+            return client_servers(mcp_servers)
+        except ClientServerError as error:
+            raise _invalid(str(error)) from None
+
+    async def _use_client_servers(self, host: WorkspaceHost, agent: Agent, servers: list) -> None:
+        """Run the servers the client passed for this session (acp/client_mcp.py)."""
+        running = self.client_mcp.get(agent.session_id)
+        if running is not None and running.servers == servers:
+            return
+        if running is not None:
+            del self.client_mcp[agent.session_id]
+            await running.stop(agent)
+        if servers:
+            assert self.editor is not None
+            self.client_mcp[agent.session_id] = ClientMcp(host, servers, self.editor)
+            self.client_mcp[agent.session_id].attach(agent)
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
         host = self._host(cwd)
+        servers = self._client_servers(mcp_servers)
         agent = host.new_session()
+        await self._use_client_servers(host, agent, servers)
         session = self.sessions[agent.session_id]
         asyncio.get_running_loop().call_soon(self._announce_commands, session)  # after the answer
+        self._offer_later(host, session)
         return NewSessionResponse(session_id=agent.session_id, config_options=[self.models[agent.session_id].option()],
                                   modes=self._modes(host, agent.session_id))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
         host = self._host(cwd)
+        servers = self._client_servers(mcp_servers)
         try:
             agent = host.use(session_id)
         except UnknownSession:
@@ -247,9 +321,11 @@ class AcpAgent:
         except SessionLockedError as error:
             raise RequestError(SESSION_IN_USE_CODE, f"session {session_id} is open in another agent-lsp process: {error}",
                                {"sessionId": session_id}) from None
+        await self._use_client_servers(host, agent, servers)
         session = self.sessions[agent.session_id]
         session.replay()
         self._announce_commands(session)
+        self._offer_later(host, session)
         await session.drained()
         return LoadSessionResponse(config_options=[self.models[agent.session_id].option()],
                                    modes=self._modes(host, agent.session_id))
@@ -286,6 +362,15 @@ class AcpAgent:
         if command and command[0] in COMMAND_NAMES:
             await self._command(host, session, command[0][1:], command[1] if len(command) > 1 else "")
             return PromptResponse(stop_reason="end_turn")
+        mcp_prompt = self.prompt_commands.get(session_id, {}).get(command[0][1:]) if command and command[0][:1] == "/" else None
+        if mcp_prompt is not None:
+            try:
+                text = await run_prompt_command(self._managers(host, session_id), mcp_prompt,
+                                                command[1] if len(command) > 1 else "")
+            except Exception as error:  # PromptProblem (a missing argument), or the server failed
+                session.push(update_agent_message_text(f"Could not run /{mcp_prompt.name}: {error}"))
+                await session.drained()
+                return PromptResponse(stop_reason="end_turn")
         message_id = f"acp_{uuid.uuid4().hex[:16]}"
         ended = session.expect(message_id)
         session.agent.followup(text, id=message_id)
@@ -331,8 +416,12 @@ class AcpAgent:
         choice = self.models[session_id]
         if config_id != MODEL_OPTION:
             raise _invalid(f"unknown config option {config_id!r}; the options are: {MODEL_OPTION}", configId=config_id)
-        if not isinstance(value, str) or not choice.choose(value):
-            raise _invalid(f"unknown model {value!r}; the choices are: {', '.join(choice.choices)}", value=value)
+        try:
+            choice.choose(value if isinstance(value, str) else "")
+        except KeyError:
+            raise _invalid(f"unknown model {value!r}; the choices are: {', '.join(choice.offered)}", value=value) from None
+        except ModelSwitchError as error:
+            raise _invalid(str(error), value=value) from None
         return SetSessionConfigOptionResponse(config_options=[choice.option()])
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:

@@ -1,56 +1,78 @@
 """The session's model as an ACP config option (`category: "model"`).
 
-The choices are the models the settings configure: the model and, when one
-is set, the fallback model. Choosing one (`session/set_config_option`)
-routes the session's next requests to it through the `agent/request` hook,
-for this session and this process only; the settings stay as they are.
+ACP v1 (the schema of the `acp` library) has one way to offer models, a
+`select` config option set with `session/set_config_option`. The choices
+are those `agent/model/list` offers over LSP (workspace/session_models.py):
+the configured model, its fallback, and the models the endpoint lists. The
+`session/new` / `session/load` answer offers the configured ones at once
+(the endpoint is not asked before the answer); once the endpoint's list is
+in, a `config_option_update` offers all of them. Values are
+`provider/model`; the session's current model is always one of them.
+
+Choosing one switches the session exactly as `agent/session/setModel`
+does: a `session/model` event in its log, in effect from its next step, kept
+when the session is loaded again by either face.
 """
 
 from __future__ import annotations
 
-from acp.schema import SessionConfigOptionSelect, SessionConfigSelectOption
+from typing import Any
+
+from acp.schema import ConfigOptionUpdate, SessionConfigOptionSelect, SessionConfigSelectOption
 
 from agent_lsp.agent import Agent
+from agent_lsp.workspace.host import WorkspaceHost
 
 MODEL_OPTION = "model"
 
 
-def model_choices(agent: Agent) -> dict[str, tuple[str, str]]:
-    """value -> (provider, model), the configured model first."""
-    options = agent.options
-    choices = {f"{options.provider}/{options.model}": (options.provider, options.model)}
-    if options.fallback_provider or options.fallback_model:
-        provider = options.fallback_provider or options.provider
-        model = options.fallback_model or options.model
-        choices.setdefault(f"{provider}/{model}", (provider, model))
-    return choices
-
-
 class ModelChoice:
-    """One session's chosen model."""
+    """One session's model option."""
 
-    def __init__(self, agent: Agent):
+    def __init__(self, host: WorkspaceHost, agent: Agent):
+        self.host = host
         self.agent = agent
-        self.choices = model_choices(agent)
-        self.configured = self.current = next(iter(self.choices))
-        agent.hooks.register("agent/request", self._route)
+        provider, model = host.models.configured()
+        self.offered: dict[str, dict[str, Any]] = {}  # value -> {provider, model, source}
+        self._offer({"provider": provider, "model": model, "source": "configured"})
+        fallback = host.settings.model.fallback
+        if fallback is not None and fallback.model:
+            self._offer({"provider": fallback.provider or provider, "model": fallback.model, "source": "configured"})
+
+    def _offer(self, entry: dict[str, Any]) -> None:
+        self.offered.setdefault(f"{entry['provider']}/{entry['model']}", entry)
+
+    @property
+    def current(self) -> str:
+        return f"{self.agent.options.provider.removesuffix('-fallback')}/{self.agent.options.model}"
 
     def option(self) -> SessionConfigOptionSelect:
+        choices = dict(self.offered)
+        if self.current not in choices:  # a model switched to earlier that is not offered now
+            provider, _, model = self.current.partition("/")
+            choices[self.current] = {"provider": provider, "model": model, "source": "session"}
         return SessionConfigOptionSelect(
             id=MODEL_OPTION, name="Model", category="model", type="select", current_value=self.current,
-            options=[SessionConfigSelectOption(value=value, name=model, description=f"{provider} (from the settings)")
-                     for value, (provider, model) in self.choices.items()],
+            options=[SessionConfigSelectOption(value=value, name=entry["model"],
+                                               description=f"{entry['provider']} ({_SOURCES[entry['source']]})")
+                     for value, entry in choices.items()],
         )
 
-    def choose(self, value: str) -> bool:
-        if value not in self.choices:
-            return False
-        self.current = value
-        return True
+    async def listed(self) -> ConfigOptionUpdate | None:
+        """The option with every model `agent/model/list` offers, when that adds some."""
+        models, _note = await self.host.models.list_models()
+        before = set(self.offered)
+        for entry in models:
+            self._offer(entry)
+        if set(self.offered) == before:
+            return None
+        return ConfigOptionUpdate(session_update="config_option_update", config_options=[self.option()])
 
-    async def _route(self, payload: dict, next_) -> dict:
-        config = await next_(payload)
-        if self.current == self.configured:
-            return config  # the settings' route (and the fallback the loop may switch to)
-        provider, model = self.choices[self.current]
-        return {**config, "provider": provider, "model": model}
+    def choose(self, value: str) -> None:
+        """Switch the session to `value`; KeyError when it is not offered, ModelSwitchError when it cannot run."""
+        entry = self.offered[value] if value != self.current else None
+        if entry is not None:
+            self.host.models.set_model(self.agent, entry["provider"], entry["model"], None)
+
+
+_SOURCES = {"configured": "from the settings", "endpoint": "listed by the endpoint", "session": "this session's"}

@@ -172,14 +172,21 @@ class UpdateMapper:
 
     def _diffs(self, meta: dict[str, Any], arguments: dict[str, Any]) -> list[Any]:
         """A `diff` per changed region of each file the tool changed (its journal records)."""
-        out = []
-        for record in meta.get("journal") or ():
-            path = str(record.get("path", ""))
-            if record.get("op") == "edit":
-                for _at, old, new, pre, post in record.get("hunks") or ():
-                    out.append(tool_diff_content(path, pre + new + post, pre + old + post))
-            elif record.get("op") == "create":
-                out.append(tool_diff_content(path, str(arguments.get("content") or ""), None))
-            elif record.get("op") == "delete" and record.get("before") is not None:
-                out.append(tool_diff_content(path, "", record["before"]))
-        return out
+        content = arguments.get("content")
+        return [diff for record in meta.get("journal") or ()
+                for diff in record_diffs(record, new_text=content if isinstance(content, str) else None)]
+
+
+def record_diffs(record: dict[str, Any], *, new_text: str | None = None) -> list[Any]:
+    """The `diff`s of one journal record (tools/journal_record.py): one per changed
+    region of an edit, with its context; a created file's whole text (`new_text`,
+    which the record does not keep); a deleted file's old text."""
+    path = str(record.get("path", ""))
+    if record.get("op") == "edit":
+        return [tool_diff_content(path, pre + new + post, pre + old + post)
+                for _at, old, new, pre, post in record.get("hunks") or ()]
+    if record.get("op") == "create":
+        return [tool_diff_content(path, new_text or "", None)]
+    if record.get("op") == "delete" and record.get("before") is not None:
+        return [tool_diff_content(path, "", record["before"])]
+    return []

@@ -482,6 +482,17 @@ class SessionModel(EventModel):
     previous_model: str
 
 
+class SessionTitle(EventModel):
+    """The session's title from now on (the listing's `title`): one the model
+    wrote after the first turn (`sessions.titles = "model"`) or the user's
+    (`agent/session/rename`). Not model-visible."""
+
+    title: str
+    source: Literal["model", "user"]
+    model: str | None = Field(default=None, description="source model: the model that wrote it")
+    usage: Usage | None = Field(default=None, description="source model: the tokens of the title request")
+
+
 class InboxPaused(EventModel):
     """The next-turn queue was paused (no turn starts from it) or resumed."""
 
@@ -551,6 +562,7 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "review/pending": ReviewPending,
     "review/resolve": ReviewResolve,
     "session/model": SessionModel,
+    "session/title": SessionTitle,
 }
 
 

@@ -4,7 +4,7 @@
     agent-lsp serve --tcp 127.0.0.1:8765
     agent-lsp run "fix the failing test" [--workspace DIR] [--session ID] [--yes]
     agent-lsp chat [--workspace DIR]
-    agent-lsp sessions [list | show ID | delete ID] [--workspace DIR]
+    agent-lsp sessions [list [--query TEXT] [--since WHEN] [--until WHEN] | show ID | delete ID] [--workspace DIR]
     agent-lsp demo
     agent-lsp acp                      serve the Agent Client Protocol on stdio (Zed, JetBrains, ...)
 
@@ -120,6 +120,11 @@ def build_parser() -> argparse.ArgumentParser:
                                    description="Stored sessions of a workspace.")
     sessions.add_argument("action", nargs="?", choices=("list", "show", "delete"), default="list")
     sessions.add_argument("session_id", nargs="?", metavar="ID")
+    sessions.add_argument("--query", "-q", metavar="TEXT",
+                          help="list: only sessions with every word of TEXT in their title or messages")
+    sessions.add_argument("--since", metavar="WHEN",
+                          help="list: only sessions updated since WHEN (2026-03-01, '2026-03-01 14:00', or 3d, 12h, 2w ago)")
+    sessions.add_argument("--until", metavar="WHEN", help="list: only sessions last updated before WHEN (as --since)")
     _add_client_options(sessions)
     _add_logging_options(sessions, top_level=False)
 

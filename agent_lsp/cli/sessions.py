@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,40 @@ def sessions_command(args: argparse.Namespace) -> int:
         print(f"agent-lsp sessions {args.action}: which session? (give its ID; see `agent-lsp sessions`)",
               file=sys.stderr)
         return EXIT_USAGE
+    try:
+        args.filters = list_filters(args)
+    except ValueError as error:
+        print(f"agent-lsp sessions: {error}", file=sys.stderr)
+        return EXIT_USAGE
     return run_main("sessions", _sessions(args))
+
+
+_AGO = re.compile(r"(\d+)\s*([mhdw])")
+_UNIT_S = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def epoch_ms_of(when: str, now: float | None = None) -> int:
+    """`when` as epoch ms: an ISO date or date and time (local time unless it
+    says otherwise), or a time ago (`30m`, `12h`, `3d`, `2w`)."""
+    ago = _AGO.fullmatch(when.strip())
+    if ago:
+        return int(((time.time() if now is None else now) - int(ago.group(1)) * _UNIT_S[ago.group(2)]) * 1000)
+    try:
+        return int(datetime.fromisoformat(when.strip()).timestamp() * 1000)
+    except ValueError:
+        raise ValueError(f"{when!r} is not a date (2026-03-01, '2026-03-01 14:00') or a time ago (30m, 12h, 3d, 2w)") from None
+
+
+def list_filters(args: argparse.Namespace) -> dict[str, Any]:
+    """The agent/session/list filters of the command line (ValueError for a bad date)."""
+    filters: dict[str, Any] = {}
+    if getattr(args, "query", None):
+        filters["query"] = args.query
+    if getattr(args, "since", None):
+        filters["updatedAfter"] = epoch_ms_of(args.since)
+    if getattr(args, "until", None):
+        filters["updatedBefore"] = epoch_ms_of(args.until)
+    return filters
 
 
 async def _sessions(args: argparse.Namespace) -> int:
@@ -31,7 +66,7 @@ async def _sessions(args: argparse.Namespace) -> int:
     async with make_client(args, transcript) as client:
         try:
             if args.action == "list":
-                return await list_sessions(client)
+                return await list_sessions(client, args.filters)
             if args.action == "show":
                 return await show_session(client, args.session_id)
             return await delete_session(client, args.session_id)
@@ -71,12 +106,13 @@ def _usage_columns(usage: dict[str, Any]) -> tuple[str, str, str]:
     return _count(tokens), _count(int(usage.get("cacheReadTokens") or 0)), shown
 
 
-async def list_sessions(client: HeadlessClient) -> int:
-    result = await client.request("agent/session/list", {"workspaceUri": client.workspace_uri})
+async def list_sessions(client: HeadlessClient, filters: dict[str, Any] | None = None) -> int:
+    result = await client.request("agent/session/list", {"workspaceUri": client.workspace_uri, **(filters or {})})
     sessions = sorted(result.get("sessions") or [], key=lambda s: s.get("updatedAt", 0), reverse=True)
     out = client.transcript.out
     if not sessions:
-        client.transcript.info(f"no stored sessions for {client.workspace}")
+        matching = " matching the filters" if filters else ""
+        client.transcript.info(f"no stored sessions{matching} for {client.workspace}")
         return EXIT_OK
     id_width = max(len(s["sessionId"]) for s in sessions)
     out.write(f"{'SESSION':<{id_width}}  {'UPDATED':<16}  TURNS  {'TOKENS':>7}  {'CACHED':>7}  {'COST':>8}  TITLE\n")
@@ -85,6 +121,8 @@ async def list_sessions(client: HeadlessClient) -> int:
         tokens, cached, cost = _usage_columns(s.get("usage") or {})
         out.write(f"{s['sessionId']:<{id_width}}  {_when(s.get('updatedAt')):<16}  {s.get('turns', 0):>5}  "
                   f"{tokens:>7}  {cached:>7}  {cost:>8}  {title}\n")
+        if s.get("excerpt"):
+            out.write(f"{'':<{id_width}}  {shorten(s['excerpt'], 100)}\n")
     out.flush()
     if any((s.get("usage") or {}).get("costUsd") is not None for s in sessions):
         client.transcript.info("COST is an estimate from list prices (the model.prices setting changes them)")

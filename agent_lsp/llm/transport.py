@@ -15,6 +15,7 @@ import functools
 import importlib.util
 import json
 import ssl
+from time import perf_counter
 from contextlib import aclosing
 from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable, Mapping, Protocol
@@ -216,6 +217,16 @@ class StreamState(Protocol):
         """The closing chunks, `finish` last; raises LlmError if the stream ended early."""
 
 
+# How long one stream may hold the event loop with the events of one network
+# read before it lets the others run. A read of a fast stream holds hundreds of
+# deltas (httpcore reads up to 64 KiB, ~3 ms of decoding): with ten streams
+# every other task waited ~30 ms per loop turn, and a turn that was starting
+# (request, connect, response headers: several loop turns) waited that long
+# at each of them before its first chunk.
+SLICE_S = 0.0005
+_SLICE_CHECK = 16  # events between two looks at the clock
+
+
 async def normalise(
     events: AsyncIterator[list[SseEvent]],
     state: StreamState,
@@ -227,13 +238,22 @@ async def normalise(
     same kind (text, reasoning, one tool call's arguments) are yielded as one
     chunk (`join_deltas`). Nothing is held back across reads, so no delta
     waits for the next one, and the loop, the session log and the relay
-    handle one event per read instead of one per token."""
+    handle one event per read instead of one per token. A read that takes
+    longer than `SLICE_S` to go through is yielded in slices, the loop let
+    run other tasks (other sessions, requests) between two."""
     async with aclosing(events):
         async for batch in events:
             out: list[dict[str, Any]] = []
             try:
-                for event in batch:
+                sliced_at = perf_counter() if len(batch) > _SLICE_CHECK else 0.0
+                for i, event in enumerate(batch, 1):
                     join_deltas(out, feed(event))
+                    if sliced_at and not i % _SLICE_CHECK and i < len(batch) and perf_counter() - sliced_at > SLICE_S:
+                        for chunk in out:
+                            yield chunk
+                        out = []
+                        await asyncio.sleep(0)
+                        sliced_at = perf_counter()
                     if state.done:
                         *closing, finish = state.end()
                         join_deltas(out, closing)

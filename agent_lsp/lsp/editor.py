@@ -3,9 +3,8 @@
 - apply_edit -> `workspace/applyEdit`: versioned TextDocumentEdits (positions
   converted from code points to the negotiated encoding, UTF-16 by default),
   Create/Rename/DeleteFile when the client supports resource operations; a
-  client without `documentChanges` gets the plain `changes` map. For a
-  client that declared `saveDocuments` the params carry the folder's
-  effective `edits.review` (`agentLsp.review`).
+  client without `documentChanges` gets the plain `changes` map. The params
+  carry the folder's effective `edits.review` (`agentLsp.review`).
 - ask_permission -> `agent/permission` when the client declared
   `experimental.agentLsp.permissions`, else `window/showMessageRequest`.
   No answer, an error or a timeout is "deny".
@@ -144,12 +143,7 @@ class LspEditor:
             edit = self._workspace_edit(operations)
         except _Unsupported as reason:
             return ApplyResult(False, str(reason))
-        # only to our plugins (they save edits themselves and declare saveDocuments):
-        # eglot refuses a request with a member it does not know
-        member = None
-        if self.agent_caps.save_documents:
-            member = wire_dump(ApplyEditAgentLsp(review=self.review_mode_of(_edited_paths(operations))))
-        params = AgentApplyEditParams(edit=edit, label=label, agent_lsp=member)
+        params = AgentApplyEditParams(edit=edit, label=label, agent_lsp=self._agent_member(operations))
         edited = self._edited_buffers(operations)
         try:
             result = await _shielded(self.server.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params))
@@ -161,6 +155,14 @@ class LspEditor:
         if applied:
             self._note_applied(edited)
         return ApplyResult(applied, None if applied else (getattr(result, "failure_reason", None) or "the editor did not apply the edit"))
+
+    def _agent_member(self, operations: list[EditOperation]) -> dict[str, Any] | None:
+        """The `agentLsp` member, only for clients that save edited buffers themselves
+        (the ones that need the review mode): a strict client rejects unknown
+        params (eglot's applyEdit handler takes only :label and :edit)."""
+        if not self.agent_caps.save_documents:
+            return None
+        return wire_dump(ApplyEditAgentLsp(review=self.review_mode_of(_edited_paths(operations))))
 
     def _edited_buffers(self, operations: list[EditOperation]) -> list[tuple[TextFileEdit, DocumentSnapshot]]:
         """The open buffers an edit changes, as they are before it is sent."""

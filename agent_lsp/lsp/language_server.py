@@ -43,6 +43,7 @@ HOST_MODULE = "agent_lsp.workspace.host"
 
 log = logging.getLogger(__name__)
 
+QUIET_WAIT_S = 2.0  # how long the clean-up after the warm-up waits for the requests in flight
 READY_TIMEOUT_S = 5.0  # how long a request waits for settings being pulled
 MAX_SESSION_ID = 200  # a session id names files `<id>.jsonl` and `<id>.lock` (file names: 255 bytes)
 
@@ -145,8 +146,11 @@ class AgentLanguageServer(LanguageServer):
     async def ready(self) -> None:
         """Wait until settings being pulled or applied (initialized, didChangeConfiguration) are in place."""
         try:
-            await asyncio.wait_for(self.settings_lock.acquire(), READY_TIMEOUT_S)
-        except asyncio.TimeoutError:
+            # Not wait_for: its task held the lock over loop turns, so requests that
+            # arrived together (ten followups) went through one or two turns apart.
+            async with asyncio.timeout(READY_TIMEOUT_S):
+                await self.settings_lock.acquire()
+        except TimeoutError:
             log.warning("settings still being pulled after %.0f s; going on", READY_TIMEOUT_S)
             return
         self.settings_lock.release()
@@ -154,9 +158,16 @@ class AgentLanguageServer(LanguageServer):
     def warm_up(self) -> None:
         """Import the agent machinery in the background, so the first request is quick."""
         import importlib
+        import time
 
         def load() -> None:
             importlib.import_module(HOST_MODULE)
+            # What the process does then (a full garbage collection: tens of ms holding
+            # the GIL) waits until the requests read meanwhile, most often the first
+            # agent/session/new, are answered.
+            deadline = time.monotonic() + QUIET_WAIT_S
+            while self.protocol.answering() and time.monotonic() < deadline:
+                time.sleep(0.005)
             self.process.agent_code_loaded()
 
         threading.Thread(target=load, name="agent-lsp-warm-up", daemon=True).start()

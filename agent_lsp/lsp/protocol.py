@@ -211,7 +211,9 @@ class SessionRef(WireModel):
 
 class SessionListParams(WireModel):
     workspace_uri: str | None = Field(default=None, description="no workspaceUri: every open workspace")
-    query: str | None = Field(default=None, description="only sessions whose title contains this text (any case)")
+    query: str | None = Field(
+        default=None, description="only sessions with every word of this in their title or the text of their user "
+        "and assistant messages (any case)")
     updated_after: int | None = Field(default=None, description="only sessions updated at or after this epoch ms")
     updated_before: int | None = Field(default=None, description="only sessions updated before this epoch ms")
     limit: int | None = Field(default=None, ge=1, description="at most this many (the most recently updated)")
@@ -231,10 +233,21 @@ class SessionInfo(WireModel):
     usage: events.UsageTotal | None = Field(default=None, description="tokens and estimated cost up to the last turn's end")
     parent_tool_call_id: str | None = Field(
         default=None, description="a sub-agent's child session: the parent's `subagent` tool call that ran it")
+    excerpt: str | None = Field(
+        default=None, description="listed for a `query`: the message text around a word of it (absent when only "
+        "the title has the words)")
 
 
 class SessionListResult(WireModel):
     sessions: list[SessionInfo]
+
+
+class SessionRenameParams(SessionRef):
+    title: str = Field(description="the session's title from now on (whitespace collapsed; 1 to 200 characters)")
+
+
+class SessionRenameResult(WireModel):
+    title: str = Field(description="the title as recorded (a `session/title` event)")
 
 
 class Inbox(WireModel):
@@ -736,6 +749,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/load": (SessionRef, SessionLoadResult),
     "agent/session/replay": (SessionReplayParams, SessionReplayResult),
     "agent/session/delete": (SessionRef, SessionDeleteResult),
+    "agent/session/rename": (SessionRenameParams, SessionRenameResult),
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
     "agent/session/rewind": (SessionRewindParams, SessionRewindResult),

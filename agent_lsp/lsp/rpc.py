@@ -90,6 +90,10 @@ class AgentProtocol(LanguageServerProtocol):
         self._large_requests: set[Any] = set()  # those of them over LARGE_MESSAGE_BYTES
         self.exit_received = False
 
+    def answering(self) -> bool:
+        """Whether a request of the client waits for its answer."""
+        return bool(self._client_requests)
+
     def receive(self, body: bytes) -> None:
         """Handle one message body as read from the wire (pygls' loop does
         `json.loads(body, object_hook=structure_message)` and drops what fails)."""

@@ -21,7 +21,7 @@ import sys
 import threading
 from typing import Any
 
-from agent_lsp.lsp.code_cache import attrs_code_cache
+from agent_lsp.lsp.code_cache import start_code_cache
 from agent_lsp.lsp.handshake import DISABLE_ENV, EarlyInitialize, InitializeFilter
 from agent_lsp.lsp.transport import MAX_MESSAGE_BYTES, FrameReader, Oversized, ThreadedWriter, protect_stdout
 
@@ -45,8 +45,8 @@ class _Loader(threading.Thread):
 
 
 def _import_server() -> Any:
-    """The server's code (pygls, lsprotocol, ours), attrs' methods from the code cache."""
-    with attrs_code_cache():
+    """The server's code (pygls, lsprotocol, ours), code made at run time from the code cache."""
+    with start_code_cache():
         return importlib.import_module(IMPLEMENTATION)
 
 
@@ -111,6 +111,10 @@ def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> i
             log.exception("Unable to handle message")
             server.report_server_error(error, None)
 
+    def handle_all(batch: list[bytes | Oversized]) -> None:
+        for item in batch:
+            handle(item)
+
     async def serve() -> None:
         loop = asyncio.get_running_loop()
         ended = loop.create_future()
@@ -121,8 +125,15 @@ def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> i
                 if item is None:
                     item = frames.read()
                 while item is not None and not stop_event.is_set():
-                    room.acquire()
-                    loop.call_soon_threadsafe(handle, item)
+                    # What already arrived goes to the loop in one hand-over: each one
+                    # costs this thread the GIL, which a busy loop gives back only
+                    # every few ms.
+                    batch = [item]
+                    while len(batch) < MAX_UNHANDLED and frames.ready():
+                        batch.append(frames.read())
+                    for _ in batch:
+                        room.acquire()
+                    loop.call_soon_threadsafe(handle_all, batch)
                     item = frames.read()
             except RuntimeError:  # the loop has closed: the server is done
                 return

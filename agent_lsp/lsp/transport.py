@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import collections
 import os
+import re
 import sys
 import threading
 from typing import BinaryIO
@@ -92,6 +93,8 @@ class ThreadedWriter:
 MAX_MESSAGE_BYTES = 64 * 2**20  # a message body larger than this is skipped, not read
 MAX_HEADER_LINE = 8192
 _SKIP_CHUNK = 65536
+_READ_SIZE = 65536
+_CONTENT_LENGTH = re.compile(rb"(?im)^content-length:[ \t]*(\d+)[ \t]*\r?$")
 
 
 class Oversized:
@@ -108,12 +111,19 @@ class FrameReader:
     allocate the body and die of MemoryError. Here a body over `limit` bytes is
     skipped without being kept (`Oversized` is returned so the caller can say
     so); if a new `Content-Length` header line shows up while skipping, the
-    header lied and reading goes on from there."""
+    header lied and reading goes on from there.
+
+    It keeps what one read of the stream brought (`read1`: all the client had
+    written, waiting only when there is nothing), so `ready` can tell that the
+    next message is already here: the server's reader thread hands a burst of
+    messages to the event loop at once instead of one per turn of the loop."""
 
     def __init__(self, stream: BinaryIO, limit: int = MAX_MESSAGE_BYTES):
         self._stream = stream
         self._limit = limit
         self._pending: bytes | None = None  # a header line found while skipping
+        self._buffer = bytearray()
+        self._ended = False
 
     def read(self) -> bytes | Oversized | None:
         """The next message body; None at end of input."""
@@ -122,7 +132,7 @@ class FrameReader:
             if length is None:
                 return None
             if length <= self._limit:
-                body = self._stream.read(length)
+                body = self._read(length)
                 if len(body) < length:
                     return None
                 return body
@@ -130,13 +140,56 @@ class FrameReader:
                 return Oversized(length)
             return None  # end of input while skipping
 
+    def ready(self) -> bool:
+        """Whether the next message is whole in what was already read, so `read`
+        returns it without waiting (False when unsure)."""
+        buffer = self._buffer
+        end = buffer.find(b"\r\n\r\n")
+        if self._pending is not None or end < 0:
+            return False
+        match = _CONTENT_LENGTH.search(buffer, 0, end)
+        return match is not None and int(match[1]) <= min(self._limit, len(buffer) - end - 4)
+
+    def _fill(self) -> bool:
+        """Keep what one read of the stream brings; False at end of input."""
+        if self._ended:
+            return False
+        data = self._stream.read1(_READ_SIZE)
+        if not data:
+            self._ended = True
+            return False
+        self._buffer += data
+        return True
+
+    def _readline(self, limit: int) -> bytes:
+        """Up to and including the next b"\\n", at most `limit` bytes."""
+        buffer = self._buffer
+        scanned = 0
+        while (end := buffer.find(b"\n", scanned, limit)) < 0 and len(buffer) < limit:
+            scanned = len(buffer)
+            if not self._fill():
+                end = len(buffer) - 1
+                break
+        size = min(end + 1, limit) if end >= 0 else limit
+        line = bytes(buffer[:size])
+        del buffer[:size]
+        return line
+
+    def _read(self, size: int) -> bytes:
+        buffer = self._buffer
+        if len(buffer) < size and not self._ended:
+            buffer += self._stream.read(size - len(buffer))  # a large body: one read, not many
+        body = bytes(buffer[:size])
+        del buffer[:size]
+        return body
+
     def _read_header(self) -> int | None:
         length: int | None = None
         while True:
             if self._pending is not None:
                 line, self._pending = self._pending, None
             else:
-                line = self._stream.readline(MAX_HEADER_LINE)
+                line = self._readline(MAX_HEADER_LINE)
             if not line:
                 return None
             name, sep, value = line.partition(b":")
@@ -154,7 +207,7 @@ class FrameReader:
         """Drop `length` bytes (False at end of input), or stop at a header line."""
         at_line_start = True
         while length > 0:
-            chunk = self._stream.readline(min(length, _SKIP_CHUNK))
+            chunk = self._readline(min(length, _SKIP_CHUNK))
             if not chunk:
                 return False
             if at_line_start and chunk[:15].lower() == b"content-length:":

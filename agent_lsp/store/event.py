@@ -8,6 +8,7 @@ from typing import Any
 from agent_lsp.store.seq_runs import plain_data
 
 MESSAGE = "assistant/message"  # its `sourceEventSeqs` may be held as runs (store/seq_runs.py)
+TITLE_EVENT = "session/title"  # the session's title since (the model's or the user's); the last one counts
 
 
 @dataclass(slots=True)

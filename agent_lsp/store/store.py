@@ -28,6 +28,8 @@ from agent_lsp.store import lock as session_lock
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.store.event_log import UNKNOWN, EventLog, chunk_kind
 from agent_lsp.store.event import MESSAGE
+from agent_lsp.store.message_text import user_text
+from agent_lsp.store.search_index import SearchIndex
 from agent_lsp.store.seq_runs import compact_source_seqs
 from agent_lsp.store.repair import repair_events
 from agent_lsp.store.session import Event, JsonlWriter, Session, now_ms
@@ -56,6 +58,7 @@ class SessionSummary:
     parent: str | None = None  # the session this one was forked from
     meta: dict[str, Any] = field(default_factory=dict)  # the header's meta
     usage: dict[str, Any] | None = None  # the session's token total as its last turn/end recorded it
+    size: int = 0  # bytes of the file when summarised
 
 
 def new_session_id() -> str:
@@ -67,25 +70,9 @@ def _title_of(text: str) -> str:
     return text if len(text) <= TITLE_MAX else text[: TITLE_MAX - 1] + "…"
 
 
-def _is_context_block(block: dict[str, Any]) -> bool:
-    text = block.get("text")
-    return isinstance(text, str) and text.startswith("<context>\n") and text.endswith("</context>")
-
-
 def _session_title(message: dict[str, Any]) -> str:
-    """The title of a session from its first user message: the sender's own
-    words, not the context blocks `make_message` appends for the attached
-    context items (file, selection, diagnostic; verbatim in `context`)."""
-    content = message.get("content")
-    if isinstance(content, str):
-        own = content
-    else:
-        blocks = [b for b in content or () if isinstance(b, dict)]
-        context = message.get("context")
-        attached = len(context) if isinstance(context, list) else 0
-        if attached:
-            blocks = blocks[:-attached] if attached < len(blocks) else []  # appended last, one block per item
-        own = "".join(b.get("text", "") for b in blocks if b.get("type") == "text" and not _is_context_block(b))
+    """The title of a session from its first user message: the sender's own words."""
+    own = user_text(message)
     if own.strip():
         return _title_of(own)
     return _title_of(_context_only_title(message.get("context")))
@@ -143,6 +130,7 @@ class SessionStore:
         self._live: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         self._summary_cache: dict[str, tuple[tuple[int, int], SessionSummary]] = {}
         self.list_errors: list[CorruptSessionError] = []
+        self.index = SearchIndex(self.directory)
 
     def path_of(self, session_id: str) -> Path:
         if not session_id or "/" in session_id or "\\" in session_id or session_id.startswith("."):
@@ -466,7 +454,7 @@ class SessionStore:
                 if cached is not None and cached[0] == key:
                     summaries.append(cached[1])
                     continue
-                summary = self._summarise(path, int(st.st_mtime * 1000))
+                summary = self._summarise(path, int(st.st_mtime * 1000), st.st_size)
                 self._summary_cache[path.stem] = (key, summary)
                 summaries.append(summary)
             except CorruptSessionError as e:
@@ -477,7 +465,31 @@ class SessionStore:
         summaries.sort(key=lambda s: (s.updated, s.created), reverse=True)
         return summaries
 
-    def _summarise(self, path: Path, mtime_ms: int) -> SessionSummary:
+    def search(self, query: str, summaries: list[SessionSummary]) -> dict[str, str | None]:
+        """The sessions among `summaries` (from `list()`) in which every word of
+        `query` is in the title or the text of a message (any case), each with an
+        excerpt of the message text around the longest word it has (None when
+        only the title has the words). The index is brought up to date first."""
+        words = query.casefold().split()
+        if not words:
+            return {s.id: None for s in summaries}
+        self.index.update({s.id: (s.path, s.size) for s in summaries if s.path is not None})
+        kept = {s.id for s in summaries}
+        for word in words:
+            kept &= self.index.sessions_with(word) | {s.id for s in summaries if word in (s.title or "").casefold()}
+            if not kept:
+                return {}
+        found: dict[str, str | None] = dict.fromkeys(kept)
+        missing = set(kept)
+        for word in sorted(set(words), key=len, reverse=True):
+            excerpts = self.index.excerpts(word, missing)
+            found.update(excerpts)
+            missing -= excerpts.keys()
+            if not missing:
+                break
+        return found
+
+    def _summarise(self, path: Path, mtime_ms: int, size: int) -> SessionSummary:
         with open(path, "rb") as f:
             first = f.readline()
             try:
@@ -487,6 +499,7 @@ class SessionStore:
             if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
                 raise CorruptSessionError(path, 1, "not an agent_lsp session file")
             title = header.get("title")
+            titled = None  # the last session/title event's
             turns = 0
             count = 0
             last_line = b""
@@ -504,6 +517,11 @@ class SessionStore:
                     turns += 1
                 elif b'"type":"turn/end"' in line:
                     last_turn_end = line
+                elif b'"type":"session/title"' in line:
+                    try:
+                        titled = str(json.loads(line)["data"]["title"])
+                    except (ValueError, KeyError, TypeError):
+                        raise CorruptSessionError(path, count + 1, "invalid event line") from None
                 elif title is None and b'"type":"user/message"' in line:
                     try:
                         title = _session_title(json.loads(line)["data"]["message"])
@@ -524,7 +542,7 @@ class SessionStore:
                 raise CorruptSessionError(path, count + 1, "invalid event line") from None
         return SessionSummary(
             id=str(header.get("id") or path.stem),
-            title=title,
+            title=titled or title,
             created=created,
             updated=max(updated, created),
             turns=turns,
@@ -533,6 +551,7 @@ class SessionStore:
             parent=header.get("parentSession"),
             meta=header.get("meta") if isinstance(header.get("meta"), dict) else {},
             usage=usage,
+            size=size,
         )
 
     # ----------------------------------------------------------------- delete
@@ -556,6 +575,7 @@ class SessionStore:
         except OSError:
             pass
         self._summary_cache.pop(session_id, None)
+        self.index.forget(session_id)
         try:
             path.unlink()
             return True

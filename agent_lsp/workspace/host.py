@@ -53,6 +53,7 @@ from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
+from agent_lsp.workspace.session_titles import SessionTitles
 from agent_lsp.workspace.subagents import Subagents
 from agent_lsp.workspace.session_family import FORKED_FROM, RewindOutcome, fork_boundary, fork_turn_of
 
@@ -93,6 +94,7 @@ class SessionListing:
     fork_turn: int | None = None  # a fork: the parent's last turn it shares
     usage: dict | None = None  # tokens and estimated cost so far (UsageTotal of agent/events.py)
     parent_tool_call_id: str | None = None  # a sub-agent's session: the parent's call that ran it
+    excerpt: str | None = None  # listed for a query: the message text around what matched
 
 
 @dataclass
@@ -144,6 +146,7 @@ class WorkspaceHost:
         self.modes = SessionModes(self)
         self.review = EditReview(self)  # edits waiting for the user ("edits.review": "review")
         self.models = SessionModels(self)
+        self.titles = SessionTitles(self)  # titles the model writes ("sessions.titles": "model"), renames
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
@@ -232,9 +235,15 @@ class WorkspaceHost:
             return self.agent(self.current_session_id)
         return self.new_session()
 
-    def list_sessions(self) -> list[SessionListing]:
+    def list_sessions(self, query: str | None = None) -> list[SessionListing]:
+        """The folder's sessions; with `query`, those with each of its words in
+        their title or message text (SessionStore.search)."""
+        summaries = self.store.list()
+        found = self.store.search(query, summaries) if query else None
         listings = []
-        for summary in self.store.list():
+        for summary in summaries:
+            if found is not None and summary.id not in found:
+                continue
             live = self.agents.get(summary.id)
             listings.append(
                 SessionListing(
@@ -248,6 +257,7 @@ class WorkspaceHost:
                     fork_turn=fork_turn_of(summary.meta),
                     usage=summary.usage,
                     parent_tool_call_id=None if summary.parent else (summary.meta or {}).get("parentToolCallId"),
+                    excerpt=found.get(summary.id) if found is not None else None,
                 )
             )
         return listings
@@ -414,6 +424,7 @@ class WorkspaceHost:
         task.add_done_callback(self._background.discard)
 
     async def close(self) -> None:
+        await self.titles.close()  # before the providers they use are closed
         agents, self.agents = list(self.agents.values()), {}
         for agent in agents:
             agent.cancel("disposed")
@@ -424,6 +435,7 @@ class WorkspaceHost:
         if self._mcp is not None:
             await self._mcp.stop()
         self.checkpoints.close()
+        self.store.index.close()
 
     async def _retire(self, agent: Agent) -> None:
         """Dispose an agent and close its providers' connections."""
@@ -452,6 +464,7 @@ class WorkspaceHost:
     def _make_agent(self, session) -> Agent:
         agent = self.build_agent(session, tools=self.tool_registry(), system_prompt=self.system_prompt)
         self.models.restore(agent)  # a session that switched model goes on with it
+        self.titles.attach(agent)
         self._offer_mcp_tools(agent)
         return agent
 

@@ -50,7 +50,7 @@ async def test_initialize_advertises_what_the_face_does(tmp_path):
     assert caps.load_session is True and caps.session_capabilities.list is not None
     assert caps.prompt_capabilities.embedded_context is True
     assert not caps.prompt_capabilities.image and not caps.prompt_capabilities.audio
-    assert not caps.mcp_capabilities.http and not caps.mcp_capabilities.sse
+    assert caps.mcp_capabilities.http and not caps.mcp_capabilities.sse  # client MCP servers: stdio and http
     assert reply.field_meta["steering"] == {"supported": True}  # `_session/steering` is served
 
 
@@ -78,6 +78,11 @@ async def test_prompt_streams_asks_edits_through_the_client_cancels_and_load_rep
         (asked, options), = client.permission_requests
         assert asked.tool_call_id == call.tool_call_id and asked.kind == "edit"
         assert {o.kind for o in options} == {"allow_once", "allow_always", "reject_once"}
+        # it shows the edit it asks about: the diff of the client's text, before anything is written
+        (preview,) = asked.content
+        assert (preview.type, preview.path, preview.old_text, preview.new_text) == (
+            "diff", path, "x = 1  # unsaved\n", "x = 2  # unsaved\n")
+        assert [loc.path for loc in asked.locations] == [path]
         # the edit went to the client's buffer (its unsaved text), not to the disk
         assert client.writes == [(path, "x = 2  # unsaved\n")]
         assert (workspace / "app.py").read_text() == "x = 1\n"
@@ -138,6 +143,29 @@ async def test_without_fs_capabilities_edits_go_to_disk(tmp_path, workspace):
         answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("fix")]), 30)
     assert answer.stop_reason == "end_turn" and client.reads == [] and client.writes == []
     assert (workspace / "app.py").read_text() == "x = 2\n"
+
+
+async def test_the_permission_question_shows_the_diff_the_tool_call_shows_when_done(tmp_path, workspace):
+    lines = [f"line {n}\n" for n in range(1, 31)]
+    (workspace / "long.py").write_text("".join(lines))
+    two_regions = {"name": "edit_file", "arguments": {"path": "long.py", "edits": [
+        {"oldText": "line 2\n", "newText": "line two\n"}, {"oldText": "line 25\n", "newText": "line twenty-five\n"}]}}
+    new_file = {"name": "write_file", "arguments": {"path": "notes.md", "content": "# Notes\n"}}
+    client = AcpTestClient(answers=["allow_once", "allow_once"])  # no fs: the question reads the disk
+    script = [{"tools": [two_regions]}, {"tools": [new_file]}, {"text": "ok"}]
+    async with acp_agent(client, tmp_path / "sessions", script, **ASK_WRITES) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        answer = await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("edit")]), 30)
+    assert answer.stop_reason == "end_turn"
+    (edit_asked, _), (write_asked, _) = client.permission_requests
+    done = [u for u in client.of(sid) if u.session_update == "tool_call_update" and u.status == "completed"]
+    asked_diffs = [c.model_dump(by_alias=True) for c in edit_asked.content]
+    assert asked_diffs == [c.model_dump(by_alias=True) for c in done[0].content if c.type == "diff"]
+    assert [(d["oldText"].count("\n"), "line two" in d["newText"], "line twenty-five" in d["newText"])
+            for d in asked_diffs] == [(5, True, False), (7, False, True)]  # each region with its context
+    (created,) = write_asked.content
+    assert (created.path, created.old_text, created.new_text) == (str(workspace / "notes.md"), None, "# Notes\n")
+    assert (workspace / "notes.md").read_text() == "# Notes\n"
 
 
 async def test_the_models_plan_is_the_clients_plan_live_and_on_load(tmp_path, workspace):
@@ -299,18 +327,26 @@ async def test_the_configured_models_are_a_config_option_the_client_can_switch(t
         new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
         (option,) = new.config_options
         assert (option.id, option.category, option.current_value) == ("model", "model", "scripted/scripted")
-        assert [o.value for o in option.options] == ["scripted/scripted", "scripted-fallback/scripted-small"]
+        assert [o.value for o in option.options] == ["scripted/scripted", "scripted/scripted-small"]
         await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("first")])
         switched = await conn.set_config_option(config_id="model", session_id=new.session_id,
-                                                value="scripted-fallback/scripted-small")
-        assert switched.config_options[0].current_value == "scripted-fallback/scripted-small"
+                                                value="scripted/scripted-small")
+        assert switched.config_options[0].current_value == "scripted/scripted-small"
         await conn.prompt(session_id=new.session_id, prompt=[acp.text_block("second")])
         with pytest.raises(acp.RequestError) as unknown:
             await conn.set_config_option(config_id="model", session_id=new.session_id, value="gpt-9")
-        assert "unknown model 'gpt-9'" in str(unknown.value)
-    log = next(sessions.rglob(f"{new.session_id}.jsonl")).read_text().splitlines()
-    answered = [json.loads(line)["data"]["message"]["model"] for line in log if '"assistant/message"' in line]
+        assert "unknown model 'gpt-9'" in str(unknown.value) and "scripted/scripted-small" in str(unknown.value)
+    log = [json.loads(line) for line in next(sessions.rglob(f"{new.session_id}.jsonl")).read_text().splitlines()]
+    log = [e for e in log if "type" in e]  # the events (after the file's header)
+    answered = [e["data"]["message"]["model"] for e in log if e["type"] == "assistant/message"]
     assert answered == ["scripted", "scripted-small"]
+    # recorded as agent/session/setModel records it: a load (by either face) goes on with that model
+    (switch,) = [e["data"] for e in log if e["type"] == "session/model"]
+    assert (switch["provider"], switch["model"], switch["previousModel"]) == ("scripted", "scripted-small", "scripted")
+    reloaded = AcpTestClient()
+    async with acp_agent(reloaded, sessions, [], model_extra=model) as conn:
+        loaded = await conn.load_session(cwd=str(workspace), session_id=new.session_id, mcp_servers=[])
+    assert loaded.config_options[0].current_value == "scripted/scripted-small"
 
 
 async def test_a_prompt_sent_right_after_a_cancel_runs(tmp_path, workspace):

@@ -4,8 +4,11 @@ one per token), against a real local HTTP server."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from agent_lsp.llm import transport
 from agent_lsp.llm.anthropic import AnthropicProvider
 from agent_lsp.llm.openai import OpenAIProvider
 from agent_lsp.llm.transport import Timeouts
@@ -68,3 +71,46 @@ async def test_text_before_an_error_event_of_the_same_read_is_kept(server):
     chunks, error = await collect(OpenAIProvider(base_url=server.url + "/v1", api_key="k", timeouts=TIMEOUTS), "openai")
     assert error is not None and error.code == "SERVER"
     assert text_of(chunks) == "Let me"
+
+
+def openai_deltas(n: int) -> bytes:
+    """An OpenAI Chat Completions stream of `n` text deltas " <i>"."""
+    def event(delta: str, finish: str = "null") -> str:
+        return ('data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":%s,'
+                '"finish_reason":%s}]}\n\n' % (delta, finish))
+    parts = [event('{"role":"assistant","content":""}')]
+    parts += [event('{"content":" %d"}' % i) for i in range(n)]
+    parts.append(event("{}", '"stop"'))
+    return ("".join(parts) + "data: [DONE]\n\n").encode()
+
+
+async def test_a_long_read_lets_other_tasks_run_and_loses_nothing(server, monkeypatch):
+    """Thousands of deltas in one write: the stream hands them over in slices and
+    the event loop runs other tasks (other sessions, requests) between two."""
+    monkeypatch.setattr(transport, "SLICE_S", 0.0)  # a slice at every look at the clock
+    n = 5000
+    server.queue(Reply.sse(openai_deltas(n), awkward=False))
+    provider = OpenAIProvider(base_url=server.url + "/v1", api_key="k", timeouts=TIMEOUTS)
+    turns = 0
+
+    async def other_task() -> None:
+        nonlocal turns
+        while True:
+            await asyncio.sleep(0)
+            turns += 1
+
+    ticker = asyncio.create_task(other_task())
+    seen: list[int] = []  # the other task's turns at each text chunk
+    chunks: list[dict] = []
+    try:
+        async for chunk in provider.stream(request("openai")):
+            chunks.append(chunk)
+            if chunk["type"] == "text-delta":
+                seen.append(turns)
+    finally:
+        ticker.cancel()
+        await provider.aclose()
+    assert text_of(chunks) == "".join(f" {i}" for i in range(n))
+    texts = [c["text"] for c in chunks if c["type"] == "text-delta"]
+    assert max(text.count(" ") for text in texts) <= 16  # a read of hundreds of deltas was cut up
+    assert all(later > earlier for earlier, later in zip(seen, seen[1:]))  # the other task ran between any two

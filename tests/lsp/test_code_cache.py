@@ -1,6 +1,6 @@
-"""The attrs code cache the server loads lsprotocol with: classes made from
-cached code behave as compiled ones, and a broken or stale cache file is
-replaced, never trusted."""
+"""The start-up code cache the server loads lsprotocol and its models with:
+classes and annotations made from cached code behave as compiled ones, and a
+broken or stale cache file is replaced, never trusted."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import marshal
 
 import attrs
 
-from agent_lsp.lsp.code_cache import attrs_code_cache
+from agent_lsp.lsp.code_cache import start_code_cache
 
 
 def make_point():
@@ -22,11 +22,11 @@ def make_point():
 
 def test_classes_built_from_the_cache_behave_as_compiled_ones(tmp_path):
     path = tmp_path / "code.marshal"
-    with attrs_code_cache(path):
+    with start_code_cache(path):
         compiled = make_point()
     assert path.exists()
     written = marshal.loads(path.read_bytes())
-    with attrs_code_cache(path):
+    with start_code_cache(path):
         cached = make_point()
     assert marshal.loads(path.read_bytes()).keys() == written.keys()  # all found: not rewritten
     assert cached(1, 2) == cached(1, 2) != cached(2)
@@ -37,7 +37,7 @@ def test_classes_built_from_the_cache_behave_as_compiled_ones(tmp_path):
 def test_a_corrupt_cache_file_is_replaced(tmp_path):
     path = tmp_path / "code.marshal"
     path.write_bytes(b"not marshal data")
-    with attrs_code_cache(path):
+    with start_code_cache(path):
         point = make_point()
     assert point(1).y == 0
     assert all(isinstance(key, tuple) for key in marshal.loads(path.read_bytes()))
@@ -46,17 +46,40 @@ def test_a_corrupt_cache_file_is_replaced(tmp_path):
 def test_entries_no_start_uses_are_dropped(tmp_path):
     path = tmp_path / "code.marshal"
     path.write_bytes(marshal.dumps({("x = 1", "<gone>", "exec"): compile("x = 1", "<gone>", "exec")}))
-    with attrs_code_cache(path):
+    with start_code_cache(path):
         make_point()
     assert ("x = 1", "<gone>", "exec") not in marshal.loads(path.read_bytes())
 
 
-def test_attrs_compiles_as_usual_outside_the_cache(tmp_path):
+def test_attrs_and_typing_compile_as_usual_outside_the_cache(tmp_path):
+    import typing
+
     import attr._make
 
-    with attrs_code_cache(tmp_path / "code.marshal"):
-        assert "compile" in vars(attr._make)
-    assert "compile" not in vars(attr._make)
+    with start_code_cache(tmp_path / "code.marshal"):
+        assert "compile" in vars(attr._make) and "compile" in vars(typing)
+    assert "compile" not in vars(attr._make) and "compile" not in vars(typing)
+
+
+def test_forward_references_from_the_cache_resolve_as_compiled_ones(tmp_path):
+    """A string annotation is compiled by typing; from the cache it names the
+    same type, and a start with an annotation the file lacks adds it."""
+    import typing
+
+    path = tmp_path / "code.marshal"
+
+    class Tree:
+        pass
+
+    with start_code_cache(path):
+        compiled = typing.ForwardRef("list[Tree] | None")
+    assert list(marshal.loads(path.read_bytes())) == [("list[Tree] | None", "<string>", "eval")]
+    with start_code_cache(path):
+        cached = typing.ForwardRef("list[Tree] | None")
+        other = typing.ForwardRef("dict[str, Tree]")
+    assert typing._eval_type(cached, {"Tree": Tree}, None) == typing._eval_type(compiled, {"Tree": Tree}, None) == list[Tree] | None
+    assert typing._eval_type(other, {"Tree": Tree}, None) == dict[str, Tree]
+    assert set(marshal.loads(path.read_bytes())) == {("list[Tree] | None", "<string>", "eval"), ("dict[str, Tree]", "<string>", "eval")}
 
 
 def test_a_start_that_finds_every_class_does_not_rewrite_the_file(tmp_path):
@@ -69,9 +92,9 @@ def test_a_start_that_finds_every_class_does_not_rewrite_the_file(tmp_path):
     path = tmp_path / "code.marshal"
     script = (
         "import attrs, sys\n"
-        "from agent_lsp.lsp.code_cache import attrs_code_cache\n"
+        "from agent_lsp.lsp.code_cache import start_code_cache\n"
         "from pathlib import Path\n"
-        "with attrs_code_cache(Path(sys.argv[1])):\n"
+        "with start_code_cache(Path(sys.argv[1])):\n"
         "    @attrs.frozen\n"
         "    class Key:\n"
         "        name: str\n"

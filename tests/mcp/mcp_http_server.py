@@ -18,12 +18,12 @@ import json
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import uvicorn
 from pydantic import BaseModel
-from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver import AcceptedElicitation, Context, Elicit, ElicitationResult, MCPServer, Resolve
 from mcp.server.mcpserver.prompts.base import AssistantMessage, UserMessage
 import mcp_types as types
 
@@ -38,6 +38,16 @@ class NameAnswer(BaseModel):
 
 class Confirmation(BaseModel):
     sure: bool
+
+
+# Resolvers ask the way both revisions carry a question: inside an input-required
+# result on 2026-07-28, as a standalone elicitation/create request on 2025-11-25.
+def name_question() -> Elicit[NameAnswer]:
+    return Elicit("Whose name goes on the report?", NameAnswer)
+
+
+def delete_question() -> Elicit[Confirmation]:
+    return Elicit("Delete the old reports?", Confirmation)
 
 
 @dataclass
@@ -104,16 +114,14 @@ def build(seen: Seen) -> MCPServer:
         ]
 
     @server.tool(description="Ask the user for a name")
-    async def ask_name(ctx: Context) -> str:
-        answer = await ctx.elicit("Whose name goes on the report?", NameAnswer)
-        if answer.action == "accept":
+    async def ask_name(answer: Annotated[ElicitationResult[NameAnswer], Resolve(name_question)]) -> str:
+        if isinstance(answer, AcceptedElicitation):
             return f"the name is {answer.data.name}"
         return f"the user answered {answer.action}"
 
     @server.tool(description="Ask the user to confirm")
-    async def confirm(ctx: Context) -> str:
-        answer = await ctx.elicit("Delete the old reports?", Confirmation)
-        if answer.action == "accept":
+    async def confirm(answer: Annotated[ElicitationResult[Confirmation], Resolve(delete_question)]) -> str:
+        if isinstance(answer, AcceptedElicitation):
             return f"confirmed: {answer.data.sure}"
         return f"the user answered {answer.action}"
 

@@ -3,12 +3,17 @@ server: the HTTP test server's `ask_name` and `confirm` tools elicit while the
 scripted model calls them. A client that declared
 `experimental.agentLsp.elicitation` gets `agent/elicit` (accept, decline, and
 no answer: cancel after the timeout); a plain LSP client gets
-`window/showMessageRequest` for a yes/no question and a declined form."""
+`window/showMessageRequest` for a yes/no question and a declined form. Each runs
+against a server of the current revision (2026-07-28: the question comes inside
+an input-required result) and of the previous one (2025-11-25: a standalone
+`elicitation/create` request)."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+
+import pytest
 
 from mcp_http_server import HttpMcpServer
 from tools_harness import AGENT_PLUGIN, call, run_turn, text_of, tool_server
@@ -30,10 +35,11 @@ async def tool_turn(editor, tool: str) -> tuple[str, str]:
     return sid, text_of(result)
 
 
-async def test_an_editor_that_renders_questions_answers_accept_decline_and_silence(tmp_path: Path):
+@pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "2025-11-25"])
+async def test_an_editor_that_renders_questions_answers_accept_decline_and_silence(tmp_path: Path, legacy: bool):
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    async with HttpMcpServer(legacy=True) as http, tool_server(folders=[workspace], sessions_dir=tmp_path / "sessions",
+    async with HttpMcpServer(legacy=legacy) as http, tool_server(folders=[workspace], sessions_dir=tmp_path / "sessions",
                                                      agent={**AGENT_PLUGIN, "elicitation": True},
                                                      settings=settings(http.url)) as editor:
         asked: list[dict] = []
@@ -60,14 +66,17 @@ async def test_an_editor_that_renders_questions_answers_accept_decline_and_silen
             _, unanswered = await tool_turn(editor, "mcp__web__ask_name")
             assert unanswered == "the user answered cancel"
             assert editor.show_message_requests == []
+            (listed,) = (await editor.request("agent/mcp/list", {}))["servers"]
+            assert listed["protocolVersion"] == ("2025-11-25" if legacy else "2026-07-28")
         finally:
             silence.set()
 
 
-async def test_a_plain_lsp_editor_is_asked_with_buttons_when_one_pick_answers(tmp_path: Path):
+@pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "2025-11-25"])
+async def test_a_plain_lsp_editor_is_asked_with_buttons_when_one_pick_answers(tmp_path: Path, legacy: bool):
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    async with HttpMcpServer(legacy=True) as http, tool_server(folders=[workspace], sessions_dir=tmp_path / "sessions",
+    async with HttpMcpServer(legacy=legacy) as http, tool_server(folders=[workspace], sessions_dir=tmp_path / "sessions",
                                                      agent=AGENT_PLUGIN, settings=settings(http.url)) as editor:
         editor.message_answer = "Yes"
         _, confirmed = await tool_turn(editor, "mcp__web__confirm")

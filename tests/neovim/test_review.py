@@ -127,6 +127,8 @@ def test_signs_come_back_after_the_server_restarts(editor: Editor, sessions_dir:
     press(editor, "<leader>ak")
     editor.wait(f"vim.fn.readfile({str(editor.workspace / 'a.py')!r})[1] == 'x = 2'", what="the write")
     assert (editor.workspace / "a.py").read_text() == "x = 2\nprint(x)\n"
+    # the file is written before the resolve is answered; the signs go with the refresh after it
+    editor.wait(f"#require('agent_lsp.review').positions({buf}) == 0", what="the signs to go")
     assert signs(editor) == []
 
 

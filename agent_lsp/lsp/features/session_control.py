@@ -83,15 +83,3 @@ def register(server: AgentLanguageServer) -> None:
             agent.wake()  # resumed: the first queued message starts now if idle
         return wire.wire_dump(wire.InboxPauseResult(paused=agent.inbox.paused))
 
-
-def filter_sessions(sessions: list[wire.SessionInfo], p: wire.SessionListParams) -> list[wire.SessionInfo]:
-    """The sessions that match the list request's filters (title text, update
-    time), at most `limit`; `sessions` is newest first."""
-    needle = p.query.casefold() if p.query else None
-    kept = [
-        s for s in sessions
-        if (needle is None or needle in (s.title or "").casefold())
-        and (p.updated_after is None or s.updated_at >= p.updated_after)
-        and (p.updated_before is None or s.updated_at < p.updated_before)
-    ]
-    return kept[: p.limit] if p.limit else kept

@@ -1,5 +1,5 @@
 """Requests about sessions: agent/session/new | list | load | replay | delete |
-compact and agent/turn/revert."""
+rename | compact and agent/turn/revert."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
-from agent_lsp.lsp.features.session_control import filter_sessions
 from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
 from agent_lsp.lsp.rpc import SessionInUse, parse
 from agent_lsp.store.event_log import EventLog
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.store.replay import page_backward, page_forward
+from agent_lsp.workspace.session_titles import TitleError
 
 if TYPE_CHECKING:
     from agent_lsp.workspace.host import WorkspaceHost
@@ -36,7 +36,7 @@ def register(server: AgentLanguageServer) -> None:
         p = parse(wire.SessionListParams, params)
         await ls.ready()
         hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
-        return wire.wire_dump(wire.SessionListResult(sessions=filter_sessions(list_sessions(hosts), p)))
+        return wire.wire_dump(wire.SessionListResult(sessions=list_sessions(hosts, p)))
 
     @server.feature("agent/session/load")
     async def session_load(ls: AgentLanguageServer, params: Any) -> dict:
@@ -63,6 +63,17 @@ def register(server: AgentLanguageServer) -> None:
             raise SessionInUse(error) from None
         return wire.wire_dump(wire.SessionDeleteResult(deleted=deleted))
 
+    @server.feature("agent/session/rename")
+    async def session_rename(ls: AgentLanguageServer, params: Any) -> dict:
+        p = parse(wire.SessionRenameParams, params)
+        await ls.ready()
+        host, agent = ls.agent_for(p.session_id)
+        try:
+            title = host.titles.rename(agent, p.title)
+        except TitleError as error:
+            raise JsonRpcInvalidParams(str(error)) from None
+        return wire.wire_dump(wire.SessionRenameResult(title=title))
+
     @server.feature("agent/session/compact")
     async def session_compact(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.SessionRef, params)
@@ -84,8 +95,9 @@ def register(server: AgentLanguageServer) -> None:
         )
 
 
-def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
-    """The sessions of these hosts, the most recently updated first."""
+def list_sessions(hosts: list[WorkspaceHost], p: wire.SessionListParams) -> list[wire.SessionInfo]:
+    """The sessions of these hosts that match the request's filters (text,
+    update time), the most recently updated first, at most `limit`."""
     sessions = [
         wire.SessionInfo(
             session_id=s.session_id,
@@ -99,12 +111,15 @@ def list_sessions(hosts: list[WorkspaceHost]) -> list[wire.SessionInfo]:
             fork_turn=s.fork_turn,
             usage=s.usage,
             parent_tool_call_id=s.parent_tool_call_id,
+            excerpt=s.excerpt,
         )
         for host in hosts
-        for s in host.list_sessions()
+        for s in host.list_sessions(p.query)
+        if (p.updated_after is None or s.updated_at >= p.updated_after)
+        and (p.updated_before is None or s.updated_at < p.updated_before)
     ]
     sessions.sort(key=lambda s: s.updated_at, reverse=True)
-    return sessions
+    return sessions[: p.limit] if p.limit else sessions
 
 
 def load_session(ls: AgentLanguageServer, session_id: str) -> dict[str, Any]:

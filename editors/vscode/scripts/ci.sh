@@ -16,7 +16,8 @@
 #
 # Times on the 2-core box: npm ci ~15 s, checks+build+unit tests+package ~10 s;
 # code-server install ~75-130 s cold (skipped when .work/code-server exists or
-# CODE_SERVER points at one); extension-host suite ~20 s; UI smoke ~30 s.
+# CODE_SERVER points at one); extension-host suite ~20 s; UI smoke ~30 s and its button clicks
+# (ui_clicks.mjs) ~10 s.
 # Artefacts (screenshots, code-server logs): $ARTIFACTS (default editors/vscode/.work/artifacts).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -4,7 +4,8 @@
 //
 //   node scripts/vscode_run.mjs exttest   the suite in exttest/ inside the extension host
 //   node scripts/vscode_run.mjs ui        the installed agent-lsp.vsix (npm run package first) driven
-//                                          through the UI like a user; screenshots
+//                                          through the UI like a user, then the panel's buttons
+//                                          clicked (ui_clicks.mjs); screenshots
 //   node scripts/vscode_run.mjs firstrun  the installed .vsix in a workspace with no model configured,
 //                                          then code blocks and the transcript's other details (ui_firstrun.mjs)
 //
@@ -17,6 +18,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { clicks, clicksScript } from './ui_clicks.mjs';
 import { firstRun } from './ui_firstrun.mjs';
 
 const mode = process.argv[2] ?? 'exttest';
@@ -88,6 +90,7 @@ const scripts = {
     { when: 'DELEGATE-UI', tools: [{ name: 'subagent', arguments: { description: 'count the lines', task: 'SUB-UI count the lines of hello.py' } }] },
     { when: 'SUB-UI', text: 'hello.py has one line.' },
     { when: 'DELEGATE-UI', text: 'Delegated.' },
+    ...clicksScript,
   ],
 };
 
@@ -575,6 +578,9 @@ async function uiSmoke(page, workspace) {
     holder.stdin.end();
   }
   log(`a session open in another process (pid ${holder.pid}): read-only banner, "New session" in the input, Enter started one keeping the text`);
+
+  // (Enter in the read-only session started a new one: the clicks run in it.)
+  await clicks(page, { panel: reloaded, ws: workspace.ws, log, shot });
 
   // A server that cannot start: one message, with the fix.
   await runCommand(page, 'Notifications: Clear All Notifications');

@@ -41,6 +41,7 @@ export const METHODS = {
   'agent/session/load': 'agent/session/load',
   'agent/session/mode': 'agent/session/mode',
   'agent/session/new': 'agent/session/new',
+  'agent/session/rename': 'agent/session/rename',
   'agent/session/replay': 'agent/session/replay',
   'agent/session/rewind': 'agent/session/rewind',
   'agent/session/setModel': 'agent/session/setModel',
@@ -85,7 +86,8 @@ export type Event =
   | AgentInboxPausedEvent
   | ReviewPendingEvent
   | ReviewResolveEvent
-  | SessionModelEvent;
+  | SessionModelEvent
+  | SessionTitleEvent;
 
 export interface AgentErrorParams {
   error: LlmFailure;
@@ -1254,6 +1256,40 @@ export interface SessionModel {
   [k: string]: unknown;
 }
 /**
+ * A durable `session/title` event.
+ */
+export interface SessionTitleEvent {
+  data: SessionTitle;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'session/title';
+}
+/**
+ * The session's title from now on (the listing's `title`): one the model
+ * wrote after the first turn (`sessions.titles = "model"`) or the user's
+ * (`agent/session/rename`). Not model-visible.
+ */
+export interface SessionTitle {
+  /**
+   * source model: the model that wrote it
+   */
+  model?: string | null;
+  source: 'model' | 'user';
+  title: string;
+  /**
+   * source model: the tokens of the title request
+   */
+  usage?: Usage1 | null;
+  [k: string]: unknown;
+}
+/**
  * A second model to use when the primary one is unavailable. Unset
  * fields inherit the primary's (its key comes from the same env vars).
  */
@@ -1749,6 +1785,10 @@ export interface SessionInfo {
    */
   createdAt: number;
   /**
+   * listed for a `query`: the message text around a word of it (absent when only the title has the words)
+   */
+  excerpt?: string | null;
+  /**
    * a fork: the parent's last turn it shares
    */
   forkTurn?: number | null;
@@ -1780,7 +1820,7 @@ export interface SessionListParams {
    */
   limit?: number | null;
   /**
-   * only sessions whose title contains this text (any case)
+   * only sessions with every word of this in their title or the text of their user and assistant messages (any case)
    */
   query?: string | null;
   /**
@@ -1831,6 +1871,19 @@ export interface SessionNewParams {
 }
 export interface SessionRef {
   sessionId: string;
+}
+export interface SessionRenameParams {
+  sessionId: string;
+  /**
+   * the session's title from now on (whitespace collapsed; 1 to 200 characters)
+   */
+  title: string;
+}
+export interface SessionRenameResult {
+  /**
+   * the title as recorded (a `session/title` event)
+   */
+  title: string;
 }
 /**
  * One page of a session's transcript: `forward` from `seq` (default 0), or
@@ -1909,6 +1962,16 @@ export interface SessionSetModelResult {
   previousProvider: string;
   provider: string;
 }
+export interface SessionSettings {
+  /**
+   * with titles = "model": another (cheaper) model of the same provider to ask
+   */
+  titleModel?: string | null;
+  /**
+   * how a session gets its title: "first-message" (the first thing the user wrote) or "model" (after the first turn the session's model is asked for a short title, in a separate small request)
+   */
+  titles?: 'first-message' | 'model';
+}
 /**
  * The `agentLsp` settings object (same shape in every layer).
  */
@@ -1935,6 +1998,7 @@ export interface Settings {
   };
   model?: ModelSettings;
   permissions?: PermissionSettings;
+  sessions?: SessionSettings;
   /**
    * where session logs go; default: <platform data dir>/agent-lsp/sessions
    */

@@ -18,6 +18,7 @@ M.METHODS = {
   ["agent/session/load"] = "agent/session/load",
   ["agent/session/replay"] = "agent/session/replay",
   ["agent/session/delete"] = "agent/session/delete",
+  ["agent/session/rename"] = "agent/session/rename",
   ["agent/session/compact"] = "agent/session/compact",
   ["agent/turn/revert"] = "agent/turn/revert",
   ["agent/session/rewind"] = "agent/session/rewind",

@@ -80,13 +80,22 @@ local function agent_clients()
   return vim.lsp.get_clients({ name = require("agent_lsp.client").name })
 end
 
+local generation = 0
+
 --- Ask every agent server for its pending hunks and draw them; then cb().
+--- Only the newest refresh draws: refreshes overlap (an attach, a review
+--- event, a resolve's answer), and an older answer can arrive after a newer
+--- one while a resolve is under way on the server.
 function M.refresh(cb)
   local clients = agent_clients()
   local all, waiting = {}, #clients
+  generation = generation + 1
+  local mine = generation
   local function done()
-    place(all)
-    M.hunks = all
+    if mine == generation then
+      place(all)
+      M.hunks = all
+    end
     if cb then
       cb()
     end
