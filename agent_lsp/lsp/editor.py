@@ -3,8 +3,9 @@
 - apply_edit -> `workspace/applyEdit`: versioned TextDocumentEdits (positions
   converted from code points to the negotiated encoding, UTF-16 by default),
   Create/Rename/DeleteFile when the client supports resource operations; a
-  client without `documentChanges` gets the plain `changes` map. The params
-  carry the folder's effective `edits.review` (`agentLsp.review`).
+  client without `documentChanges` gets the plain `changes` map. For a
+  client that declared `saveDocuments` the params carry the folder's
+  effective `edits.review` (`agentLsp.review`).
 - ask_permission -> `agent/permission` when the client declared
   `experimental.agentLsp.permissions`, else `window/showMessageRequest`.
   No answer, an error or a timeout is "deny".
