@@ -20,7 +20,7 @@ import { DEMO_BANNER, ModelInfo, chooseServerProgram, modelLabel, pythonExtensio
 import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
 import { SessionController } from './sessions';
 import { heldNotice, sessionInUse } from './sessionLock';
-import { KEY_PROVIDERS, secretName, serverSettings } from './settings';
+import { KEY_PROVIDERS, secretName, serverSettings, withoutDefaults } from './settings';
 import { ToolItem, TurnEndItem, lastAssistantText, toolItemOf } from './transcript';
 import { showMcpServers } from './mcpStatus';
 import { runSkillCommand } from './skills';
@@ -213,12 +213,10 @@ class AgentExtension implements vscode.Disposable {
   }
 
   private serverSettings(): Record<string, unknown> {
-    const raw = JSON.parse(JSON.stringify(this.config())) as Record<string, any>;
-    // VS Code's default is not the user's choice: left out, the server's own settings (config.toml) decide.
-    const review = this.config().inspect('edits.review');
-    if (review && [review.globalValue, review.workspaceValue, review.workspaceFolderValue].every((v) => v === undefined)) {
-      delete raw.edits?.review;
-    }
+    const config = this.config();
+    const contributed = Object.keys(this.context.extension.packageJSON?.contributes?.configuration?.properties ?? {});
+    const names = contributed.filter((n) => n.startsWith('agentLsp.')).map((n) => n.slice('agentLsp.'.length));
+    const raw = withoutDefaults(JSON.parse(JSON.stringify(config)), names, (name) => config.inspect(name));
     return serverSettings(raw, this.keys);
   }
 

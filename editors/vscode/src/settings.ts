@@ -32,6 +32,38 @@ function prune(value: unknown): unknown {
   return value;
 }
 
+/** Where a setting's value comes from, as `WorkspaceConfiguration.inspect` says. */
+export interface SettingValues {
+  globalValue?: unknown;
+  workspaceValue?: unknown;
+  workspaceFolderValue?: unknown;
+}
+
+/**
+ * The settings object without the values the user never set: VS Code's
+ * defaults are not the user's choice, and sent, they would override the
+ * server's own layers (config.toml, a project's .agent-lsp).
+ * @param names the contributed setting names under `agentLsp.` (e.g. `model.provider`)
+ */
+export function withoutDefaults(
+  config: Record<string, unknown>,
+  names: string[],
+  inspect: (name: string) => SettingValues | undefined,
+): Record<string, unknown> {
+  const out = JSON.parse(JSON.stringify(config ?? {})) as Record<string, any>;
+  for (const name of names) {
+    const values = inspect(name);
+    if (values && [values.globalValue, values.workspaceValue, values.workspaceFolderValue].every((v) => v === undefined)) {
+      const path = name.split('.');
+      const parent = path.slice(0, -1).reduce<any>((node, key) => (node && typeof node === 'object' ? node[key] : undefined), out);
+      if (parent && typeof parent === 'object') {
+        delete parent[path[path.length - 1]];
+      }
+    }
+  }
+  return out;
+}
+
 /**
  * @param config the plain `agentLsp` settings object
  * @param keys stored API keys by provider (never written to settings.json)

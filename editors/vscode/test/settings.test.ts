@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API_KEY_SOURCE, serverSettings } from '../src/settings';
+import { API_KEY_SOURCE, serverSettings, withoutDefaults } from '../src/settings';
 
 const config = {
   server: { path: '/x', pythonPath: '', args: [] },
@@ -27,4 +27,17 @@ test('auto with exactly one stored key uses that provider', () => {
 test('a scripted model passes through untouched', () => {
   const scripted = { model: { provider: 'scripted', script: [{ text: 'hi' }] }, sessionsDir: '/tmp/s' };
   assert.deepEqual(serverSettings(scripted, {}), scripted);
+});
+
+test("values the user never set are left out, so the server's config.toml decides", () => {
+  const merged = { model: { provider: 'auto', model: 'gpt-x' }, edits: { review: 'apply' }, mcpServers: { t: {} } };
+  const set: Record<string, unknown> = { 'model.model': 'gpt-x' };
+  const inspect = (name: string) => ({ globalValue: set[name] });
+  assert.deepEqual(withoutDefaults(merged, ['model.provider', 'model.model', 'edits.review'], inspect), {
+    model: { model: 'gpt-x' },
+    edits: {},
+    mcpServers: { t: {} },
+  });
+  const workspace = (name: string) => (name === 'edits.review' ? { workspaceValue: 'apply' } : {});
+  assert.deepEqual(withoutDefaults(merged, ['edits.review'], workspace).edits, { review: 'apply' }, 'set to the default on purpose: sent');
 });
