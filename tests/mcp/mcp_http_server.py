@@ -173,13 +173,13 @@ class _Gate:
         await self.app(scope, replay, send)
 
 
-class HttpMcpServer:
-    def __init__(self, token: str = "secret-token", legacy: bool = False):
-        self.seen = Seen()
-        self.token = token
-        self.mcp = build(self.seen)
-        app = _Gate(self.mcp.streamable_http_app(), self.seen, token, legacy)
-        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+class ServedInThread:
+    """An ASGI app served by uvicorn on 127.0.0.1 in a thread of the test process:
+    `start`/`stop` for tests without an event loop of their own (the Neovim
+    tests), `async with` for the others."""
+
+    def __init__(self, app: Any, port: int = 0):
+        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
         self._thread = threading.Thread(target=self._server.run, daemon=True)
 
     @property
@@ -187,8 +187,7 @@ class HttpMcpServer:
         port = self._server.servers[0].sockets[0].getsockname()[1]
         return f"http://127.0.0.1:{port}/mcp"
 
-    def start(self) -> "HttpMcpServer":
-        """Serve (for a test without an event loop of its own, e.g. the Neovim tests)."""
+    def start(self):
         self._thread.start()
         while not self._server.started:
             time.sleep(0.01)
@@ -198,7 +197,7 @@ class HttpMcpServer:
         self._server.should_exit = True
         self._thread.join(10)
 
-    async def __aenter__(self) -> "HttpMcpServer":
+    async def __aenter__(self):
         self._thread.start()
         while not self._server.started:
             await asyncio.sleep(0.01)
@@ -207,3 +206,11 @@ class HttpMcpServer:
     async def __aexit__(self, *exc: Any) -> None:
         self._server.should_exit = True
         await asyncio.to_thread(self._thread.join, 10)
+
+
+class HttpMcpServer(ServedInThread):
+    def __init__(self, token: str = "secret-token", legacy: bool = False):
+        self.seen = Seen()
+        self.token = token
+        self.mcp = build(self.seen)
+        super().__init__(_Gate(self.mcp.streamable_http_app(), self.seen, token, legacy))

@@ -12,16 +12,13 @@ when `refuse` is set. Tokens expire after `token_lifetime_s`. The one tool is
 
 from __future__ import annotations
 
-import asyncio
 import math
 import secrets
 import socket
-import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
-import uvicorn
 from mcp.server.auth.provider import (
     AccessToken,
     AuthorizationCode,
@@ -32,6 +29,8 @@ from mcp.server.auth.provider import (
 from mcp.server.auth.settings import AuthSettings, ClientRegistrationOptions
 from mcp.server.mcpserver import MCPServer
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from mcp_http_server import ServedInThread
 
 
 @dataclass
@@ -101,7 +100,7 @@ class Issuer:
                           refresh_token=refresh, scope=" ".join(scopes) or None)
 
 
-class OAuthMcpServer:
+class OAuthMcpServer(ServedInThread):
     def __init__(self, issuer: Issuer | None = None):
         self.issuer = issuer or Issuer()
         self.port = _free_port()
@@ -122,34 +121,11 @@ class OAuthMcpServer:
         def echo(text: str) -> str:
             return f"echo: {text}"
 
-        app = self.mcp.streamable_http_app()
-        self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="on"))
-        self._thread = threading.Thread(target=self._server.run, daemon=True)
+        super().__init__(self.mcp.streamable_http_app(), port=self.port)
 
     @property
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}/mcp"
-
-    def start(self) -> "OAuthMcpServer":
-        """Serve (for a test without an event loop of its own, e.g. the Neovim tests)."""
-        self._thread.start()
-        while not self._server.started:
-            time.sleep(0.01)
-        return self
-
-    def stop(self) -> None:
-        self._server.should_exit = True
-        self._thread.join(10)
-
-    async def __aenter__(self) -> "OAuthMcpServer":
-        self._thread.start()
-        while not self._server.started:
-            await asyncio.sleep(0.01)
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        self._server.should_exit = True
-        await asyncio.to_thread(self._thread.join, 10)
 
 
 def _free_port() -> int:

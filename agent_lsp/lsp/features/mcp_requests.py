@@ -30,25 +30,11 @@ def register(server: AgentLanguageServer) -> None:
 
     @server.feature("agent/mcp/authorize")
     async def mcp_authorize_request(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.McpServerParams, params)
-        await ls.ready()
-        host = _host_with(ls, p)
-        try:
-            await host.mcp_manager().authorize(p.server)
-        except ValueError as error:
-            raise JsonRpcInvalidParams(f"server: {error}") from None
-        return _status(host, p.server)
+        return await _on_server(ls, params, "authorize")
 
     @server.feature("agent/mcp/logout")
     async def mcp_logout_request(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.McpServerParams, params)
-        await ls.ready()
-        host = _host_with(ls, p)
-        try:
-            await host.mcp_manager().sign_out(p.server)
-        except ValueError as error:
-            raise JsonRpcInvalidParams(f"server: {error}") from None
-        return _status(host, p.server)
+        return await _on_server(ls, params, "sign_out")
 
     @server.feature("agent/mcp/prompts")
     async def mcp_prompts_request(ls: AgentLanguageServer, params: Any) -> dict:
@@ -100,6 +86,18 @@ async def with_resource_attachments(
     host = ls.agent_for(p.session_id)[0] if p.session_id else ls.host_for_uri(p.workspace_uri)
     found = [wire.ContextItem.model_validate(item) for item in await attachments(host.mcp_manager(), text)]
     return [*(p.context or []), *found]
+
+
+async def _on_server(ls: AgentLanguageServer, params: Any, action: str) -> dict:
+    """Authorize or sign out of one server (McpManager.authorize / sign_out); its status after."""
+    p = parse(wire.McpServerParams, params)
+    await ls.ready()
+    host = _host_with(ls, p)
+    try:
+        await getattr(host.mcp_manager(), action)(p.server)
+    except ValueError as error:
+        raise JsonRpcInvalidParams(f"server: {error}") from None
+    return _status(host, p.server)
 
 
 def _host_with(ls: AgentLanguageServer, p: wire.McpServerParams) -> Any:
