@@ -90,6 +90,10 @@ def uri_to_path(uri: str) -> Path | None:
         return None
 
 
+def _holds(folder: Path, path: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
 class AgentLanguageServer(LanguageServer):
     def __init__(self, env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None):
         super().__init__(
@@ -208,11 +212,15 @@ class AgentLanguageServer(LanguageServer):
     def review_mode_of(self, paths: list[Path]) -> str:
         """The effective edits.review of the folders holding these paths ("review"
         if any folder is in review mode): what an agent edit of them tells the client."""
-        modes = [host.settings.edits.review for host in self.live_hosts
-                 if any(path == host.root or host.root in path.parents for path in paths)]
+        modes = [host.settings.edits.review for root, host in self.folders.items()
+                 if host is not None and any(_holds(root, path) for path in paths)]
         if "review" in modes:
             return "review"
         return modes[0] if modes else self.settings.current.edits.review
+
+    def folder_of(self, path: Path) -> Path | None:
+        """The workspace folder holding `path` (or being it), if one does."""
+        return next((root for root in self.folders if _holds(root, path)), None)
 
     def host_for_uri(self, uri: str | None) -> WorkspaceHost:
         """The host of a workspace folder URI (or of a folder containing it); no URI: the first folder."""
@@ -225,7 +233,7 @@ class AgentLanguageServer(LanguageServer):
             raise JsonRpcInvalidParams(f"workspaceUri: not a file URI: {shown(uri)}")
         try:
             path = path.resolve()
-            folder = next((root for root in self.folders if path == root or root in path.parents), None)
+            folder = self.folder_of(path)
             if folder is None and path.is_dir():
                 folder = path
         except (OSError, ValueError):  # too long for a path, a NUL in it

@@ -53,6 +53,15 @@ class Reply:
         return cls(parts=awkward_parts(data) if awkward else [data], **kw)
 
     @classmethod
+    def openai_text(cls, text: str, *, usage: dict[str, int] | None = None) -> "Reply":
+        """An OpenAI chat-completions stream answering `text`; `usage`, if given, in a last chunk."""
+        chunks: list[dict[str, Any]] = [{"choices": [{"index": 0, "delta": {"content": text}}]},
+                                        {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+        if usage is not None:
+            chunks.append({"choices": [], "usage": usage})
+        return cls.sse(b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n")
+
+    @classmethod
     def json(cls, status: int, body: Any, headers: dict[str, str] | None = None) -> "Reply":
         return cls(
             status=status,

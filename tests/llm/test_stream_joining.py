@@ -73,6 +73,18 @@ async def test_text_before_an_error_event_of_the_same_read_is_kept(server):
     assert text_of(chunks) == "Let me"
 
 
+def loop_turns() -> tuple[list[int], asyncio.Task]:
+    """A task that counts the loop turns it gets (in the list's one item), and the task."""
+    turns = [0]
+
+    async def other_task() -> None:
+        while True:
+            await asyncio.sleep(0)
+            turns[0] += 1
+
+    return turns, asyncio.create_task(other_task())
+
+
 def openai_deltas(n: int) -> bytes:
     """An OpenAI Chat Completions stream of `n` text deltas " <i>"."""
     def event(delta: str, finish: str = "null") -> str:
@@ -91,22 +103,14 @@ async def test_a_long_read_lets_other_tasks_run_and_loses_nothing(server, monkey
     n = 5000
     server.queue(Reply.sse(openai_deltas(n), awkward=False))
     provider = OpenAIProvider(base_url=server.url + "/v1", api_key="k", timeouts=TIMEOUTS)
-    turns = 0
-
-    async def other_task() -> None:
-        nonlocal turns
-        while True:
-            await asyncio.sleep(0)
-            turns += 1
-
-    ticker = asyncio.create_task(other_task())
+    turns, ticker = loop_turns()
     seen: list[int] = []  # the other task's turns at each text chunk
     chunks: list[dict] = []
     try:
         async for chunk in provider.stream(request("openai")):
             chunks.append(chunk)
             if chunk["type"] == "text-delta":
-                seen.append(turns)
+                seen.append(turns[0])
     finally:
         ticker.cancel()
         await provider.aclose()
@@ -122,21 +126,13 @@ async def test_a_stream_gives_way_longer_while_a_starting_or_ending_turn_holds_p
     monkeypatch.setattr(transport, "SLICE_S", 0.0)
     server.queue(Reply.sse(openai_deltas(2000), awkward=False))
     provider = OpenAIProvider(base_url=server.url + "/v1", api_key="k", timeouts=TIMEOUTS)
-    turns = 0
-
-    async def other_task() -> None:
-        nonlocal turns
-        while True:
-            await asyncio.sleep(0)
-            turns += 1
-
-    ticker = asyncio.create_task(other_task())
+    turns, ticker = loop_turns()
     release = precedence.hold()
     seen: list[int] = []
     try:
         async for chunk in provider.stream(request("openai")):
             if chunk["type"] == "text-delta":
-                seen.append(turns)
+                seen.append(turns[0])
             if len(seen) == 20:
                 release()  # the other turn got its chunk: the stream goes on at full pace
     finally:

@@ -3,7 +3,6 @@ from, through the real server against a real local HTTP model server."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -17,9 +16,7 @@ from lsp_harness import running_server  # noqa: E402
 
 
 def reply(text: str) -> Reply:
-    chunks = [{"choices": [{"index": 0, "delta": {"content": text}}]},
-              {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
-    return Reply.sse(b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n")
+    return Reply.openai_text(text)
 
 
 def openai_settings(fake: FakeServer, sessions: Path) -> dict:

@@ -17,10 +17,7 @@ from lsp_harness import running_server  # noqa: E402
 
 
 def answer(text: str) -> Reply:
-    chunks = [{"choices": [{"index": 0, "delta": {"content": text}}]},
-              {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-              {"choices": [], "usage": {"prompt_tokens": 40, "completion_tokens": 6}}]
-    return Reply.sse(b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n")
+    return Reply.openai_text(text, usage={"prompt_tokens": 40, "completion_tokens": 6})
 
 
 def settings_for(fake: FakeServer, sessions: Path, **titles) -> dict:

@@ -5,7 +5,6 @@ a switch changes the model of the next request."""
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import threading
 from pathlib import Path
@@ -20,9 +19,7 @@ from llm_fake_server import FakeServer, Reply  # noqa: E402
 
 
 def reply(text: str) -> Reply:
-    chunks = [{"choices": [{"index": 0, "delta": {"content": text}}]},
-              {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
-    return Reply.sse(b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n")
+    return Reply.openai_text(text)
 
 
 @pytest.fixture

@@ -79,7 +79,7 @@ async def resolve(ls: AgentLanguageServer, p: wire.ReviewResolveParams) -> dict:
 
 def _host_of(ls: AgentLanguageServer, path: Path) -> WorkspaceHost | None:
     """The host of the workspace folder holding this file, if one does."""
-    folder = next((root for root in ls.folders if root == path or root in path.parents), None)
+    folder = ls.folder_of(path)
     return ls.host(folder) if folder is not None else None
 
 

@@ -76,6 +76,21 @@ function view(items: Item[]): unknown[] {
   });
 }
 
+/** A two-line file open in an editor, and the workspace settings with a model that edits both of its lines. */
+async function reviewSetup(name: string) {
+  const folder = vscode.workspace.workspaceFolders![0].uri;
+  const file = vscode.Uri.joinPath(folder, name);
+  fs.writeFileSync(file.fsPath, 'a = 1\nb = 2\n');
+  const doc = await vscode.workspace.openTextDocument(file);
+  await vscode.window.showTextDocument(doc);
+  const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
+  const original = fs.readFileSync(settingsFile, 'utf8');
+  const settings = JSON.parse(original);
+  const edit = { name: 'edit_file', arguments: { path: name, edits: [{ oldText: 'a = 1', newText: 'a = 10' }, { oldText: 'b = 2', newText: 'b = 20' }] } };
+  settings['agentLsp.model'] = { ...settings['agentLsp.model'], script: [{ tools: [edit] }, { text: 'Edited for review.' }] };
+  return { folder, file, doc, settingsFile, original, settings };
+}
+
 async function api(): Promise<AgentLspApi> {
   const ext = vscode.extensions.getExtension<AgentLspApi>('agent-lsp.agent-lsp');
   assert.ok(ext, 'the extension is installed');
@@ -722,16 +737,7 @@ const tests: [string, () => Promise<void>][] = [
     'review mode: the edit waits unsaved with Keep / Undo CodeLenses per hunk, per file and for all',
     async () => {
       const a = await api();
-      const folder = vscode.workspace.workspaceFolders![0].uri;
-      const file = vscode.Uri.joinPath(folder, 'review.py');
-      fs.writeFileSync(file.fsPath, 'a = 1\nb = 2\n');
-      const doc = await vscode.workspace.openTextDocument(file);
-      await vscode.window.showTextDocument(doc);
-      const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
-      const original = fs.readFileSync(settingsFile, 'utf8');
-      const settings = JSON.parse(original);
-      const edit = { name: 'edit_file', arguments: { path: 'review.py', edits: [{ oldText: 'a = 1', newText: 'a = 10' }, { oldText: 'b = 2', newText: 'b = 20' }] } };
-      settings['agentLsp.model'] = { ...settings['agentLsp.model'], script: [{ tools: [edit] }, { text: 'Edited for review.' }] };
+      const { file, doc, settingsFile, original, settings } = await reviewSetup('review.py');
       settings['agentLsp.edits.review'] = 'review';
       fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
       await waitFor('review mode in the settings', () => vscode.workspace.getConfiguration('agentLsp').get('edits.review') === 'review');
@@ -762,18 +768,9 @@ const tests: [string, () => Promise<void>][] = [
     "review mode from the server's config file only: the edit waits unsaved, and its CodeLenses come back after a server restart",
     async () => {
       const a = await api();
-      const folder = vscode.workspace.workspaceFolders![0].uri;
-      const file = vscode.Uri.joinPath(folder, 'review2.py');
-      fs.writeFileSync(file.fsPath, 'a = 1\nb = 2\n');
-      const doc = await vscode.workspace.openTextDocument(file);
-      await vscode.window.showTextDocument(doc);
+      const { folder, file, doc, settingsFile, original, settings } = await reviewSetup('review2.py');
       const configFile = path.join(folder.fsPath, '..', 'review-config.toml');
       fs.writeFileSync(configFile, '[edits]\nreview = "review"\n');
-      const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
-      const original = fs.readFileSync(settingsFile, 'utf8');
-      const settings = JSON.parse(original);
-      const edit = { name: 'edit_file', arguments: { path: 'review2.py', edits: [{ oldText: 'a = 1', newText: 'a = 10' }, { oldText: 'b = 2', newText: 'b = 20' }] } };
-      settings['agentLsp.model'] = { ...settings['agentLsp.model'], script: [{ tools: [edit] }, { text: 'Edited for review.' }] };
       settings['agentLsp.server.env'] = { ...(settings['agentLsp.server.env'] ?? {}), AGENT_LSP_CONFIG: configFile };
       const before = a.client();
       fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2)); // a server.* change restarts the server
