@@ -204,13 +204,14 @@ def _parse_record(text: str | None) -> dict[str, Any] | None:
         return None
     try:
         record = json.loads(text)
-        if record.get("v") == RECORD_VERSION:
-            _Scan(**record["scan"])
-            record["header"].get("id"), record["file"][2], record["head"], record["mark"]
-            return record
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError):
-        pass
-    return None
+        if not (isinstance(record, dict) and record.get("v") == RECORD_VERSION and isinstance(record.get("header"), dict)
+                and isinstance(record.get("file"), list) and len(record["file"]) == 3
+                and isinstance(record.get("head"), str) and isinstance(record.get("mark"), str)):
+            return None
+        _Scan(**record["scan"])  # a TypeError when its fields are not these
+        return record
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 # The newline before every event line that is not a stream chunk (and the last one).
@@ -596,9 +597,9 @@ class SessionStore:
                 errors.append(e)
             except OSError:
                 continue  # deleted while listing
-        gone = {sid for sid in self._summary_cache if sid not in present}
+        gone = {sid for sid in list(self._summary_cache) if sid not in present}  # a copy: delete() pops meanwhile
         for sid in gone:
-            del self._summary_cache[sid]
+            self._summary_cache.pop(sid, None)
         gone.update(sid for sid in saved or () if sid not in present)
         if changed or gone:
             self.index.save_summaries(changed, gone)
@@ -701,8 +702,7 @@ class SessionStore:
             self.lock_path_of(session_id).unlink()
         except OSError:
             pass
-        with self._listing:
-            self._summary_cache.pop(session_id, None)
+        self._summary_cache.pop(session_id, None)  # not under _listing: a long listing must not hold up the loop
         self.index.forget(session_id)
         try:
             path.unlink()
