@@ -14,12 +14,14 @@ them. Then, on a fresh server (nothing in memory, no index file yet):
 - the same query again, and other queries (a rare word, a common word, two
   words, a 2-letter word): warm, the median of --runs;
 - a query after one session gained a turn (the index reads what it gained);
-- a second fresh server (the index file exists, the listing cold): its first query;
+- a second fresh server (the index file with the summaries exists): its first query;
+- while the cold query runs, another session streams: the longest wait between its chunks;
 - the list without a query (what a picker shows first), warm, for comparison.
 
 In process, without the server: the index built from nothing over every file
 (`SearchIndex.update`), and its size. Printed beside the targets: a warm
-list + query <= 100 ms, the cold rebuild <= 1 s.
+list + query <= 100 ms, the cold rebuild and a fresh server's first query
+<= 1 s, no stream stalled more than 100 ms.
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ SYLLABLES = ["ka", "lo", "mi", "ter", "sun", "pa", "rel", "vo", "ing", "da", "ex
 CODE_WORDS = ["parser", "config", "loader", "tokenizer", "pytest", "fixture", "refactor", "async", "cache", "schema",
               "migration", "lexer", "router", "handler", "socket", "timeout", "retry", "logger", "buffer", "index"]
 RARE_WORD = "flamingo"  # put in about 2% of the sessions
+STREAM_TEXT = "streamed while the history is listed " * 120  # 4,440 chunks, 2 ms apart: about 9 s
+STREAM_DELAY_MS = 2
+STALL_TARGET_S = 0.100
 COMMON = ["the", "a", "to", "is", "and", "of", "in", "it", "this", "that", "we", "for", "with", "on"]
 
 
@@ -102,6 +107,17 @@ def write_session(directory: Path, rng: random.Random, vocab: list[str], started
     (directory / f"{sid}.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+async def chunk_gaps(bench: Bench, session_id: str, gaps: list[float]) -> None:
+    """Record the time between two arrivals of the session's streamed text (sampled each millisecond)."""
+    seen, at = bench.chars.get(session_id, 0), time.perf_counter()
+    while True:
+        await asyncio.sleep(0.001)
+        now, chars = time.perf_counter(), bench.chars.get(session_id, 0)
+        if chars != seen:
+            gaps.append(now - at)
+            seen, at = chars, now
+
+
 async def timed(bench: Bench, params: dict) -> tuple[float, int]:
     sent = time.perf_counter()
     result = await bench.client.protocol.send_request_async("agent/session/list", params)
@@ -142,10 +158,22 @@ async def main() -> None:
         uri = workspace.as_uri()
         queries = {"rare word": RARE_WORD, "common word": "parser", "two words": "parser timeout",
                    "2 letters": "ka", "no match": "zzzqqq"}
-        bench = Bench(workspace, sessions, [{"text": "a short answer about the pelican"}], cache)
+        script = [{"text": STREAM_TEXT, "chunkDelayMs": STREAM_DELAY_MS}, {"text": "a short answer about the pelican"}]
+        bench = Bench(workspace, sessions, script, cache)
         await bench.start()
         try:
+            # the cold query while another session streams: the longest wait between its chunks
+            streaming = (await bench.client.protocol.send_request_async("agent/followup", {"content": "stream"}))["sessionId"]
+            while not bench.chars.get(streaming):
+                await asyncio.sleep(0.001)
+            gaps: list[float] = []
+            watcher = asyncio.create_task(chunk_gaps(bench, streaming, gaps))
             cold_s, cold_n = await timed(bench, {"workspaceUri": uri, "query": RARE_WORD})
+            watcher.cancel()
+            longest_gap = max(gaps, default=0.0)
+            if streaming not in bench.idle_at:
+                waiter = bench.waiters[streaming] = asyncio.get_running_loop().create_future()
+                await asyncio.wait_for(waiter, 120)
             warm: dict[str, tuple[float, int]] = {}
             for label, query in queries.items():
                 times = []
@@ -175,12 +203,15 @@ async def main() -> None:
           f"({size / 2**20:.1f} MB index)  target <= {COLD_TARGET_S:.0f} s  {'met' if build_s <= COLD_TARGET_S else 'NOT met'}")
     print(f"first list + query on a fresh server (listing and index cold): {ms(cold_s)}, {cold_n} found"
           f"  target <= {COLD_TARGET_S:.0f} s  {'met' if cold_s <= COLD_TARGET_S else 'NOT met'}")
+    print(f"another session streaming meanwhile ({STREAM_DELAY_MS} ms between chunks): longest wait between chunks "
+          f"{ms(longest_gap)}  target <= {ms(STALL_TARGET_S)}  {'met' if longest_gap <= STALL_TARGET_S else 'NOT met'}")
     for label, (elapsed, found) in warm.items():
         print(f"warm list + query, {label} ({queries[label]!r}): {ms(elapsed)} median, {found} found"
               f"  target <= {ms(WARM_TARGET_S)}  {'met' if elapsed <= WARM_TARGET_S else 'NOT met'}")
     print(f"warm list without a query: {ms(plain)} median")
     print(f"list + query after a session gained a turn: {ms(grown_s)}, {grown_n} found")
-    print(f"first list + query on a second fresh server (index file there, listing cold): {ms(reopened_s)}")
+    print(f"first list + query on a second fresh server (index file with the summaries there): {ms(reopened_s)}"
+          f"  target <= {COLD_TARGET_S:.0f} s  {'met' if reopened_s <= COLD_TARGET_S else 'NOT met'}")
 
 
 if __name__ == "__main__":

@@ -345,7 +345,7 @@ class AcpAgent:
         hosts = [self._host(cwd)] if cwd else list(self.hosts.values())
         infos = []
         for host in hosts:
-            for listing in host.list_sessions():
+            for listing in await host.list_sessions_off_loop():
                 updated = datetime.fromtimestamp(listing.updated_at / 1000, timezone.utc).isoformat()
                 infos.append(SessionInfo(session_id=listing.session_id, cwd=str(host.root), title=listing.title,
                                          updated_at=updated))

@@ -16,6 +16,14 @@ grow: a file that shrank is indexed again from its start; one that is gone is
 dropped). So a missing, stale or damaged index file is rebuilt by the next
 search, and nobody ever has to rebuild it by hand. Two servers on one folder
 share the file (SQLite's locking, WAL journal).
+
+The same file keeps each session file's listing summary (`summaries`: one
+record per file, opaque here, made and checked by `SessionStore.list`), so a
+fresh server reads only the files that changed since. A damaged or missing
+table just means those files are read again.
+
+One connection, used from the server's event loop and from the worker thread
+that lists and searches, one call at a time (`_lock`).
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import mmap
 import os
 import re
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Iterable, Mapping
 
@@ -89,6 +98,7 @@ class SearchIndex:
         self.path = Path(directory) / INDEX_FILE
         self._db: sqlite3.Connection | None = None
         self.fts = False  # whether the table is FTS5 (else scanned)
+        self._lock = threading.RLock()
 
     # ------------------------------------------------------------ the file
 
@@ -107,7 +117,7 @@ class SearchIndex:
         return self._db
 
     def _connect(self, where: Path | str) -> sqlite3.Connection:
-        db = sqlite3.connect(where, timeout=10, isolation_level=None)
+        db = sqlite3.connect(where, timeout=10, isolation_level=None, check_same_thread=False)
         try:
             if where != ":memory:":
                 db.execute("PRAGMA journal_mode=WAL")
@@ -115,6 +125,7 @@ class SearchIndex:
             if db.execute("PRAGMA user_version").fetchone()[0] != SCHEMA_VERSION:
                 db.executescript("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS texts;")
             db.execute("CREATE TABLE IF NOT EXISTS files (id TEXT PRIMARY KEY, indexed INTEGER NOT NULL)")
+            db.execute("CREATE TABLE IF NOT EXISTS summaries (id TEXT PRIMARY KEY, record TEXT NOT NULL)")
             try:
                 db.execute("CREATE VIRTUAL TABLE IF NOT EXISTS texts USING fts5(id UNINDEXED, seq UNINDEXED, body,"
                            " tokenize='unicode61 remove_diacritics 2', prefix='2 3')")
@@ -136,15 +147,48 @@ class SearchIndex:
                 pass
 
     def close(self) -> None:
-        if self._db is not None:
-            self._db.close()
-            self._db = None
+        with self._lock:
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+    # ------------------------------------------------------------ summaries
+
+    def saved_summaries(self) -> dict[str, str]:
+        """The summary record saved for each session file (id -> record)."""
+        with self._lock:
+            try:
+                return dict(self._open().execute("SELECT id, record FROM summaries").fetchall())
+            except sqlite3.DatabaseError as error:
+                log.warning("the session summaries in %s are unreadable (%s): reading the session files", self.path, error)
+                return {}
+
+    def save_summaries(self, records: Mapping[str, str], gone: Iterable[str] = ()) -> None:
+        """Save these summary records and drop those of files no longer there."""
+        with self._lock:
+            try:
+                db = self._open()
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    db.executemany("DELETE FROM summaries WHERE id = ?", [(sid,) for sid in gone])
+                    db.executemany("INSERT INTO summaries (id, record) VALUES (?, ?)"
+                                   " ON CONFLICT(id) DO UPDATE SET record=excluded.record", records.items())
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+            except sqlite3.DatabaseError as error:  # derived data: the next listing reads the files again
+                log.warning("the session summaries cannot be saved to %s (%s)", self.path, error)
 
     # ------------------------------------------------------------ updating
 
     def update(self, files: Mapping[str, tuple[Path, int]]) -> None:
         """Bring the index up to date with these session files (id -> (path,
         size)): index what each gained since, drop the ones no longer there."""
+        with self._lock:
+            self._update(files)
+
+    def _update(self, files: Mapping[str, tuple[Path, int]]) -> None:
         db = self._open()
         indexed = dict(db.execute("SELECT id, indexed FROM files").fetchall())
         todo = [(sid, path, size) for sid, (path, size) in files.items() if indexed.get(sid) != size]
@@ -181,9 +225,11 @@ class SearchIndex:
                    (sid, whole))
 
     def forget(self, session_id: str) -> None:
-        """Drop a deleted session's text."""
-        if self._db is not None:
-            self._drop(self._db, session_id)
+        """Drop a deleted session's text and summary."""
+        with self._lock:
+            if self._db is not None:
+                self._drop(self._db, session_id)
+                self._db.execute("DELETE FROM summaries WHERE id = ?", (session_id,))
 
     @staticmethod
     def _drop(db: sqlite3.Connection, sid: str) -> None:
@@ -194,11 +240,15 @@ class SearchIndex:
 
     def sessions_with(self, term: str) -> set[str]:
         """The sessions with `term` in their text (any case)."""
-        return {sid for (sid,) in self._matching(term, "SELECT DISTINCT id")}
+        with self._lock:
+            return {sid for (sid,) in self._matching(term, "SELECT DISTINCT id")}
 
     def excerpts(self, term: str, session_ids: Iterable[str]) -> dict[str, str]:
         """For each of these sessions with `term` in its text, an excerpt around it (from its first such message)."""
-        wanted = set(session_ids)
+        with self._lock:
+            return self._excerpts(term, set(session_ids))
+
+    def _excerpts(self, term: str, wanted: set[str]) -> dict[str, str]:
         if not self._uses_fts(term):
             found: dict[str, tuple[int, str]] = {}
             for sid, seq, body in self._matching(term, "SELECT id, seq, body"):

@@ -11,15 +11,17 @@ skips such files and reports them in `list_errors`.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import mmap
 import os
 import re
 import secrets
+import threading
 import time
 import weakref
 from array import array
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
@@ -100,23 +102,38 @@ def _open_turn(events: list[Event]) -> int | None:
     return None
 
 
-def _summary_of_lines(path: Path, raw: bytes, body: int, title: str | None) -> tuple:
-    """(last session/title, first-message title, turns, event lines, last event
-    time, session usage) of the whole event lines from byte `body` on (a torn
-    last line is left to load() to repair)."""
+@dataclass(frozen=True)
+class _Scan:
+    """What a session file's event lines say, up to byte `covered` (the end of
+    the whole lines read): what a listing shows, and what continuing the read
+    past `covered` needs."""
+    covered: int
+    titled: str | None  # the last session/title
+    title: str | None  # the header's title, else the first user message's
+    turns: int
+    count: int  # event lines
+    updated: int | None  # the last event's time
+    usage: dict[str, Any] | None  # sessionUsage of the last turn/end
+
+
+def _scan_lines(path: Path, raw: "mmap.mmap | bytes", before: _Scan) -> _Scan:
+    """`before` continued with the whole event lines of `raw` from byte
+    `before.covered` on (a torn last line is left to load() to repair)."""
+    body = before.covered
     end = raw.rfind(b"\n", body) + 1
     if end <= body:
-        return None, title, 0, 0, None, None
-    count = raw.count(b"\n", body, end)
+        return before
+    lines = raw[body - 1:end]  # the newline before them included (mmap has no count())
+    count = lines.count(b"\n") - 1
     # A cheap shape check (every line the writer makes has it), so an obviously
     # damaged file is reported here; load() checks fully. A raw newline is never
     # inside a JSON line, so counting line starts and line ends checks every line.
-    if raw.count(b'\n{"seq":', body - 1, end) != count or raw.count(b"}\n", body, end) != count:
+    if lines.count(b'\n{"seq":') != count or lines.count(b"}\n") != count:
         at = body
         while at < end:
             stop = raw.find(b"\n", at, end)
             if not (raw[at:at + 7] == b'{"seq":' and raw[stop - 1:stop] == b"}"):
-                raise CorruptSessionError(path, raw.count(b"\n", 0, at) + 1, "invalid event line")
+                raise CorruptSessionError(path, _line_number(raw, at), "invalid event line")
             at = stop + 1
 
     def line_at(pos: int) -> tuple[int, Any]:
@@ -124,7 +141,7 @@ def _summary_of_lines(path: Path, raw: bytes, body: int, title: str | None) -> t
         try:
             return start, json.loads(raw[start:raw.find(b"\n", pos, end)])
         except ValueError:
-            raise CorruptSessionError(path, raw.count(b"\n", 0, start) + 1, "invalid event line") from None
+            raise CorruptSessionError(path, _line_number(raw, start), "invalid event line") from None
 
     def field(pos: int, *keys: str) -> Any:
         start, obj = line_at(pos)
@@ -133,27 +150,68 @@ def _summary_of_lines(path: Path, raw: bytes, body: int, title: str | None) -> t
                 obj = obj[key]
             return obj
         except (KeyError, TypeError):
-            raise CorruptSessionError(path, raw.count(b"\n", 0, start) + 1, "invalid event line") from None
+            raise CorruptSessionError(path, _line_number(raw, start), "invalid event line") from None
 
-    titled = None
+    titled = before.titled
     at = raw.rfind(b'"type":"session/title"', body, end)
     if at >= 0:
         titled = str(field(at, "data", "title"))
+    title = before.title
     if title is None:
         at = raw.find(b'"type":"user/message"', body, end)
         if at >= 0:
             title = _session_title(field(at, "data", "message"))
-    usage = None
+    usage = before.usage
     at = raw.rfind(b'"type":"turn/end"', body, end)
     if at >= 0:
         start = raw.rfind(b"\n", body - 1, at) + 1
-        if raw.find(b'"sessionUsage"', start, raw.find(b"\n", at, end)) >= 0:
-            usage = field(at, "data", "sessionUsage")
+        has_usage = raw.find(b'"sessionUsage"', start, raw.find(b"\n", at, end)) >= 0
+        usage = field(at, "data", "sessionUsage") if has_usage else None
     try:
         updated = int(field(end - 1, "time"))
     except (ValueError, TypeError):
-        raise CorruptSessionError(path, count + 1, "invalid event line") from None
-    return titled, title, raw.count(b'"type":"turn/start"', body, end), count, updated, usage
+        raise CorruptSessionError(path, _line_number(raw, end - 1), "invalid event line") from None
+    return _Scan(end, titled, title, before.turns + lines.count(b'"type":"turn/start"'),
+                 before.count + count, updated, usage)
+
+
+def _line_number(raw: "mmap.mmap | bytes", at: int) -> int:
+    return raw[:at].count(b"\n") + 1
+
+
+RECORD_VERSION = 1
+_MARK_BYTES = 32
+
+
+def _mark(raw: "mmap.mmap | bytes", covered: int) -> str:
+    """The bytes before `covered`: a file whose end read before is not there any more was rewritten."""
+    return raw[max(0, covered - _MARK_BYTES):covered].hex()
+
+
+def _grown_from(record: dict[str, Any] | None, st: os.stat_result, head: str, raw: "mmap.mmap | bytes") -> bool:
+    """Whether the file is the one `record` was made of, with lines appended:
+    the same inode and header line, and the bytes it ended with still there
+    (session files only grow; a file replaced, cut or rewritten is read whole)."""
+    if record is None or record["file"][0] != st.st_ino or record["head"] != head:
+        return False
+    covered = record["scan"]["covered"]
+    return covered <= len(raw) and _mark(raw, covered) == record["mark"]
+
+
+def _parse_record(text: str | None) -> dict[str, Any] | None:
+    """A saved summary record, None when absent, of another version or damaged (the file is then read whole)."""
+    if text is None:
+        return None
+    try:
+        record = json.loads(text)
+        if not (isinstance(record, dict) and record.get("v") == RECORD_VERSION and isinstance(record.get("header"), dict)
+                and isinstance(record.get("file"), list) and len(record["file"]) == 3
+                and isinstance(record.get("head"), str) and isinstance(record.get("mark"), str)):
+            return None
+        _Scan(**record["scan"])  # a TypeError when its fields are not these
+        return record
+    except (ValueError, TypeError, KeyError):
+        return None
 
 
 # The newline before every event line that is not a stream chunk (and the last one).
@@ -184,7 +242,9 @@ class SessionStore:
         self.fsync = fsync
         self.lock = lock
         self._live: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
-        self._summary_cache: dict[str, tuple[tuple[int, int], SessionSummary]] = {}
+        # per file: (mtime, size) when summarised, the summary, the record saved for it
+        self._summary_cache: dict[str, tuple[tuple[int, int], SessionSummary, dict[str, Any] | None]] = {}
+        self._listing = threading.Lock()  # list() runs on a worker thread
         self.list_errors: list[CorruptSessionError] = []
         self.index = SearchIndex(self.directory)
 
@@ -500,9 +560,21 @@ class SessionStore:
     # ------------------------------------------------------------------- list
 
     def list(self) -> list[SessionSummary]:
+        """Every session's summary, the most recently updated first. A file
+        unchanged since it was last summarised (here, or by any server: the
+        records saved in the index file) is not read; one that grew is read
+        from where its record ends; any other is read whole."""
+        with self._listing:
+            return self._list()
+
+    def _list(self) -> list[SessionSummary]:
         summaries: list[SessionSummary] = []
         errors: list[CorruptSessionError] = []
+        saved: dict[str, str] | None = None  # read on the first file not summarised in this process
+        changed: dict[str, str] = {}
+        present: set[str] = set()
         for path in self.directory.glob("*.jsonl"):
+            present.add(path.stem)
             try:
                 st = path.stat()
                 key = (st.st_mtime_ns, st.st_size)
@@ -510,13 +582,27 @@ class SessionStore:
                 if cached is not None and cached[0] == key:
                     summaries.append(cached[1])
                     continue
-                summary = self._summarise(path, int(st.st_mtime * 1000), st.st_size)
-                self._summary_cache[path.stem] = (key, summary)
+                if cached is not None:
+                    before = cached[2]
+                else:
+                    if saved is None:
+                        saved = self.index.saved_summaries()
+                    before = _parse_record(saved.get(path.stem))
+                summary, record = self._summarise(path, st, before)
+                self._summary_cache[path.stem] = (key, summary, record)
+                if record is not None and record is not before:
+                    changed[path.stem] = json.dumps(record, ensure_ascii=False)
                 summaries.append(summary)
             except CorruptSessionError as e:
                 errors.append(e)
             except OSError:
                 continue  # deleted while listing
+        gone = {sid for sid in list(self._summary_cache) if sid not in present}  # a copy: delete() pops meanwhile
+        for sid in gone:
+            self._summary_cache.pop(sid, None)
+        gone.update(sid for sid in saved or () if sid not in present)
+        if changed or gone:
+            self.index.save_summaries(changed, gone)
         self.list_errors = errors
         summaries.sort(key=lambda s: (s.updated, s.created), reverse=True)
         return summaries
@@ -545,10 +631,16 @@ class SessionStore:
                 break
         return found
 
-    def _summarise(self, path: Path, mtime_ms: int, size: int) -> SessionSummary:
-        """The summary of a session file, read with `count`, `find` and `rfind`
-        over its bytes (no loop over its lines: most are stream chunks), parsing
+    def _summarise(self, path: Path, st: os.stat_result, record: dict[str, Any] | None
+                   ) -> tuple[SessionSummary, dict[str, Any] | None]:
+        """The summary of a session file and the record to save for it,
+        continuing `record` (what an earlier read of the file found) when the
+        file is that one grown. Read with `count`, `find` and `rfind` over the
+        mapped bytes (no loop over its lines: most are stream chunks), parsing
         only the few lines it needs."""
+        if record is not None and record["file"] == [st.st_ino, st.st_mtime_ns, st.st_size]:
+            header, scan = record["header"], _Scan(**record["scan"])
+            return self._summary(path, st, header, scan), record
         with open(path, "rb") as f:
             first = f.readline()
             try:
@@ -557,25 +649,37 @@ class SessionStore:
                 raise CorruptSessionError(path, 1, "invalid header") from None
             if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
                 raise CorruptSessionError(path, 1, "not an agent_lsp session file")
-            title = header.get("title")
-            titled = turns = count = updated = usage = None
-            body = len(first)
-            if first.endswith(b"\n"):
-                f.seek(0)
-                titled, title, turns, count, updated, usage = _summary_of_lines(path, f.read(), body, title)
+            header = {k: header.get(k) for k in ("id", "created", "title", "parentSession", "meta")}
+            scan = _Scan(len(first), None, header["title"], 0, 0, None, None)
+            if not first.endswith(b"\n") or st.st_size <= len(first):
+                return self._summary(path, st, header, scan), None  # no event yet (or a header being written)
+            head = hashlib.sha1(first).hexdigest()
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as raw:
+                if _grown_from(record, st, head, raw):
+                    scan = _Scan(**record["scan"])  # the file read before, grown: read what it gained
+                scan = _scan_lines(path, raw, scan)
+                mark = _mark(raw, scan.covered)
+        record = {"v": RECORD_VERSION, "file": [st.st_ino, st.st_mtime_ns, st.st_size], "head": head, "mark": mark,
+                  "header": header, "scan": asdict(scan)}
+        return self._summary(path, st, header, scan), record
+
+    @staticmethod
+    def _summary(path: Path, st: os.stat_result, header: dict[str, Any], scan: _Scan) -> SessionSummary:
+        mtime_ms = st.st_mtime_ns // 1_000_000
         created = int(header.get("created") or mtime_ms)
+        meta = header.get("meta")
         return SessionSummary(
             id=str(header.get("id") or path.stem),
-            title=titled or title,
+            title=scan.titled or scan.title,
             created=created,
-            updated=max(updated or mtime_ms, created),
-            turns=turns or 0,
-            event_count=count or 0,
+            updated=max(scan.updated or mtime_ms, created),
+            turns=scan.turns,
+            event_count=scan.count,
             path=path,
             parent=header.get("parentSession"),
-            meta=header.get("meta") if isinstance(header.get("meta"), dict) else {},
-            usage=usage,
-            size=size,
+            meta=meta if isinstance(meta, dict) else {},
+            usage=scan.usage,
+            size=st.st_size,
         )
 
     # ----------------------------------------------------------------- delete
@@ -598,7 +702,7 @@ class SessionStore:
             self.lock_path_of(session_id).unlink()
         except OSError:
             pass
-        self._summary_cache.pop(session_id, None)
+        self._summary_cache.pop(session_id, None)  # not under _listing: a long listing must not hold up the loop
         self.index.forget(session_id)
         try:
             path.unlink()

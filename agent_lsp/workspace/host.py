@@ -33,7 +33,7 @@ from agent_lsp.config import Settings, config_dir, data_dir, model_environment, 
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.mcp.token_store import DIR_NAME as TOKEN_DIR_NAME
-from agent_lsp.store import Event, Session, SessionStore
+from agent_lsp.store import Event, Session, SessionStore, SessionSummary
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.capability_files import CapabilityFiles, Kind
@@ -239,8 +239,18 @@ class WorkspaceHost:
     def list_sessions(self, query: str | None = None) -> list[SessionListing]:
         """The folder's sessions; with `query`, those with each of its words in
         their title or message text (SessionStore.search)."""
+        return self._listings(*self._matching(query))
+
+    async def list_sessions_off_loop(self, query: str | None = None) -> list[SessionListing]:
+        """list_sessions, the files read and searched on a worker thread, so
+        streaming sessions and other requests go on meanwhile."""
+        return self._listings(*await asyncio.to_thread(self._matching, query))
+
+    def _matching(self, query: str | None) -> tuple[list[SessionSummary], dict[str, str | None] | None]:
         summaries = self.store.list()
-        found = self.store.search(query, summaries) if query else None
+        return summaries, self.store.search(query, summaries) if query else None
+
+    def _listings(self, summaries: list[SessionSummary], found: dict[str, str | None] | None) -> list[SessionListing]:
         listings = []
         for summary in summaries:
             if found is not None and summary.id not in found:

@@ -18,7 +18,7 @@ from agent_lsp.store.replay import page_backward, page_forward
 from agent_lsp.workspace.session_titles import TitleError
 
 if TYPE_CHECKING:
-    from agent_lsp.workspace.host import WorkspaceHost
+    from agent_lsp.workspace.host import SessionListing, WorkspaceHost
 
 log = logging.getLogger(__name__)
 
@@ -36,7 +36,8 @@ def register(server: AgentLanguageServer) -> None:
         p = parse(wire.SessionListParams, params)
         await ls.ready()
         hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
-        return wire.wire_dump(wire.SessionListResult(sessions=list_sessions(hosts, p)))
+        listed = [(host, await host.list_sessions_off_loop(p.query)) for host in hosts]
+        return wire.wire_dump(wire.SessionListResult(sessions=list_sessions(listed, p)))
 
     @server.feature("agent/session/load")
     async def session_load(ls: AgentLanguageServer, params: Any) -> dict:
@@ -95,8 +96,9 @@ def register(server: AgentLanguageServer) -> None:
         )
 
 
-def list_sessions(hosts: list[WorkspaceHost], p: wire.SessionListParams) -> list[wire.SessionInfo]:
-    """The sessions of these hosts that match the request's filters (text,
+def list_sessions(listed: list[tuple[WorkspaceHost, list[SessionListing]]], p: wire.SessionListParams
+                  ) -> list[wire.SessionInfo]:
+    """The sessions listed by these hosts that match the request's filters (text,
     update time), the most recently updated first, at most `limit`."""
     sessions = [
         wire.SessionInfo(
@@ -113,8 +115,8 @@ def list_sessions(hosts: list[WorkspaceHost], p: wire.SessionListParams) -> list
             parent_tool_call_id=s.parent_tool_call_id,
             excerpt=s.excerpt,
         )
-        for host in hosts
-        for s in host.list_sessions(p.query)
+        for host, listings in listed
+        for s in listings
         if (p.updated_after is None or s.updated_at >= p.updated_after)
         and (p.updated_before is None or s.updated_at < p.updated_before)
     ]
