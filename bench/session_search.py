@@ -15,6 +15,9 @@ them. Then, on a fresh server (nothing in memory, no index file yet):
   words, a 2-letter word): warm, the median of --runs;
 - a query after one session gained a turn (the index reads what it gained);
 - a second fresh server (the index file with the summaries exists): its first query;
+- a third fresh server with no index file again, asked a few seconds after it
+  opened the folder (as a user opens the picker): it brought the listing and
+  the index up to date by itself meanwhile;
 - while the cold query runs, another session streams: the longest wait between its chunks;
 - the list without a query (what a picker shows first), warm, for comparison.
 
@@ -51,6 +54,7 @@ RARE_WORD = "flamingo"  # put in about 2% of the sessions
 STREAM_TEXT = "streamed while the history is listed " * 120  # 4,440 chunks, 2 ms apart: about 9 s
 STREAM_DELAY_MS = 2
 STALL_TARGET_S = 0.100
+USER_DELAY_S = 4.0  # from opening the editor to opening the session picker: a few seconds at least
 COMMON = ["the", "a", "to", "is", "and", "of", "in", "it", "this", "that", "we", "for", "with", "on"]
 
 
@@ -195,6 +199,16 @@ async def main() -> None:
             reopened_s, _ = await timed(second, {"workspaceUri": uri, "query": RARE_WORD})
         finally:
             await second.stop()
+        for p in store_dir.glob(INDEX_FILE + "*"):
+            p.unlink()
+        third = Bench(workspace, sessions, [], cache)  # no index file again: the history as an upgrade finds it
+        await third.start()
+        try:
+            await third.client.protocol.send_request_async("agent/session/new", {"workspaceUri": uri})
+            await asyncio.sleep(USER_DELAY_S)
+            later_s, _ = await timed(third, {"workspaceUri": uri, "query": RARE_WORD})
+        finally:
+            await third.stop()
 
     def ms(s: float) -> str:
         return f"{s * 1000:.1f} ms"
@@ -212,6 +226,9 @@ async def main() -> None:
     print(f"list + query after a session gained a turn: {ms(grown_s)}, {grown_n} found")
     print(f"first list + query on a second fresh server (index file with the summaries there): {ms(reopened_s)}"
           f"  target <= {COLD_TARGET_S:.0f} s  {'met' if reopened_s <= COLD_TARGET_S else 'NOT met'}")
+    print(f"first list + query on a fresh server with no index file, {USER_DELAY_S:.0f} s after it opened the folder "
+          f"(it indexed the history in the background meanwhile): {ms(later_s)}"
+          f"  target <= {ms(WARM_TARGET_S)}  {'met' if later_s <= WARM_TARGET_S else 'NOT met'}")
 
 
 if __name__ == "__main__":

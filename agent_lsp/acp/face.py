@@ -168,6 +168,7 @@ class AcpAgent:
         if host is None:
             assert self.editor is not None
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, on_agent=self._attach)
+            host.listing_warm_up.start()
             self.hosts[root] = host
         return host
 

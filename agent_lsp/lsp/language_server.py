@@ -192,6 +192,7 @@ class AgentLanguageServer(LanguageServer):
             self.process.host_built()
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
                                  on_agent=self.events.attach)
+            host.listing_warm_up.start()
             self.folders[root] = host
         return host
 

@@ -127,8 +127,11 @@ def _scan_lines(path: Path, raw: "mmap.mmap | bytes", before: _Scan) -> _Scan:
     count = lines.count(b"\n") - 1
     # A cheap shape check (every line the writer makes has it), so an obviously
     # damaged file is reported here; load() checks fully. A raw newline is never
-    # inside a JSON line, so counting line starts and line ends checks every line.
-    if lines.count(b'\n{"seq":') != count or lines.count(b"}\n") != count:
+    # inside a JSON line, so the first line's start, the last one's end and one
+    # count of the boundaries between lines (each a line's end and the next one's
+    # start) check every line, in one pass over the bytes.
+    if not (lines.startswith(b'\n{"seq":') and lines.endswith(b"}\n")
+            and lines.count(b'}\n{"seq":') == count - 1):
         at = body
         while at < end:
             stop = raw.find(b"\n", at, end)
@@ -607,6 +610,11 @@ class SessionStore:
         summaries.sort(key=lambda s: (s.updated, s.created), reverse=True)
         return summaries
 
+    def prepare_search(self) -> None:
+        """What the next listing and search would read first: every changed
+        file's summary, and the text every grown file gained."""
+        self._update_index(self.list())
+
     def search(self, query: str, summaries: list[SessionSummary]) -> dict[str, str | None]:
         """The sessions among `summaries` (from `list()`) in which every word of
         `query` is in the title or the text of a message (any case), each with an
@@ -615,7 +623,7 @@ class SessionStore:
         words = query.casefold().split()
         if not words:
             return {s.id: None for s in summaries}
-        self.index.update({s.id: (s.path, s.size) for s in summaries if s.path is not None})
+        self._update_index(summaries)
         kept = {s.id for s in summaries}
         for word in words:
             kept &= self.index.sessions_with(word) | {s.id for s in summaries if word in (s.title or "").casefold()}
@@ -630,6 +638,9 @@ class SessionStore:
             if not missing:
                 break
         return found
+
+    def _update_index(self, summaries: list[SessionSummary]) -> None:
+        self.index.update({s.id: (s.path, s.size) for s in summaries if s.path is not None})
 
     def _summarise(self, path: Path, st: os.stat_result, record: dict[str, Any] | None
                    ) -> tuple[SessionSummary, dict[str, Any] | None]:

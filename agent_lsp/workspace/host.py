@@ -51,6 +51,7 @@ from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
+from agent_lsp.workspace.listing_warm_up import ListingWarmUp
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
@@ -139,6 +140,7 @@ class WorkspaceHost:
         self.agents: dict[str, Agent] = {}
         self.current_session_id: str | None = None
         self.store = self._open_store()
+        self.listing_warm_up = ListingWarmUp(self.store)  # started by the servers, not by one-shot commands
         self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
@@ -446,6 +448,7 @@ class WorkspaceHost:
         if self._mcp is not None:
             await self._mcp.stop()
         self.checkpoints.close()
+        await self.listing_warm_up.stop()
         self.store.index.close()
 
     async def _retire(self, agent: Agent) -> None:

@@ -88,6 +88,22 @@ def test_corrupt_file_reports_path_and_line_and_others_still_load(tmp_path):
     assert [(e.path, e.line) for e in fresh.list_errors] == [(path, 3)]
 
 
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_listing_names_a_damaged_event_line_wherever_it_is(tmp_path, where):
+    store = SessionStore(tmp_path)
+    session = store.create()
+    one_turn(session)
+    session.flush()
+    path = store.path_of(session.id)
+    lines = path.read_text().splitlines()
+    at = {"first": 1, "middle": len(lines) // 2, "last": len(lines) - 1}[where]
+    lines[at] = lines[at].rstrip("}") + ","  # a line cut short: it does not end its object
+    path.write_text("\n".join(lines) + "\n")
+    fresh = SessionStore(tmp_path)
+    assert fresh.list() == []
+    assert [(e.path, e.line) for e in fresh.list_errors] == [(path, at + 1)]
+
+
 def test_list_titles_turns_newest_first_and_skips_corrupt(tmp_path):
     store = SessionStore(tmp_path)
     a = store.create()
