@@ -238,30 +238,24 @@ class SearchIndex:
 
     # ------------------------------------------------------------ searching
 
-    def sessions_with(self, term: str) -> set[str]:
-        """The sessions with `term` in their text (any case)."""
+    def first_matches(self, term: str) -> dict[str, int]:
+        """The sessions with `term` in their text (any case), each with the row of
+        its first message that has it (for `excerpts`)."""
         with self._lock:
-            return {sid for (sid,) in self._matching(term, "SELECT DISTINCT id")}
+            return {sid: rowid for sid, _, rowid in self._matching(term, "SELECT id, min(seq), rowid", "GROUP BY id")}
 
-    def excerpts(self, term: str, session_ids: Iterable[str]) -> dict[str, str]:
-        """For each of these sessions with `term` in its text, an excerpt around it (from its first such message)."""
+    def excerpts(self, term: str, rows: Mapping[str, int]) -> dict[str, str]:
+        """For these sessions, an excerpt of their row (from `first_matches`) around `term`."""
+        if not rows:
+            return {}
         with self._lock:
-            return self._excerpts(term, set(session_ids))
-
-    def _excerpts(self, term: str, wanted: set[str]) -> dict[str, str]:
-        if not self._uses_fts(term):
-            found: dict[str, tuple[int, str]] = {}
-            for sid, seq, body in self._matching(term, "SELECT id, seq, body"):
-                if sid in wanted and (sid not in found or seq < found[sid][0]):
-                    found[sid] = (seq, body)
-            return {sid: excerpt(body, term) for sid, (_, body) in found.items()}
-        # the first matching message of each session (min() takes its rowid along), then
-        # FTS5 cuts the excerpts of those only: no message is copied out whole
-        firsts = [rowid for sid, _, rowid in self._matching(term, "SELECT id, min(seq), rowid", "GROUP BY id")
-                  if sid in wanted]
-        cut = f"SELECT id, snippet(texts, 2, '', '', '…', {EXCERPT_WORDS})"
-        return {sid: " ".join(text.split()) for sid, text in self._matching(
-            term, cut, f"AND rowid IN ({','.join(map(str, firsts))})")} if firsts else {}
+            picked = ",".join(str(int(rowid)) for rowid in rows.values())
+            if not self._uses_fts(term):
+                bodies = self._open().execute(f"SELECT id, body FROM texts WHERE rowid IN ({picked})").fetchall()
+                return {sid: excerpt(body, term) for sid, body in bodies}
+            # FTS5 cuts the excerpts of those rows only: no message is copied out whole
+            cut = f"SELECT id, snippet(texts, 2, '', '', '…', {EXCERPT_WORDS})"
+            return {sid: " ".join(text.split()) for sid, text in self._matching(term, cut, f"AND rowid IN ({picked})")}
 
     def _uses_fts(self, term: str) -> bool:
         self._open()  # which table it is is known once open

@@ -625,14 +625,16 @@ class SessionStore:
             return {s.id: None for s in summaries}
         self._update_index(summaries)
         kept = {s.id for s in summaries}
+        matches: dict[str, dict[str, int]] = {}  # word -> session id -> the row of its first message with it
         for word in words:
-            kept &= self.index.sessions_with(word) | {s.id for s in summaries if word in (s.title or "").casefold()}
+            matches[word] = self.index.first_matches(word)
+            kept &= matches[word].keys() | {s.id for s in summaries if word in (s.title or "").casefold()}
             if not kept:
                 return {}
         found: dict[str, str | None] = dict.fromkeys(kept)
         missing = set(kept)
-        for word in sorted(set(words), key=len, reverse=True):
-            excerpts = self.index.excerpts(word, missing)
+        for word in sorted(matches, key=len, reverse=True):
+            excerpts = self.index.excerpts(word, {sid: row for sid, row in matches[word].items() if sid in missing})
             found.update(excerpts)
             missing -= excerpts.keys()
             if not missing:
