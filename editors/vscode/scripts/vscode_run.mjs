@@ -350,7 +350,7 @@ async function uiSmoke(page, workspace) {
   await page.waitForSelector('.statusbar-item:has-text("waiting for you")', { timeout: 10000 });
   await shot(page, 'permission');
   // Keyboard: the answers are buttons; Enter on the focused one answers.
-  await panel.focus('#permission button:has-text("Allow once")');
+  await panel.focus('#permission button:has-text("Allow for this session")');
   await page.keyboard.press('Enter');
   await panel.waitForSelector('#permission[hidden]', { state: 'attached', timeout: 10000 });
   await panel.waitForSelector('.tool.done:has-text("echo ui-allowed")', { timeout: 20000 });
@@ -360,7 +360,20 @@ async function uiSmoke(page, workspace) {
     await panel.click('.tool.done:has-text("echo ui-allowed") summary');
   }
   await panel.waitForSelector('.tool.done:has-text("echo ui-allowed") .tool-output:has-text("ui-allowed")', { state: 'attached' });
-  log(`permission card in the panel named the command, header and status bar said "waiting for you"; Enter on "Allow once" ran it`);
+  log(`permission card in the panel named the command, header and status bar said "waiting for you"; Enter on "Allow for this session" ran it`);
+
+  // The rule that answer remembered, from the panel's "…" menu: listed with its scope, picked to revoke it.
+  await page.click('.part.sidebar .title-actions .action-label.codicon-toolbar-more');
+  // (a menu ignores a click right as it opens: point at the item and press Enter, as from the keyboard)
+  await page.hover('.monaco-menu .action-label:has-text("Manage Permissions")');
+  await page.keyboard.press('Enter');
+  const rule = await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("allow run_command: $ echo ui-allowed")', { timeout: 10000 });
+  const ruleText = (await rule.innerText()).replace(/\s+/g, ' ');
+  if (!ruleText.includes('this session')) throw new Error(`the rule is not listed as this session's: ${ruleText}`);
+  await shot(page, 'permission-rules');
+  await rule.click();
+  await page.waitForSelector('.notification-toast:has-text("revoked")', { timeout: 10000 });
+  log(`the panel's menu "Manage Permissions…" listed the remembered rule "allow run_command: $ echo ui-allowed" (this session) and revoked it`);
 
   await panel.fill('#input', 'run it again');
   await panel.press('#input', 'Enter');

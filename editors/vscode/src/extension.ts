@@ -876,8 +876,10 @@ class AgentExtension implements vscode.Disposable {
         await this.guarded('show the diff', () => showToolDiff(item, this.before));
       }
     });
-    register('agentLsp.managePermissions', (ruleId?: string) =>
-      this.guarded<PermissionRuleInfo[]>('manage the permissions', () => managePermissions(this.serverRequest(), this.folderUri(), ruleId)),
+    // A rule id from a caller; run from the panel's ⋯ menu the argument is the view's context, not an id.
+    register('agentLsp.managePermissions', (ruleId?: unknown) =>
+      this.guarded<PermissionRuleInfo[]>('manage the permissions', () =>
+        managePermissions(this.serverRequest(), this.folderUri(), typeof ruleId === 'string' ? ruleId : undefined)),
     );
     register('agentLsp.checkModel', () => this.guarded<ModelCheck>('check the model connection', () => checkModel(this.serverRequest(), this.folderUri())));
     register('agentLsp.retryTurn', (turn?: number) => this.guarded('send the message again', () => this.retryTurn(turn)));
