@@ -279,6 +279,14 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(artifacts, `vscode-ui-${name}.png`) });
 }
 
+/** Run an item of the panel's "…" menu (a menu ignores a click right as it opens:
+ * point at the item and press Enter, as from the keyboard). */
+async function panelMenu(page, label) {
+  await page.click('.part.sidebar .title-actions .action-label.codicon-toolbar-more');
+  await page.hover(`.monaco-menu .action-label:has-text("${label}")`);
+  await page.keyboard.press('Enter');
+}
+
 /** The permission card in the panel: its text, once it is shown. */
 async function permissionCard(panel) {
   const card = await panel.waitForSelector('#permission:not([hidden])', { timeout: 15000 });
@@ -363,10 +371,7 @@ async function uiSmoke(page, workspace) {
   log(`permission card in the panel named the command, header and status bar said "waiting for you"; Enter on "Allow for this session" ran it`);
 
   // The rule that answer remembered, from the panel's "…" menu: listed with its scope, picked to revoke it.
-  await page.click('.part.sidebar .title-actions .action-label.codicon-toolbar-more');
-  // (a menu ignores a click right as it opens: point at the item and press Enter, as from the keyboard)
-  await page.hover('.monaco-menu .action-label:has-text("Manage Permissions")');
-  await page.keyboard.press('Enter');
+  await panelMenu(page, 'Manage Permissions');
   const rule = await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("allow run_command: $ echo ui-allowed")', { timeout: 10000 });
   const ruleText = (await rule.innerText()).replace(/\s+/g, ' ');
   if (!ruleText.includes('this session')) throw new Error(`the rule is not listed as this session's: ${ruleText}`);
@@ -374,6 +379,9 @@ async function uiSmoke(page, workspace) {
   await rule.click();
   await page.waitForSelector('.notification-toast:has-text("revoked")', { timeout: 10000 });
   log(`the panel's menu "Manage Permissions…" listed the remembered rule "allow run_command: $ echo ui-allowed" (this session) and revoked it`);
+  await panelMenu(page, 'Revert Last Turn'); // the edit of turn 2 is reverted already
+  await page.waitForSelector('.notification-toast:has-text("no turn with edits left to revert")', { timeout: 10000 });
+  log(`the panel's menu "Revert Last Turn": no turn with edits left, and it says so`);
 
   await panel.fill('#input', 'run it again');
   await panel.press('#input', 'Enter');
