@@ -142,7 +142,7 @@ class AcpEditor:
 
     # ------------------------------------------------------------------ edits
 
-    async def apply_edit(self, operations: list[EditOperation], label: str) -> ApplyResult:
+    async def apply_edit(self, operations: list[EditOperation], label: str, review: str | None = None) -> ApplyResult:
         session_id = current_session.get()
         if not (self.writes and session_id):
             return await self._on_disk(operations)

@@ -148,7 +148,9 @@ class Editor(Protocol):
 
     def open_documents(self) -> list[Path]: ...
 
-    async def apply_edit(self, operations: list[EditOperation], label: str) -> ApplyResult: ...
+    async def apply_edit(self, operations: list[EditOperation], label: str, review: str | None = None) -> ApplyResult:
+        """`review`: the "edits.review" mode this edit was made under, read once
+        by whoever holds or saves it after it lands (None: the folder's setting now)."""
 
     async def save(self, paths: list[Path]) -> None:
         """Make open buffers' text visible on disk (what a command run next reads)."""

@@ -142,7 +142,7 @@ class LspEditor:
 
     # ------------------------------------------------------------------ edits
 
-    async def apply_edit(self, operations: list[EditOperation], label: str) -> ApplyResult:
+    async def apply_edit(self, operations: list[EditOperation], label: str, review: str | None = None) -> ApplyResult:
         try:
             edit = self._workspace_edit(operations)
         except _Unsupported as reason:
@@ -151,7 +151,10 @@ class LspEditor:
         # eglot refuses a request with a member it does not know
         member = None
         if self.agent_caps.save_documents:
-            member = wire_dump(ApplyEditAgentLsp(review=self.review_mode_of(_edited_paths(operations))))
+            # the mode the edit was made under, when the caller read it: the same one
+            # decides whether the server holds or saves it after it lands
+            mode = review if review is not None else self.review_mode_of(_edited_paths(operations))
+            member = wire_dump(ApplyEditAgentLsp(review=mode))
         params = AgentApplyEditParams(edit=edit, label=label, agent_lsp=member)
         edited = self._edited_buffers(operations)
         try:

@@ -212,7 +212,9 @@ class AgentLanguageServer(LanguageServer):
 
     def review_mode_of(self, paths: list[Path]) -> str:
         """The effective edits.review of the folders holding these paths ("review"
-        if any folder is in review mode): what an agent edit of them tells the client."""
+        if any folder is in review mode): what an agent edit of them that carries
+        no mode of its own tells the client (an edit_file or write_file edit carries
+        the mode it was made under, read once, so it is never both saved and pending)."""
         modes = [host.settings.edits.review for root, host in self.folders.items()
                  if host is not None and any(_holds(root, path) for path in paths)]
         if "review" in modes:

@@ -239,10 +239,15 @@ class AgentEvents:
         relayed = self._relayed
         # An agent rebuilt for a session this client already follows (new settings)
         # starts from a fresh load, which may have appended events (session/end-seed):
-        # send what the client has not seen, so every seq reaches it once.
+        # send what the client has not seen, so every seq reaches it once. The first
+        # agent of a session counts what its log holds as seen (the client reads
+        # that by loading it), also when nothing was sent yet: a new session rebuilt
+        # before its first turn still sends its end-seed.
         if sid in relayed:
             for event in agent.session.events[relayed[sid]:]:
                 relay.durable(sid, event)
+        else:
+            relayed[sid] = len(agent.session.events)
 
         def send(event: AgentEvent) -> None:
             kind = event.type

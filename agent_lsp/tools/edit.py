@@ -34,13 +34,17 @@ applied (client or fallback), so saving them is a no-op.
 The `edits.review` setting (`ToolEnv.review`) changes this: in "review" the
 applied change is held for the user's keep/undo and not saved (the user's
 review saves it, `agent_lsp.workspace.edit_review`); in "ask" the user
-approves the diff before the edit is sent (`ask_before_editing`).
+approves the diff before the edit is sent (`ask_before_editing`). The mode is
+read once per edit and carried with it (asked, sent to the editor, then held
+or saved): a settings change while the edit is on its way cannot leave it
+both saved and pending.
 """
 
 from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import Field
@@ -117,15 +121,15 @@ class EditFile(BuiltinTool):
             ctx,
             PermissionRequest(tool=self.name, title=f"Edit {shown}", kind="write", path=path),
         )
-        record = await apply_text_change(self.env, ctx, file, spans, new_text, label=f"agent: edit {shown}")
+        applied = await apply_text_change(self.env, ctx, file, spans, new_text, label=f"agent: edit {shown}")
         diff = unified_diff(file.text, new_text, shown, spans)
         removed, added = _count_diff(diff)
         summary = f"Edited {shown}: {len(spans)} replacement{'s' if len(spans) != 1 else ''} (+{added} -{removed} lines)."
-        if self.env.review_mode == "review":
+        if applied.pending:
             summary += " " + PENDING_REVIEW_NOTE
         return ToolOutput(
             content=summary + "\n" + _cap(diff, MAX_DIFF_CHARS),
-            meta={"path": shown, "diff": diff, "replacements": len(spans), "journal": [record]},
+            meta={"path": shown, "diff": diff, "replacements": len(spans), "journal": [applied.record]},
         )
 
 
@@ -290,6 +294,12 @@ def _near_misses(text: str, old: str) -> str:
 # ------------------------------------------------------------------ applying
 
 
+@dataclass(frozen=True)
+class AppliedChange:
+    record: dict[str, Any]  # the change's journal record (for the result's meta["journal"])
+    pending: bool  # held unsaved for the user's keep/undo ("review"), rather than saved
+
+
 async def apply_text_change(
     env: ToolEnv,
     ctx: ToolContext,
@@ -298,20 +308,23 @@ async def apply_text_change(
     new_text: str,
     label: str,
     exact: bool = True,
-) -> dict[str, Any]:
+) -> AppliedChange:
     """Send the spans as one versioned edit; on refusal raise with the fresh text.
-    Returns the change's journal record (for the result's meta["journal"]).
 
     `exact`: the spans are the real changes (edit_file), so the journal can undo
     them one by one; a whole rewrite is not (the journal diffs it instead)."""
     starts = line_starts(file.text)
     edits = tuple(TextEdit(position_of(starts, s), position_of(starts, e), new) for s, e, new in spans)
     shown = env.show(file.path)
-    if env.review_mode == "ask":
+    # Once: the editor is told this mode with the edit (a plugin saves it unless
+    # "review"), so holding or saving it after it landed must follow the same one.
+    mode = env.review_mode
+    if mode == "ask":
         await ask_before_editing(env, ctx, file, new_text, shown, spans if exact else None)
     result = await unless_aborted(
         ctx,
-        env.editor.apply_edit([TextFileEdit(file.path, edits, file.version if file.is_open else None)], label),
+        env.editor.apply_edit([TextFileEdit(file.path, edits, file.version if file.is_open else None)], label,
+                              review=mode),
         f"The turn was cancelled while the editor was applying the edit to {shown}; its answer was "
         "dropped. The editor may still apply it: read the file before editing it again.",
     )
@@ -319,9 +332,9 @@ async def apply_text_change(
         raise conflict_error(env, file, result.failure_reason)
     change = FileChange(file.path, file.text, new_text, spans=tuple(spans) if exact else None)
     record = env.record(ctx, change)
-    if env.review is not None and env.review_mode == "review":
+    if env.review is not None and mode == "review":
         env.review.hold(ctx, change)  # saved once the user has kept or undone its hunks
-        return record
+        return AppliedChange(record, pending=True)
     try:
         await unless_aborted(
             ctx,
@@ -331,7 +344,7 @@ async def apply_text_change(
     except ToolError as e:
         e.meta = {**(e.meta or {}), "path": shown, "journal": [record]}
         raise
-    return record
+    return AppliedChange(record, pending=False)
 
 
 async def ask_before_editing(

@@ -144,10 +144,10 @@ class WriteFile(BuiltinTool):
         if file.text == args.content:
             return ToolOutput(content=f"{shown} already has this content; nothing changed.", meta={"path": shown})
         whole = [(0, len(file.text), args.content)]
-        record = await apply_text_change(self.env, ctx, file, whole, args.content, f"agent: write {shown}", exact=False)
+        applied = await apply_text_change(self.env, ctx, file, whole, args.content, f"agent: write {shown}", exact=False)
         diff = unified_diff(file.text, args.content, shown)
-        note = f" {PENDING_REVIEW_NOTE}" if self.env.review_mode == "review" else ""
-        return ToolOutput(content=f"Wrote {shown}.{note}", meta={"path": shown, "diff": diff, "journal": [record]})
+        note = f" {PENDING_REVIEW_NOTE}" if applied.pending else ""
+        return ToolOutput(content=f"Wrote {shown}.{note}", meta={"path": shown, "diff": diff, "journal": [applied.record]})
 
 
 # -------------------------------------------------------------- create_file

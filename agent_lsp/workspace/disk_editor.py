@@ -75,7 +75,7 @@ class DiskEditor:
         answer = self._permission_answer
         return answer(request) if callable(answer) else answer
 
-    async def apply_edit(self, operations: list[EditOperation], label: str) -> ApplyResult:
+    async def apply_edit(self, operations: list[EditOperation], label: str, review: str | None = None) -> ApplyResult:
         try:
             for operation in operations:
                 self._apply(operation)

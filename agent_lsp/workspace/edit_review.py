@@ -261,7 +261,10 @@ class EditReview:
             TextEdit(position_of(starts, offsets[p.start]), position_of(starts, offsets[p.end]), p.hunk.old)
             for p in placed
         )
-        result = await self.host.editor.apply_edit([TextFileEdit(file, edits, version)], "agent: undo change")
+        # "review" whatever the setting is now: a plugin must not save the buffer while
+        # another hunk of it is pending; `resolve` saves it once none is
+        result = await self.host.editor.apply_edit([TextFileEdit(file, edits, version)], "agent: undo change",
+                                                   review="review")
         if not result.applied:
             return f"the editor refused the undo: {result.failure_reason}"
         undone = "".join(_replaced(text, offsets, placed))

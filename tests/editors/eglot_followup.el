@@ -23,6 +23,8 @@
 ;;                        wait for AGENT_LSP_THEN_EXPECT in the buffer
 ;;   AGENT_LSP_DISK_BEFORE_ACTION  optional: the file on disk must hold exactly this
 ;;                        when AGENT_LSP_THEN_ACTION runs
+;;   AGENT_LSP_TYPE_FIRST  optional: the user replaces the buffer's text with this (unsaved)
+;;                        before the agent is asked
 ;;   AGENT_LSP_LOG_OUT    optional: a file that gets every window/logMessage text, one a line
 ;;   AGENT_LSP_QUESTIONS_OUT  optional: a file that gets the permission questions
 ;;                        asked (window/showMessageRequest), as JSON lines {message, actions}
@@ -118,6 +120,11 @@
       (agent-test-finish nil "eglot did not connect to agent-lsp within %s s" timeout))
     ;; The buffer is managed once didOpen went out; then ask the agent.
     (agent-test-wait (lambda () (bound-and-true-p eglot--managed-mode)) timeout)
+    (let ((typed (getenv "AGENT_LSP_TYPE_FIRST")))
+      (when typed
+        (erase-buffer)
+        (insert typed)
+        (eglot--signal-textDocument/didChange))) ; what eglot sends once the user pauses
     (let ((title (getenv "AGENT_LSP_CODE_ACTION")))
       (if (not title)
           (eglot-execute-command server 'agentLsp.followup (vector prompt))

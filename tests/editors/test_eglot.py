@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 from emacs_batch import BUGGY, EDIT, EMACS, FIXED_LINE, needs_eglot
 
@@ -18,12 +19,13 @@ pytestmark = needs_eglot
 
 
 def run_eglot(tmp_path: Path, script: list[dict], final_answer: str, extra_settings: dict | None = None,
-              **extra_env: str) -> tuple[Path, str]:
+              prepare: Callable[[Path], None] | None = None, **extra_env: str) -> tuple[Path, str]:
     """Emacs opens stats.py, runs the followup command, waits for the fix in
-    its buffer and for the final answer in a window/showMessage."""
+    its buffer and for the final answer in a window/showMessage. `prepare`
+    writes stats.py instead of the buggy version."""
     workspace = tmp_path / "project"
     workspace.mkdir()
-    (workspace / "stats.py").write_text(BUGGY)
+    (prepare or (lambda path: path.write_text(BUGGY)))(workspace / "stats.py")
     settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions"),
                 **(extra_settings or {})}
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AGENT_LSP_")}
@@ -85,6 +87,24 @@ def test_eglot_a_command_after_an_edit_reads_the_edited_file(tmp_path: Path):
     workspace, _ = run_eglot(tmp_path, script, "Fixed and checked.")
     assert (workspace / "seen.txt").read_text() == f"2:    {FIXED_LINE}\n"
     assert (workspace / "stats.py").read_text() == f"def mean(values):\n    {FIXED_LINE}\n"
+
+
+def test_eglot_an_edit_that_leaves_the_buffer_as_on_disk_writes_nothing(tmp_path: Path):
+    # The user's unsaved change is what the agent fixes back: the buffer then holds
+    # exactly the file on disk, and the server (eglot saves nothing itself) leaves
+    # the file alone, so nothing watching it sees a change.
+    workspace = tmp_path / "project"
+    fixed = f"def mean(values):\n    {FIXED_LINE}\n"
+    script = [{"text": "Fixing it.", "tools": [EDIT]}, {"text": "Fixed it back."}]
+    stamp = 1_000_000_000
+
+    def prepared(path: Path) -> None:
+        path.write_text(fixed)
+        os.utime(path, (stamp, stamp))
+
+    run_eglot(tmp_path, script, "Fixed it back.", AGENT_LSP_TYPE_FIRST=BUGGY, prepare=prepared)
+    assert (workspace / "stats.py").read_text() == fixed
+    assert (workspace / "stats.py").stat().st_mtime == stamp
 
 
 def test_eglot_an_always_confirmed_command_offers_only_once_and_deny(tmp_path: Path):

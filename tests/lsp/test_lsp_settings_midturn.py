@@ -50,6 +50,29 @@ async def test_a_running_session_picks_up_new_settings_for_its_next_turn(tmp_pat
         assert sum(e["type"] == "turn/start" for e in loaded["events"]) == 2
 
 
+async def test_a_new_session_rebuilt_by_new_settings_before_its_first_turn_streams_every_seq(tmp_path):
+    # A panel's "New session", then a settings change, then the first message: the
+    # agent is rebuilt from the log (a load marks it with session/end-seed, seq 0).
+    # The client gets that seq too: a hole in the live stream makes it reload the
+    # session while the turn runs.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    async with running_server(folders=[workspace], sessions_dir=tmp_path / "s", script=[{"text": "old"}]) as editor:
+        sid = (await editor.request("agent/session/new", {}))["sessionId"]
+        editor.use_script([{"text": "new model"}])
+        await editor.request("agent/session/list", {})  # answered once the settings are applied
+        await editor.request("agent/followup", {"sessionId": sid, "content": "first"})
+        await editor.wait_idle(sid)
+        await editor.wait_for(lambda: editor.event_types(sid)[-1:] == ["turn/end"], what="turn/end")
+        assert editor.streamed_text(sid) == "new model"
+        expected = 0  # every seq once, in order (merged chunks cover seq..lastSeq)
+        for event in editor.events[sid]:
+            assert event["seq"] == expected, (event, expected)
+            expected = event.get("lastSeq", event["seq"]) + 1
+        loaded = await editor.request("agent/session/load", {"sessionId": sid})
+        assert len(loaded["events"]) == expected and loaded["events"][0]["type"] == "session/end-seed"
+
+
 async def test_the_rebuilt_agent_has_every_new_setting(tmp_path):
     def settings(**over) -> Settings:
         data = {"model": {"provider": "scripted", "script": [{"text": "slow", "chunkDelayMs": 20}]},
@@ -73,3 +96,4 @@ async def test_the_rebuilt_agent_has_every_new_setting(tmp_path):
     texts = [e.data["message"] for e in rebuilt.session.events if e.type == "assistant/message"]
     assert len(texts) == 2 and "fast" in str(texts[-1])
     await host.close()
+

@@ -8,6 +8,9 @@
 - "ask": each edit waits for the user's approval of its diff; deny is a tool
   error the model sees and nothing changes.
 - a plain LSP editor (no agentLsp extensions) keeps and undoes with code actions.
+- the setting changes while an edit is on its way: the edit follows the mode it
+  was sent with (saved, or pending and unsaved: never both); an undo is never
+  saved by the editor while another hunk of its file is pending.
 - the server is killed with hunks pending: the next server lists them again once
   the editor opens the unsaved buffer, keeps and undoes them; a hunk whose lines
   the user changed meanwhile is not listed and not touched.
@@ -24,7 +27,7 @@ import psutil
 import pytest
 from pygls.exceptions import JsonRpcInvalidParams
 
-from tools_harness import BufferEditor, call, error_code, run_turn, text_of, tool_server
+from tools_harness import BufferEditor, call, error_code, review_of, run_turn, text_of, tool_server
 
 pytestmark = pytest.mark.asyncio
 
@@ -175,6 +178,68 @@ async def test_a_plain_lsp_editor_keeps_and_undoes_with_code_actions(tmp_path: P
         assert editor.text(app) == expected
         await editor.wait_for(lambda: app.read_text(encoding="utf-8") == expected, what="the server's save")
         assert [a["title"] for a in await code_actions(editor, app, 1)] == ["Fix with agent"]
+
+
+async def switch_review(editor: BufferEditor, script: list, mode: str) -> None:
+    """The user changes "edits.review" (the model's script stays), and the server has applied it."""
+    editor.configure({"model": {"provider": "scripted", "script": script}, "edits": {"review": mode}})
+    await editor.request("agent/review/list", {})  # answered once the settings are pulled and applied
+
+
+EDITED = ORIGINAL.replace("line 2\n", "LINE TWO\n").replace("line 15\n", "LINE FIFTEEN\nline 15b\n")
+
+
+@pytest.mark.parametrize("sent, switched", [("apply", "review"), ("review", "apply")])
+async def test_an_edit_follows_the_review_mode_it_was_sent_with(tmp_path: Path, sent: str, switched: str):
+    root, app = workspace_with_app(tmp_path)
+    script = [TWO_EDITS, {"text": "done"}]
+    async with tool_server(folders=[root], sessions_dir=tmp_path / "sessions",
+                           settings={"edits": {"review": sent}}) as editor:
+        editor.open(app)
+        editor.plugin_saves = True  # like our plugins: an edit not sent for review is saved by the editor
+
+        async def change_the_setting(params) -> None:  # while the edit is on its way
+            editor.while_applying = None
+            await switch_review(editor, script, switched)
+
+        editor.while_applying = change_the_setting
+        sid, results = await run_turn(editor, script)
+        assert not results[0].get("error"), text_of(results[0])
+        assert [review_of(p) for p in editor.applied_edits] == [sent]
+        assert editor.text(app) == EDITED
+        pending = (await editor.request("agent/review/list", {"sessionId": sid}))["hunks"]
+        if sent == "apply":  # saved, and nothing waits for a keep or undo
+            await editor.wait_for(lambda: editor.saved, what="the server's save")
+            assert app.read_text(encoding="utf-8") == EDITED
+            assert pending == []
+            assert "waiting for the user" not in text_of(results[0])
+        else:  # pending, and not saved by anyone
+            assert app.read_text(encoding="utf-8") == ORIGINAL
+            assert editor.saved == [] and editor.plugin_saved == []
+            assert [h["newText"] for h in pending] == ["LINE TWO\n", "LINE FIFTEEN\nline 15b\n"]
+            assert "waiting for the user to keep or undo it" in text_of(results[0])
+
+
+async def test_an_undo_after_the_setting_changed_is_not_saved_while_a_hunk_is_pending(tmp_path: Path):
+    root, app = workspace_with_app(tmp_path)
+    script = [TWO_EDITS, {"text": "done"}]
+    async with tool_server(folders=[root], sessions_dir=tmp_path / "sessions",
+                           settings={"edits": {"review": "review"}}) as editor:
+        editor.open(app)
+        editor.plugin_saves = True
+        sid, _ = await run_turn(editor, script)
+        first, second = (await editor.request("agent/review/list", {"sessionId": sid}))["hunks"]
+        await switch_review(editor, script, "apply")  # the hunks held before still wait
+
+        await editor.request("agent/review/resolve", {"sessionId": sid, "hunkId": first["hunkId"], "action": "undo"})
+        assert review_of(editor.applied_edits[-1]) == "review"
+        assert editor.text(app) == ORIGINAL.replace("line 15\n", "LINE FIFTEEN\nline 15b\n")
+        assert app.read_text(encoding="utf-8") == ORIGINAL  # the second hunk is pending: not saved
+        assert editor.saved == [] and editor.plugin_saved == []
+
+        await editor.request("agent/review/resolve", {"sessionId": sid, "hunkId": second["hunkId"], "action": "keep"})
+        await editor.wait_for(lambda: editor.saved, what="the save once nothing is pending")
+        assert app.read_text(encoding="utf-8") == editor.text(app)
 
 
 async def test_sessions_whose_hunks_share_an_id_are_resolved_apart(tmp_path: Path):

@@ -5,8 +5,11 @@ Built on tests/lsp/lsp_harness.py. On top of it, this editor:
 - applies `workspace/applyEdit` like a real editor: to the open buffer when the file is
   open (version-checked: an edit computed on an older version is refused), else on disk;
 - writes buffers to disk on `agent/saveDocuments`;
-- lets a test type into a buffer just before an edit lands (`before_apply`), hold edits,
-  and choose how permission questions are answered (an answer, or never).
+- lets a test type into a buffer just before an edit lands (`before_apply`), do
+  something while an edit is on its way (`while_applying`, e.g. change a setting),
+  hold edits, and choose how permission questions are answered (an answer, or never);
+- saves an applied edit's buffers itself unless its `agentLsp.review` is "review",
+  as our VS Code and Neovim plugins do, when `plugin_saves` is set.
 Capabilities are chosen per server: resource operations, the agentLsp extensions.
 """
 
@@ -18,12 +21,14 @@ import sys
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Awaitable, Callable
 
+import attrs
 from lsprotocol import types
 from pygls.uris import to_fs_path
 from pygls.workspace import TextDocument
 
+from agent_lsp.lsp.apply_edit_params import AgentApplyEditParams
 from lsp_harness import TIMEOUT_S, EditorUnderTest, apply_workspace_edit, make_client
 
 NEVER = "never"  # a permission answer: the editor never answers
@@ -36,6 +41,9 @@ class BufferEditor:
         self.client = base.client
         self.buffers: dict[Path, tuple[str, int]] = {}
         self.before_apply: Callable[[types.ApplyWorkspaceEditParams], None] | None = None
+        self.while_applying: Callable[[types.ApplyWorkspaceEditParams], Awaitable[None]] | None = None
+        self.plugin_saves = False
+        self.plugin_saved: list[Path] = []  # buffers written after an applied edit, as a plugin does
         self.show_message_requests: list[types.ShowMessageRequestParams] = []
         self.message_answer = "Allow once"
         self.server_pid: int | None = None
@@ -88,6 +96,8 @@ class BufferEditor:
         self.base.applied_edits.append(params)
         if self.before_apply is not None:
             self.before_apply(params)
+        if self.while_applying is not None:
+            await self.while_applying(params)
         if self.base.hold_edits is not None:
             await self.base.hold_edits.wait()
         if not self.base.apply_edits:
@@ -103,6 +113,7 @@ class BufferEditor:
                         failure_reason=f"version mismatch: buffer at {self.buffers[path][1]}, edit for {change.text_document.version}",
                     )
         on_disk = []
+        edited = []
         for change in edit.document_changes or []:
             if isinstance(change, types.TextDocumentEdit):
                 path = Path(to_fs_path(change.text_document.uri))
@@ -110,6 +121,7 @@ class BufferEditor:
                     text, version = self.buffers[path]
                     new_text = apply_text_edits(text, change.edits)
                     self.buffers[path] = (new_text, version + 1)
+                    edited.append(path)
                     self.client.text_document_did_change(
                         types.DidChangeTextDocumentParams(
                             text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=version + 1),
@@ -122,7 +134,30 @@ class BufferEditor:
                 Path(to_fs_path(target)).parent.mkdir(parents=True, exist_ok=True)
             on_disk.append(change)
         apply_workspace_edit(types.WorkspaceEdit(document_changes=on_disk, changes=edit.changes))
+        if self.plugin_saves and review_of(params) != "review":
+            for path in edited:
+                path.write_text(self.buffers[path][0], encoding="utf-8")
+                self.plugin_saved.append(path)
         return types.ApplyWorkspaceEditResult(applied=True)
+
+
+def review_of(params: types.ApplyWorkspaceEditParams) -> str | None:
+    """The `agentLsp.review` member the server sent with this edit (None: no member)."""
+    member = getattr(params, "agent_lsp", None)
+    return member.get("review") if isinstance(member, dict) else None
+
+
+def keep_agent_member(converter: Any) -> None:
+    """Structure `workspace/applyEdit` params with their `agentLsp` member kept
+    (lsprotocol's class has no room for it, and drops it)."""
+    standard = converter.get_structure_hook(types.ApplyWorkspaceEditParams)
+
+    def structure(obj: Any, cls: type) -> AgentApplyEditParams:
+        params = standard(obj, cls)
+        fields = {f.name: getattr(params, f.name) for f in attrs.fields(types.ApplyWorkspaceEditParams)}
+        return AgentApplyEditParams(**fields, agent_lsp=obj.get("agentLsp") if isinstance(obj, dict) else None)
+
+    converter.register_structure_hook(types.ApplyWorkspaceEditParams, structure)
 
 
 def apply_text_edits(text: str, edits: list) -> str:
@@ -179,6 +214,7 @@ async def tool_server(
     `show_document`: declare `window.showDocument` (the test answers it);
     `server_args`: e.g. `("--log-file", path)`."""
     client, base = make_client()
+    keep_agent_member(client.protocol._converter)
     editor = BufferEditor(base)
     # our buffer-aware applyEdit replaces the harness's disk-only one
     client.protocol.fm._features.pop(types.WORKSPACE_APPLY_EDIT, None)

@@ -166,6 +166,29 @@ def test_a_session_started_by_a_code_action_shows_in_the_chat(editor: Editor) ->
     assert "Answer to the code action." in editor.chat_lines()
     assert editor.lua("return #vim.fn.win_findbuf(T.chat_buf())") == 1
     assert "> context: selection a.py:1-2" in editor.chat_lines()
+    # The chat shows the answer: it is not echoed as well (a long one would stop at a hit-enter prompt).
+    editor.lua("vim.wait(200)")  # a window/showMessage, if any, arrives with the turn's end
+    assert "Answer to the code action." not in editor.lua("return vim.fn.execute('messages')")
+    assert editor.errors() == []
+
+
+def test_fix_with_agent_is_a_code_action_on_any_range(editor: Editor) -> None:
+    # No diagnostic anywhere: "Fix with agent" is offered for the selected lines
+    # and asks the agent to find the problem in them.
+    editor.setup([{"text": "Found and fixed it."}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    assert editor.lua("return #vim.diagnostic.get(0)") == 0
+    editor.lua(
+        "vim.lsp.buf.code_action({ apply = true, range = { start = { 2, 0 }, ['end'] = { 2, 8 } }, "
+        "filter = function(a) return a.title == 'Fix with agent' end })"
+    )
+    editor.wait_idle()
+    message = user_message(editor)
+    assert message["content"][0]["text"].startswith("Find the problem in this code and fix it.")
+    assert [(c["kind"], c["text"]) for c in message["context"]] == [("selection", "print(x)\n")]
+    assert "Found and fixed it." in editor.chat_lines()
+    assert editor.errors() == []
 
 
 def test_sessions_can_delete_the_shown_session(editor: Editor) -> None:

@@ -113,3 +113,28 @@ def test_fork_and_rewind_take_the_turn_under_the_cursor_in_the_chat(editor: Edit
     editor.wait("vim.iter(_G.test_notes):any(function(n) return n.msg == 'agent_lsp: forked at turn 1' end)", what="the fork")
     assert editor.lua(USER_TEXTS) == ["first question"]
     assert editor.errors() == []
+
+
+def test_a_queued_message_moved_to_steer_now_shows_as_a_steer(editor: Editor) -> None:
+    held_turn = {"text": "working on the first question",
+                 "tools": [{"name": "run_command", "arguments": {"command": "echo step"}}]}
+    editor.setup([held_turn, {"text": "took the steer"}, {"text": "SHOULD NOT RUN"}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.lua("T.hold_select()")
+    editor.cmd("AgentAsk first question")
+    editor.wait("_G.held ~= nil", what="the permission question")  # the turn runs while it waits
+    editor.cmd("AgentAsk steer me now")
+    editor.wait("#T.session().inbox.next_turn == 1", what="the queued message")
+    editor.lua("_G.permission = _G.held  T.stub_select('queued: steer me now', 'Steer now')")
+    editor.cmd("AgentQueueEdit")
+    editor.wait("#T.session().inbox.next_step == 1 and #T.session().inbox.next_turn == 0", what="the move into the turn")
+    editor.lua("_G.held = _G.permission  T.answer_held('Allow once')")
+    editor.wait_idle()
+    lines = editor.chat_lines()
+    at = lines.index("steer me now")
+    assert lines[at - 2 : at] == ["## You (steering)", ""], lines
+    assert lines.index("took the steer") > at and "SHOULD NOT RUN" not in lines
+    assert [line for line in lines if line.startswith("## You")] == ["## You", "## You (steering)"]
+    assert editor.lua("return T.session().turn") == 1
+    assert editor.errors() == []

@@ -84,7 +84,7 @@ class BufferEditor(DiskEditor):
                 path.write_text(self.buffers[path][0])
                 self.saved.append(path)
 
-    async def apply_edit(self, operations: list[EditOperation], label: str) -> ApplyResult:
+    async def apply_edit(self, operations: list[EditOperation], label: str, review: str | None = None) -> ApplyResult:
         if self.before_apply is not None:
             hook, self.before_apply = self.before_apply, None
             hook()

@@ -23,6 +23,7 @@
 import * as assert from 'assert';
 import * as cp from 'child_process';
 import * as fs from 'fs';
+import * as net from 'net';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentLspApi } from '../src/extension';
@@ -89,6 +90,27 @@ async function reviewSetup(name: string) {
   const edit = { name: 'edit_file', arguments: { path: name, edits: [{ oldText: 'a = 1', newText: 'a = 10' }, { oldText: 'b = 2', newText: 'b = 20' }] } };
   settings['agentLsp.model'] = { ...settings['agentLsp.model'], script: [{ tools: [edit] }, { text: 'Edited for review.' }] };
   return { folder, file, doc, settingsFile, original, settings };
+}
+
+/** The server's output as VS Code logged it (the agent_lsp output channel's file in this run's logs). */
+function serverLog(): string {
+  const logs = path.join(path.dirname(process.env.EXT_TEST_RESULT ?? ''), 'data', 'logs');
+  const files = fs.existsSync(logs)
+    ? fs.readdirSync(logs).map((d) => path.join(logs, d, 'exthost1', 'agent-lsp.agent-lsp', 'agent_lsp.log')).filter((f) => fs.existsSync(f))
+    : [];
+  assert.ok(files.length, `the output channel's log file under ${logs}`);
+  return fs.readFileSync(files.sort().reverse()[0], 'utf8');
+}
+
+/** A port on this machine that nothing listens on. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 async function api(): Promise<AgentLspApi> {
@@ -616,6 +638,7 @@ const tests: [string, () => Promise<void>][] = [
       await cfg.update('attachActiveEditor', true, vscode.ConfigurationTarget.Workspace);
       try {
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        const logged = serverLog().length;
         const draft = await vscode.workspace.openTextDocument({ content: 'a draft never saved', language: 'plaintext' });
         await vscode.window.showTextDocument(draft);
         await vscode.commands.executeCommand('workbench.action.revertAndCloseActiveEditor');
@@ -625,6 +648,9 @@ const tests: [string, () => Promise<void>][] = [
         await idleAfter(a, turns + 1);
         const user = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'user') as any;
         assert.deepEqual(user.context, [], JSON.stringify(user.context));
+        await new Promise((r) => setTimeout(r, 1000)); // VS Code writes the output channel's file in batches
+        const since = serverLog().slice(logged);
+        assert.ok(!/KeyError|Traceback|server error/.test(since), `the server logged an error after the close:\n${since}`);
       } finally {
         await cfg.update('attachActiveEditor', undefined, vscode.ConfigurationTarget.Workspace);
       }
@@ -734,6 +760,79 @@ const tests: [string, () => Promise<void>][] = [
       },
     ],
     [
+    'a refused endpoint fails at once, naming its URL and the setting it comes from; "Check Model Connection" probes it',
+    async () => {
+      const a = await api();
+      await a.whenServerReady();
+      const folder = vscode.workspace.workspaceFolders![0].uri;
+      const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
+      const original = fs.readFileSync(settingsFile, 'utf8');
+      const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
+      const settings = JSON.parse(original);
+      settings['agentLsp.model'] = { provider: 'openai', baseUrl, model: 'gpt-refused' };
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+      await waitFor('the endpoint in the settings', () => vscode.workspace.getConfiguration('agentLsp').get<any>('model')?.baseUrl === baseUrl);
+      try {
+        await vscode.commands.executeCommand('agentLsp.newSession');
+        await a.send('is anyone there?');
+        await idleAfter(a, 1);
+        const kinds = a.sessions.transcript.items.map((i) => i.kind);
+        assert.deepEqual(kinds, ['user', 'error', 'turn-end'], 'one error, no retry notices: nothing listens there');
+        const error = a.sessions.transcript.items[1] as any;
+        assert.equal(error.code, 'NETWORK');
+        assert.ok(error.message.includes(baseUrl), error.message);
+        assert.match(error.message, /model\.baseUrl/, 'it says which setting the endpoint comes from');
+        const check = (await vscode.commands.executeCommand('agentLsp.checkModel')) as any;
+        assert.equal(check.ok, false);
+        assert.equal(check.url, baseUrl);
+        assert.equal(check.error?.code, 'NETWORK');
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+      }
+    },
+  ],
+  [
+    'ask mode: each edit waits in the panel with its diff; Deny leaves the file as it was, Allow once applies and saves it',
+    async () => {
+      const a = await api();
+      a.setPermissionHandler(null); // the panel asks
+      const { file, doc, settingsFile, original, settings } = await reviewSetup('ask.py');
+      const oneEdit = settings['agentLsp.model'].script;
+      settings['agentLsp.model'] = { ...settings['agentLsp.model'], script: [...oneEdit, ...oneEdit] }; // a turn denied, a turn allowed
+      settings['agentLsp.edits.review'] = 'ask';
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+      await waitFor('ask mode in the settings', () => vscode.workspace.getConfiguration('agentLsp').get('edits.review') === 'ask');
+      try {
+        await vscode.commands.executeCommand('agentLsp.newSession');
+        await a.send('edit ask.py');
+        let card = await waitFor('the edit waiting for approval', () => a.questions.card);
+        assert.match(card.message, /The agent wants to write .*ask\.py/);
+        assert.match(card.detail, /-a = 1\n\+a = 10\n/, card.detail);
+        assert.deepEqual(card.answers.map((x) => x.label), ['Allow once', 'Deny']);
+        assert.match(card.detail, /Every edit waits for your approval/);
+        assert.match(a.statusBarText(), /waiting for you/);
+        assert.equal(doc.getText(), 'a = 1\nb = 2\n', 'nothing is applied while it waits');
+        a.questions.answer(card.id, 'deny'); // what the card's "Deny" button posts
+        await idleAfter(a, 1);
+        const denied = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'tool') as any;
+        assert.equal(denied.error?.code, 'PERMISSION_DENIED');
+        assert.equal(doc.getText(), 'a = 1\nb = 2\n');
+        assert.equal(doc.isDirty, false);
+
+        await a.send('edit ask.py again');
+        card = await waitFor('the second edit waiting for approval', () => a.questions.card);
+        a.questions.answer(card.id, 'once');
+        await idleAfter(a, 2);
+        assert.equal(doc.getText(), 'a = 10\nb = 20\n');
+        await waitFor('the save', () => !doc.isDirty);
+        assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 10\nb = 20\n');
+        assert.deepEqual(a.review.pending, [], 'an approved edit does not wait for Keep / Undo');
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+      }
+    },
+  ],
+  [
     'review mode: the edit waits unsaved with Keep / Undo CodeLenses per hunk, per file and for all',
     async () => {
       const a = await api();

@@ -279,6 +279,14 @@ async function shot(page, name) {
   await page.screenshot({ path: path.join(artifacts, `vscode-ui-${name}.png`) });
 }
 
+/** Run an item of the panel's "…" menu (a menu ignores a click right as it opens:
+ * point at the item and press Enter, as from the keyboard). */
+async function panelMenu(page, label) {
+  await page.click('.part.sidebar .title-actions .action-label.codicon-toolbar-more');
+  await page.hover(`.monaco-menu .action-label:has-text("${label}")`);
+  await page.keyboard.press('Enter');
+}
+
 /** The permission card in the panel: its text, once it is shown. */
 async function permissionCard(panel) {
   const card = await panel.waitForSelector('#permission:not([hidden])', { timeout: 15000 });
@@ -350,7 +358,7 @@ async function uiSmoke(page, workspace) {
   await page.waitForSelector('.statusbar-item:has-text("waiting for you")', { timeout: 10000 });
   await shot(page, 'permission');
   // Keyboard: the answers are buttons; Enter on the focused one answers.
-  await panel.focus('#permission button:has-text("Allow once")');
+  await panel.focus('#permission button:has-text("Allow for this session")');
   await page.keyboard.press('Enter');
   await panel.waitForSelector('#permission[hidden]', { state: 'attached', timeout: 10000 });
   await panel.waitForSelector('.tool.done:has-text("echo ui-allowed")', { timeout: 20000 });
@@ -360,7 +368,20 @@ async function uiSmoke(page, workspace) {
     await panel.click('.tool.done:has-text("echo ui-allowed") summary');
   }
   await panel.waitForSelector('.tool.done:has-text("echo ui-allowed") .tool-output:has-text("ui-allowed")', { state: 'attached' });
-  log(`permission card in the panel named the command, header and status bar said "waiting for you"; Enter on "Allow once" ran it`);
+  log(`permission card in the panel named the command, header and status bar said "waiting for you"; Enter on "Allow for this session" ran it`);
+
+  // The rule that answer remembered, from the panel's "…" menu: listed with its scope, picked to revoke it.
+  await panelMenu(page, 'Manage Permissions');
+  const rule = await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("allow run_command: $ echo ui-allowed")', { timeout: 10000 });
+  const ruleText = (await rule.innerText()).replace(/\s+/g, ' ');
+  if (!ruleText.includes('this session')) throw new Error(`the rule is not listed as this session's: ${ruleText}`);
+  await shot(page, 'permission-rules');
+  await rule.click();
+  await page.waitForSelector('.notification-toast:has-text("revoked")', { timeout: 10000 });
+  log(`the panel's menu "Manage Permissions…" listed the remembered rule "allow run_command: $ echo ui-allowed" (this session) and revoked it`);
+  await panelMenu(page, 'Revert Last Turn'); // the edit of turn 2 is reverted already
+  await page.waitForSelector('.notification-toast:has-text("no turn with edits left to revert")', { timeout: 10000 });
+  log(`the panel's menu "Revert Last Turn": no turn with edits left, and it says so`);
 
   await panel.fill('#input', 'run it again');
   await panel.press('#input', 'Enter');

@@ -839,7 +839,10 @@ class AgentExtension implements vscode.Disposable {
       void this.panel.reveal();
       return id;
     });
-    register('agentLsp.resumeSession', async (sessionId?: string) => {
+    // The commands of the panel's ⋯ menu get the view's context as their argument there:
+    // only a string (a number) is an id (a turn) a caller passed.
+    register('agentLsp.resumeSession', async (arg?: unknown) => {
+      const sessionId = typeof arg === 'string' ? arg : undefined;
       if (sessionId) {
         return this.guarded('resume the session', () => this.sessions.load(sessionId));
       }
@@ -849,7 +852,8 @@ class AgentExtension implements vscode.Disposable {
       });
       return undefined;
     });
-    register('agentLsp.deleteSession', async (sessionId?: string) => {
+    register('agentLsp.deleteSession', async (arg?: unknown) => {
+      const sessionId = typeof arg === 'string' ? arg : undefined;
       if (sessionId) {
         return this.guarded('delete the session', () => this.sessions.delete(sessionId));
       }
@@ -858,7 +862,7 @@ class AgentExtension implements vscode.Disposable {
       });
       return undefined;
     });
-    register('agentLsp.revertTurn', (turn?: number) => this.revertTurn(turn));
+    register('agentLsp.revertTurn', (turn?: unknown) => this.revertTurn(typeof turn === 'number' ? turn : undefined));
     register('agentLsp.compactSession', async () => {
       const compacted = await this.guarded('compact the conversation', () => this.sessions.compact());
       if (compacted === false) {
@@ -876,8 +880,9 @@ class AgentExtension implements vscode.Disposable {
         await this.guarded('show the diff', () => showToolDiff(item, this.before));
       }
     });
-    register('agentLsp.managePermissions', (ruleId?: string) =>
-      this.guarded<PermissionRuleInfo[]>('manage the permissions', () => managePermissions(this.serverRequest(), this.folderUri(), ruleId)),
+    register('agentLsp.managePermissions', (ruleId?: unknown) =>
+      this.guarded<PermissionRuleInfo[]>('manage the permissions', () =>
+        managePermissions(this.serverRequest(), this.folderUri(), typeof ruleId === 'string' ? ruleId : undefined)),
     );
     register('agentLsp.checkModel', () => this.guarded<ModelCheck>('check the model connection', () => checkModel(this.serverRequest(), this.folderUri())));
     register('agentLsp.retryTurn', (turn?: number) => this.guarded('send the message again', () => this.retryTurn(turn)));
@@ -893,8 +898,9 @@ class AgentExtension implements vscode.Disposable {
       }
     });
     register('agentLsp.showMcpServers', () => this.guarded('list the MCP servers', () => showMcpServers(() => this.sessions.mcpServers(), () => this.serverRequest())));
-    register('agentLsp.pickSkill', async (name?: string, text?: string) => {
-      const ref = await this.guarded('run the skill', () => runSkillCommand(this.sessions, name, text));
+    register('agentLsp.pickSkill', async (name?: unknown, text?: unknown) => {
+      const [skill, words] = [name, text].map((a) => (typeof a === 'string' ? a : undefined));
+      const ref = await this.guarded('run the skill', () => runSkillCommand(this.sessions, skill, words));
       if (ref) {
         void this.panel.reveal();
       }

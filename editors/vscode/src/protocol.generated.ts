@@ -234,7 +234,7 @@ export interface AgentLspClientCapabilities {
  */
 export interface ApplyEditAgentLsp {
   /**
-   * the effective "edits.review" setting of the edited files' folder, however it was set; "review": the edit waits unsaved for the user, so the client does not save it (the server sends agent/saveDocuments once it is to be saved)
+   * the effective "edits.review" setting of the edited files' folder, however it was set, as the edit was made under it (read once per edit: the server holds or saves the edit by the same mode); "review": the edit waits unsaved for the user, so the client does not save it (the server sends agent/saveDocuments once it is to be saved); the undo of a pending hunk is always "review"
    */
   review: 'apply' | 'review' | 'ask';
 }

@@ -339,12 +339,19 @@ function Renderer:chunk(chunk)
   end
 end
 
-function Renderer:user_message(msg, turn)
+--- Whether a user message entered a running turn: sent as a steer, or a queued
+--- message moved into the turn ("Steer now"), which keeps no delivery of its own
+--- and is known by the step it entered at (as the VS Code panel tells them).
+local function is_steer(msg, step)
+  return msg.delivery == "steer" or (msg.delivery ~= "inject" and type(step) == "number" and step > 1)
+end
+
+function Renderer:user_message(msg, turn, step)
   self:close_block()
   local title = "## You"
   if msg.source and msg.source ~= "user" then
     title = "## You (" .. tostring(msg.source) .. ")"
-  elseif msg.delivery == "steer" then
+  elseif is_steer(msg, step) then
     title = "## You (steering)"
   end
   local lines = { title, "" }
@@ -684,7 +691,7 @@ function Renderer:event(ev)
     -- a runtime-context one is the editor state the server told the model (the open files).
     local msg = data.message or {}
     if type(data.surfaceOp) ~= "table" and msg.source ~= "runtime-context" then
-      self:user_message(msg, data.turn)
+      self:user_message(msg, data.turn, data.step)
     end
   elseif t == "assistant/message" then
     self:close_block()
