@@ -612,6 +612,33 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
+    "with no server setting, the workspace's .venv/bin/agent-lsp is the server started",
+    async () => {
+      const a = await api();
+      const cfg = vscode.workspace.getConfiguration('agentLsp');
+      const python = cfg.get<string>('server.pythonPath')!;
+      const ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
+      const venvBin = path.join(ws, '.venv', 'bin');
+      fs.mkdirSync(venvBin, { recursive: true });
+      fs.symlinkSync(path.join(path.dirname(python), 'agent-lsp'), path.join(venvBin, 'agent-lsp')); // as `python -m venv .venv && pip install` leaves it
+      const logged = serverLog().length;
+      const before = a.client();
+      try {
+        await cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the server started again', () => a.client() !== before && a.serverState() === 'running', 30000);
+        await a.whenServerReady();
+        const line = `Starting ${path.join(venvBin, 'agent-lsp')}  (found via ${ws}/.venv)`;
+        await waitFor('the start in the log (VS Code writes it in batches)', () => serverLog().slice(logged).includes(line));
+      } finally {
+        const running = a.client();
+        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the server started with the setting again', () => a.client() !== running && a.serverState() === 'running', 30000);
+        await a.whenServerReady();
+        fs.rmSync(path.join(ws, '.venv'), { recursive: true, force: true });
+      }
+    },
+  ],
+  [
     '"Show diff" after the file changed shows the edit as the session log has it, read-only',
     async () => {
       const a = await api();
