@@ -860,6 +860,32 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
+    'the retries of a step are one notice in the transcript, updated in place; then the answer',
+    async () => {
+      const a = await api();
+      const folder = vscode.workspace.workspaceFolders![0].uri;
+      const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
+      const original = fs.readFileSync(settingsFile, 'utf8');
+      const settings = JSON.parse(original);
+      const script = [{ fail: 'OVERLOADED' }, { fail: 'OVERLOADED' }, { text: 'finally through' }];
+      settings['agentLsp.model'] = { ...settings['agentLsp.model'], script };
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+      await waitFor('the script in the settings', () => JSON.stringify(vscode.workspace.getConfiguration('agentLsp').get('model')).includes('finally through'));
+      try {
+        await vscode.commands.executeCommand('agentLsp.newSession');
+        await a.send('are you busy?');
+        await idleAfter(a, 1);
+        const items = a.sessions.transcript.items;
+        assert.deepEqual(items.map((i) => i.kind), ['user', 'notice', 'text', 'turn-end']);
+        assert.match((items[1] as any).text, /^Retrying \(retry 2\).* after OVERLOADED/);
+        assert.equal((items[2] as any).text, 'finally through');
+        assert.equal((items[3] as any).reason, 'completed');
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+      }
+    },
+  ],
+  [
     'review mode: the edit waits unsaved with Keep / Undo CodeLenses per hunk, per file and for all',
     async () => {
       const a = await api();
