@@ -213,7 +213,8 @@ def test_sessions_can_delete_the_shown_session(editor: Editor) -> None:
 
 
 def test_sessions_with_words_lists_the_sessions_whose_messages_have_them(editor: Editor) -> None:
-    editor.setup([{"text": "The lexer drops astral emoji."}, {"text": "Renamed."}])
+    # each reply fits its question: which session gets which does not hang on the script's order
+    editor.setup([{"when": "tokenizer", "text": "The lexer drops astral emoji."}, {"when": "loader", "text": "Renamed."}])
     editor.edit("a.py")
     editor.wait_attached()
     editor.cmd("AgentAsk why is the tokenizer lossy")

@@ -612,6 +612,33 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
+    "with no server setting, the workspace's .venv/bin/agent-lsp is the server started",
+    async () => {
+      const a = await api();
+      const cfg = vscode.workspace.getConfiguration('agentLsp');
+      const python = cfg.get<string>('server.pythonPath')!;
+      const ws = vscode.workspace.workspaceFolders![0].uri.fsPath;
+      const venvBin = path.join(ws, '.venv', 'bin');
+      fs.mkdirSync(venvBin, { recursive: true });
+      fs.symlinkSync(path.join(path.dirname(python), 'agent-lsp'), path.join(venvBin, 'agent-lsp')); // as `python -m venv .venv && pip install` leaves it
+      const logged = serverLog().length;
+      const before = a.client();
+      try {
+        await cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the server started again', () => a.client() !== before && a.serverState() === 'running', 30000);
+        await a.whenServerReady();
+        const line = `Starting ${path.join(venvBin, 'agent-lsp')}  (found via ${ws}/.venv)`;
+        await waitFor('the start in the log (VS Code writes it in batches)', () => serverLog().slice(logged).includes(line));
+      } finally {
+        const running = a.client();
+        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the server started with the setting again', () => a.client() !== running && a.serverState() === 'running', 30000);
+        await a.whenServerReady();
+        fs.rmSync(path.join(ws, '.venv'), { recursive: true, force: true });
+      }
+    },
+  ],
+  [
     '"Show diff" after the file changed shows the edit as the session log has it, read-only',
     async () => {
       const a = await api();
@@ -827,6 +854,32 @@ const tests: [string, () => Promise<void>][] = [
         await waitFor('the save', () => !doc.isDirty);
         assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 10\nb = 20\n');
         assert.deepEqual(a.review.pending, [], 'an approved edit does not wait for Keep / Undo');
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+      }
+    },
+  ],
+  [
+    'the retries of a step are one notice in the transcript, updated in place; then the answer',
+    async () => {
+      const a = await api();
+      const folder = vscode.workspace.workspaceFolders![0].uri;
+      const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
+      const original = fs.readFileSync(settingsFile, 'utf8');
+      const settings = JSON.parse(original);
+      const script = [{ fail: 'OVERLOADED' }, { fail: 'OVERLOADED' }, { text: 'finally through' }];
+      settings['agentLsp.model'] = { ...settings['agentLsp.model'], script };
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+      await waitFor('the script in the settings', () => JSON.stringify(vscode.workspace.getConfiguration('agentLsp').get('model')).includes('finally through'));
+      try {
+        await vscode.commands.executeCommand('agentLsp.newSession');
+        await a.send('are you busy?');
+        await idleAfter(a, 1);
+        const items = a.sessions.transcript.items;
+        assert.deepEqual(items.map((i) => i.kind), ['user', 'notice', 'text', 'turn-end']);
+        assert.match((items[1] as any).text, /^Retrying \(retry 2\).* after OVERLOADED/);
+        assert.equal((items[2] as any).text, 'finally through');
+        assert.equal((items[3] as any).reason, 'completed');
       } finally {
         fs.writeFileSync(settingsFile, original);
       }

@@ -9,6 +9,8 @@
 //    the editor's cursor) and no per-line backgrounds; a command that exited
 //    non-zero is a ✗ with its exit code; "↓ New activity" appears when the
 //    user scrolled up while the answer streams; one status bar item.
+// 3. With the panel closed, a message sent from the command palette ends in a
+//    "done" notification whose text has no raw markdown.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,6 +23,7 @@ export const firstRunScript = [
   { text: 'Checking.', tools: [{ name: 'run_command', arguments: { command: 'echo failing; exit 3' } }] },
   { text: 'The check failed.' },
   { text: LONG, chunkDelayMs: 8 },
+  { text: '**Renamed** `old_name` to `new_name` in [hello.py](hello.py).\n\nNothing else changed.' },
 ];
 
 export async function firstRun(page, { ws, log, panelFrame, shot }) {
@@ -99,4 +102,24 @@ export async function firstRun(page, { ws, log, panelFrame, shot }) {
   const atBottom = await panel.$eval('#transcript', (t) => t.scrollHeight - t.scrollTop - t.clientHeight < 60);
   if (!atBottom) throw new Error('after "New activity" the transcript did not follow the answer');
   log(`one status bar item while running (${items[0].trim()}); scrolled up: "↓ New activity", a click went back down`);
+
+  // 3. The panel closed (the side bar hidden), a message from the command palette.
+  await page.click('.monaco-editor .view-lines');
+  await page.keyboard.press('Control+B');
+  await page.waitForSelector('.part.sidebar', { state: 'hidden', timeout: 10000 });
+  await page.keyboard.press('F1');
+  await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
+  await page.keyboard.type('Agent: Send Message');
+  await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Send Message")', { timeout: 10000 });
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('.quick-input-widget:has-text("Message to the agent")', { timeout: 10000 });
+  await page.keyboard.type('rename it');
+  await page.keyboard.press('Enter');
+  const toast = await page.waitForSelector('.notification-toast:has-text("Agent: done")', { timeout: 20000 });
+  const said = (await toast.$eval('.notification-list-item-message', (n) => n.textContent)) ?? '';
+  if (!said.includes('Renamed old_name to new_name in hello.py.') || /[*`\[\]]/.test(said)) {
+    throw new Error(`the "done" notification shows ${JSON.stringify(said)}`);
+  }
+  await shot(page, 'firstrun-done-toast');
+  log(`the panel closed: the turn's end is a notification without markdown ("${said}")`);
 }

@@ -114,6 +114,7 @@ class AgentExtension implements vscode.Disposable {
   private state: ServerState = 'stopped';
   private stateMessage = '';
   private ready: Promise<void> = Promise.resolve();
+  private restarting: Promise<void> = Promise.resolve();
   private keys: Partial<Record<string, string>> = {};
   private lastEditor: vscode.TextEditor | undefined = vscode.window.activeTextEditor;
   private failureShown = false;
@@ -361,14 +362,22 @@ class AgentExtension implements vscode.Disposable {
     const client = this.client;
     this.client = null;
     if (client) {
+      // A client still starting cannot be stopped (it would go on and keep the server's
+      // commands registered, so the next one fails to start): let the start end first.
+      await this.ready.catch(() => undefined);
       await client.stop(2000).catch(() => undefined);
     }
     this.setState('stopped');
   }
 
-  async restart(): Promise<void> {
-    await this.stop();
-    await this.start().catch(() => undefined);
+  /** One restart at a time: one asked while another is under way (two server settings
+   * saved in a row) runs after it. */
+  restart(): Promise<void> {
+    this.restarting = this.restarting.then(async () => {
+      await this.stop();
+      await this.start().catch(() => undefined);
+    });
+    return this.restarting;
   }
 
   whenReady(): Promise<void> {
