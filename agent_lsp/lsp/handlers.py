@@ -26,6 +26,7 @@ from agent_lsp.lsp.features import (
     watched_files,
 )
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
+from agent_lsp.lsp.rpc import quiet_refusals
 
 FEATURES = (lifecycle, documents, agent_requests, session_requests, session_control, mcp_requests, subagent_requests,
             mode_requests, skill_requests, permission_requests, model_requests, review_requests, commands,
@@ -38,6 +39,7 @@ def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort |
     # pygls logs every outgoing message at INFO: keep it quiet unless debugging.
     if logging.getLogger().getEffectiveLevel() > logging.DEBUG:
         logging.getLogger("pygls").setLevel(logging.WARNING)
+    quiet_refusals()
     server = AgentLanguageServer(env, process=process)
     for feature in FEATURES:
         feature.register(server)

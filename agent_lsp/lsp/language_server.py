@@ -25,7 +25,7 @@ from agent_lsp.config import SettingsLayers
 from agent_lsp.lsp.editor import LspEditor
 from agent_lsp.lsp.progress import ProgressReporter
 from agent_lsp.lsp.relay import AgentEvents, Relay
-from agent_lsp.lsp.rpc import AgentProtocol, SessionInUse, raw_params_converter
+from agent_lsp.lsp.rpc import AgentProtocol, SessionInUse, raw_params_converter, refused
 from agent_lsp.secrets import mask
 from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.store.lock import SessionLockedError
@@ -126,6 +126,9 @@ class AgentLanguageServer(LanguageServer):
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # The default pops "Error in server" dialogs; an agent product logs instead.
+        if refused(error):  # the client's request refused with a reason: the client has it
+            log.debug("request refused: %s", error)
+            return
         log.error("server error (%s): %s", getattr(source, "__name__", source), error)
 
     def spawn(self, coroutine) -> asyncio.Task:

@@ -232,6 +232,36 @@ class AgentProtocol(LanguageServerProtocol):
         super()._send_response(msg_id, result, error)
 
 
+def refused(error: BaseException | None) -> bool:
+    """Whether `error` is an answer a handler chose (bad params, an unknown or
+    busy session): the client's request refused with a reason, not a fault."""
+    return isinstance(error, JsonRpcException) and not isinstance(error, JsonRpcInternalError)
+
+
+class RefusalLogFilter(logging.Filter):
+    """pygls logs every error a handler raises at ERROR with its traceback (and,
+    for some, the request's params). For a refusal that is noise in the user's
+    server log, and params may hold text the user typed: the client has the
+    message, the log keeps a line at DEBUG. Faults keep their traceback."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if not refused(error):
+            return True
+        if not logging.getLogger(record.name).isEnabledFor(logging.DEBUG):
+            return False
+        record.msg, record.args = "answered with an error: %s", (getattr(error, "message", error),)
+        record.exc_info = record.exc_text = None
+        record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return True
+
+
+def quiet_refusals() -> None:
+    logger = logging.getLogger("pygls.protocol.json_rpc")
+    if not any(isinstance(f, RefusalLogFilter) for f in logger.filters):
+        logger.addFilter(RefusalLogFilter())
+
+
 def _invalid_text(value: Any, path: str) -> str | None:
     """The path of the first string that cannot be encoded as UTF-8, if any."""
     if isinstance(value, str):

@@ -71,6 +71,9 @@ def test_readable_errors_for_bad_ids_methods_and_envelopes(tmp_path):
     assert all("id must be an integer or a string" in a["error"]["message"] for a in answers)
     assert server.stop() == 0
     assert "never-asked" not in server.answers
+    # refusals are answers, not faults: the user's server log shows no traceback or ERROR for them
+    logged = (tmp_path / "server.log").read_text(encoding="utf-8", errors="replace")
+    assert "Traceback" not in logged and " ERROR " not in logged, logged[-3000:]
 
 
 def test_requests_in_flight_at_shutdown_are_answered_and_later_ones_refused(tmp_path):
