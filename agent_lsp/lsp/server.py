@@ -15,7 +15,8 @@ module imports no pygls at load time: on stdio the start is in two phases.
    (`agent_lsp.lsp.early`). The first message that phase cannot answer exactly
    as the server would, and every one after it, is queued in order.
 2. A loader thread imports pygls, lsprotocol and our handlers (and the agent's
-   code, which the warm-up would import next) in the background; the server
+   code, which the warm-up would import next; httpx too when a session has an
+   HTTP provider) in the background; the server
    is built, takes over what the early phase made (`EarlyPhase.hand_over`),
    handles the queue in order, and from then on every message goes straight to it.
 
@@ -49,6 +50,8 @@ log = logging.getLogger(__name__)
 
 IMPLEMENTATION = "agent_lsp.lsp.handlers"
 AGENT_CODE = "agent_lsp.workspace.host"  # the agent, tools and providers' entry: what the first session needs
+HTTP_PROVIDERS = ("agent_lsp.llm.openai", "agent_lsp.llm.anthropic")  # a session imported one: its requests need httpx
+HTTP_TRANSPORT = "agent_lsp.llm.transport"
 LOAD_WHEN_IDLE_S = 0.05  # with no message for this long, the loader starts
 
 
@@ -181,6 +184,11 @@ class _Starting:
             module = None
         finally:
             self.forward_refs.close()
+        if module is not None and any(name in sys.modules for name in HTTP_PROVIDERS):
+            try:  # the first prompt does not wait for httpx and the TLS context
+                importlib.import_module(HTTP_TRANSPORT).prepare()
+            except Exception as error:  # the first request meets it again, and says so
+                log.debug("could not prepare the HTTP transport: %s", error)
         try:
             self.loop.call_soon_threadsafe(self._take_over, module)
         except RuntimeError:  # the loop has closed: the client went away meanwhile

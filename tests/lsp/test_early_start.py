@@ -17,10 +17,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import asyncio
+
 import pytest
 
 from agent_lsp.lsp.handshake import frame
 from agent_lsp.lsp.transport import FrameReader
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
+
+from llm_fake_server import FakeServer, Reply  # noqa: E402
 
 TIMEOUT_S = 30
 
@@ -256,6 +262,34 @@ def test_a_client_that_leaves_after_the_early_answers_ends_the_server(tmp_path):
         return client.proc.wait(TIMEOUT_S)
 
     assert three_starts(tmp_path, run) == (0, 0, 0)
+
+
+async def test_a_session_with_an_http_provider_opened_early_streams_from_the_model_server(tmp_path):
+    """The provider's HTTP client is made with its first request, not when the
+    session opens: an early session with an OpenAI-compatible provider answers
+    its prompt from a real local model server, as a server that loaded first does."""
+    fake = FakeServer()
+    await fake.start()
+    model = {"provider": "openai", "baseUrl": fake.url + "/v1", "apiKey": "test-key", "model": "m", "contextWindow": 8192}
+
+    def run(client: RawClient) -> str:
+        init = initialize(tmp_path, [])
+        init["params"]["initializationOptions"]["model"] = model
+        client.send(init, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "agent/session/new", "params": {}})
+        session_id = answer(client.read_until(lambda got: any(m.get("id") == 2 for m in got)), 2)["result"]["sessionId"]
+        client.send({"jsonrpc": "2.0", "id": 3, "method": "agent/followup", "params": {"sessionId": session_id, "content": "hi"}})
+        received = client.read_until(lambda got: ("status", "idle") in transcript(got))
+        assert client.close() == 0
+        return "".join(e["data"]["chunk"].get("text", "") for m in received if m.get("method") == "session/event"
+                       for e in m["params"]["events"] if e["type"] == "assistant/chunk")
+
+    try:
+        fake.queue(*[Reply.openai_text("from the model server") for _ in range(3)])
+        texts = await asyncio.to_thread(three_starts, tmp_path, run)
+    finally:
+        await fake.stop()
+    assert texts == ("from the model server",) * 3
+    assert [seen.path for seen in fake.requests] == ["/v1/chat/completions"] * 3
 
 
 def test_the_early_answer_has_the_wire_models_form():
