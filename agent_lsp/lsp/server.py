@@ -160,6 +160,7 @@ class _Starting:
         if not self.waiting and self.early.receive(item):
             self.release()
             if self.early.hosts:  # the first session is answered: what comes next (a prompt) needs the server
+                self.writer.drain(0.05)  # the answer on the wire before the loader takes the interpreter lock
                 self._start_loader()
             else:
                 self._idle.cancel()
