@@ -143,7 +143,7 @@ class _Starting:
         self.forward_refs = StartCodeCache(("typing",)).open()
         self._loader: threading.Thread | None = None
         self._idle: Any = None
-        # No collection while the opening messages are answered (a tenth of their
+        # No collection while the opening messages are answered (some 20 ms of their
         # CPU); the loader's start turns the collector back on, and the warm-up's
         # full collection (`ServerProcess.agent_code_loaded`) frees what they left.
         gc.disable()
