@@ -140,13 +140,21 @@ class EarlyPhase:
         self.params = params if isinstance(params, dict) else {}
         return True
 
+    def answers_initialized(self) -> bool:
+        """Whether the `initialize` answered here lets the early phase answer
+        `initialized` too (and sessions after it): not for a client whose settings
+        are pulled, nor for params not in the plain form."""
+        params = self.params
+        return (self.open and self.initialize_body is not None and isinstance(params.get("capabilities"), dict)
+                and _plain_agent_caps(params) and not _pulls_configuration(params) and _folders(params) is not None)
+
     def _initialized(self, body: bytes) -> bool:
         """Settings from initializationOptions, their problems shown: what the
         server does at `initialized`, for a client whose settings are not pulled."""
-        folders = _folders(self.params)
-        plain = isinstance(self.params.get("capabilities"), dict) and _plain_agent_caps(self.params)
-        if folders is None or not plain or _pulls_configuration(self.params):
+        if not self.answers_initialized():
             return False
+        folders = _folders(self.params)
+        assert folders is not None
         from agent_lsp.config import SettingsLayers
 
         layers = SettingsLayers(self.env)

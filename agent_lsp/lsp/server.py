@@ -21,8 +21,9 @@ module imports no pygls at load time: on stdio the start is in two phases.
    handles the queue in order, and from then on every message goes straight to it.
 
 The loader starts once the first session is answered, when the early phase
-has to leave a message to the server, or when no message has come for
-`LOAD_WHEN_IDLE_S`: both threads compete for the one interpreter lock, so
+has to leave a message to the server, when no message has come for
+`LOAD_WHEN_IDLE_S`, or right after an `initialize` whose `initialized` the
+early phase will leave to the server (settings to pull): both threads compete for the one interpreter lock, so
 while the client sends its opening messages the loader waits, and the first
 session is answered on the CPU of its own work alone (the garbage collector
 waits too). A client that sends nothing more (an editor waiting for the user)
@@ -152,6 +153,8 @@ class _Starting:
         self.loop, self.stop_event, self.ended, self.release = loop, stop_event, ended, release
         self.loaded = loop.create_future()
         self._idle = loop.call_later(LOAD_WHEN_IDLE_S, self._start_loader)
+        if self.early.initialize_body is not None and not self.early.answers_initialized():
+            self._start_loader()  # the early phase ends at `initialized` (settings to pull): no need to wait
 
     def handle(self, item: bytes | Oversized) -> None:
         if self.serving is not None:
