@@ -24,10 +24,11 @@ the first session). The server runs with bytecode caching on, as installed.
     .venv/bin/python bench/server_start.py --breakdown [--runs 10]
 
 says where the server's CPU time to a first session goes: each run a fresh
-interpreter loads, one part after the other and on one thread, what the
-server loads (with its start-up code cache warm), then builds a workspace
-host and a first session (scripted model); CPU milliseconds per part, median
-over --runs, and the garbage collector's share of the whole.
+interpreter does, one part after the other and on one thread, what the server
+does (with its start-up code cache warm): the early phase answers
+`initialize`, `initialized` and a first `agent/session/new` (scripted model),
+then pygls and the rest load and the server takes over; CPU milliseconds per
+part, median over --runs, and the garbage collector's share.
 """
 
 from __future__ import annotations
@@ -132,7 +133,9 @@ def one_start(tmp: Path, cache: Path, n: int, model: dict) -> dict[str, float]:
 
 
 # Run in a fresh interpreter: prints {part: CPU seconds} as JSON. The parts in the
-# order the server needs them; each includes what it imports first.
+# order the server needs them; each includes what it imports first. Up to the
+# first session they are what the early phase does on the main thread
+# (agent_lsp/lsp/early.py); the rest is what the loader thread does after it.
 BREAKDOWN_SCRIPT = r"""
 import gc, json, sys, time
 cpu = {"interpreter and site": time.process_time()}
@@ -147,36 +150,37 @@ last = [time.process_time()]
 def part(name):
     now = time.process_time()
     cpu[name], last[0] = now - last[0], now
-import asyncio, logging
 from agent_lsp.cli import main, server_process
-from agent_lsp.lsp import server
+from agent_lsp.lsp import handshake, server
+from agent_lsp.lsp.code_cache import StartCodeCache
 main.build_parser().parse_args(["serve"])
-part("CLI, asyncio, the server's entry (no pygls)")
-from agent_lsp.lsp.code_cache import start_code_cache
-with start_code_cache():
-    import lsprotocol.types
-    part("lsprotocol's types (attrs classes, from the code cache)")
-    import pygls.lsp.server, pygls.protocol
-    part("pygls, cattrs")
-    import pydantic
-    class First(pydantic.BaseModel):
-        x: int
-    part("pydantic (and its first model's schema)")
-    import agent_lsp.lsp.protocol
-    part("our wire and event models, settings, the agent loop")
-    handlers = server._import_server()
-    part("our LSP features (the rest of the handlers)")
-ls = handlers.create_server(process=server_process.ServerProcess())
-part("the server object (lsprotocol's cattrs converter)")
-import agent_lsp.workspace.host
-part("workspace host, tools, MCP (the warm-up's import)")
-ls.settings.set_layer("initializationOptions", {"sessionsDir": sys.argv[2], "model": {"provider": "scripted", "script": []}})
-ls.add_folder(__import__("pathlib").Path(sys.argv[1]))
+forward_refs = StartCodeCache(("typing",)).open()
+gc.disable()
+early = server.EarlyPhase(type("Writer", (), {"write": lambda self, data: None})(), server_process.ServerProcess())
+params = {"processId": None, "rootUri": __import__("pathlib").Path(sys.argv[1]).as_uri(), "capabilities": {},
+          "initializationOptions": {"sessionsDir": sys.argv[2], "model": {"provider": "scripted", "script": []}}}
+handshake.write_cached(handshake.cache_path(params), {"capabilities": {}})
+import asyncio
+part("CLI, the server's entry, asyncio (no pygls)")
+def message(**fields):
+    return json.dumps({"jsonrpc": "2.0", **fields}).encode()
 async def first_session():
-    ls.host_for_uri(None).new_session(title=None)
+    assert early.receive(message(id=1, method="initialize", params=params))
+    assert early.receive(message(method="initialized", params={}))
+    part("early: initialize, initialized (pydantic, our settings models)")
+    assert early.receive(message(id=2, method="agent/session/new", params={}))
+    part("early: the first session/new (agent, tools, MCP, the host, the session)")
+    gc.enable()
+    cpu["of which garbage collection (before the first answer)"] = collecting["total"]
+    handlers = server._import_server(("attr._make",))
+    part("then: pygls, lsprotocol, our wire models and LSP features")
+    ls = server._create_server(handlers, server_process.ServerProcess(), early.writer, early.initialize)
+    part("then: the server object (lsprotocol's cattrs converter)")
+    early.hand_over(ls)
+    part("then: the hand-over")
 asyncio.run(first_session())
-part("the first workspace host and session")
-cpu["of which garbage collection"] = collecting["total"]
+forward_refs.close()
+cpu["of which garbage collection (in all)"] = collecting["total"]
 print(json.dumps(cpu))
 """
 
@@ -198,9 +202,13 @@ def breakdown(runs: int) -> None:
                     parts.setdefault(name, []).append(seconds)
     print(f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}; server CPU to a first session, by part; "
           f"median of {runs} [min-max]")
+    before = [k for k in parts if not k.startswith(("then", "of which"))]
+    answered = [sum(run) for run in zip(*(parts[k] for k in before))]
     total = [sum(run) for run in zip(*(v for k, v in parts.items() if not k.startswith("of which")))]
-    for name, values in [*parts.items(), ("total", total)]:
-        print(f"  {name:58} {summary(values, 'ms CPU')}")
+    rows = [*((k, parts[k]) for k in before), ("the first session answered", answered),
+            *((k, v) for k, v in parts.items() if k not in before), ("total", total)]
+    for name, values in rows:
+        print(f"  {name:76} {summary(values, 'ms CPU')}")
 
 
 def summary(values: list[float], unit: str = "ms", digits: int = 0) -> str:

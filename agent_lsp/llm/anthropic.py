@@ -344,7 +344,7 @@ class AnthropicProvider:
         self._secrets = tuple(s for s in (api_key, *(headers or {}).values()) if s)
         secrets.register(api_key)
         secrets.register_headers(headers or {})
-        self._client = make_client(timeouts)
+        self._http: Any = None  # the pooled client, made with the first request (`_client`)
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(name={self.name!r}, base_url={self.base_url!r})"
@@ -377,5 +377,14 @@ class AnthropicProvider:
         url = self._url.rsplit("/", 1)[0] + "/models"  # beside .../v1/messages
         return await list_model_ids(self._client, url, self._headers, {"limit": "1000"})
 
+    @property
+    def _client(self) -> Any:
+        """The pooled HTTP client, made on first use: httpx (~100 ms to import) and
+        the TLS context load with the first request, not when a session opens."""
+        if self._http is None:
+            self._http = make_client(self._timeouts)
+        return self._http
+
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._http is not None:
+            await self._http.aclose()

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import logging
 import re
-from typing import Any, Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
 from urllib.parse import quote
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -42,6 +43,8 @@ def _positive_int(value: Any) -> int | None:
 
 async def _get_json(client: httpx.AsyncClient, method: str, url: str, headers: dict[str, str],
                     body: Any = None) -> Any:
+    import httpx
+
     try:
         response = await client.request(method, url, headers=headers, json=body, timeout=PROBE_TIMEOUT_S)
         if response.status_code != 200:
@@ -90,7 +93,7 @@ async def _lm_studio(client: httpx.AsyncClient, base_url: str, model: str, heade
     return _positive_int(entry.get("loaded_context_length")) or _positive_int(entry.get("max_context_length"))
 
 
-Probe = Callable[[httpx.AsyncClient, str, str, dict[str, str]], Awaitable["int | None"]]
+Probe = Callable[["httpx.AsyncClient", str, str, dict[str, str]], Awaitable["int | None"]]
 PROBES: tuple[tuple[str, Probe], ...] = (
     ("vLLM /v1/models", _vllm),
     ("llama.cpp /props", _llama_cpp),

@@ -148,8 +148,8 @@ def create_provider(settings: ModelSettings, env: ModelEnvironment) -> ResolvedM
 
 
 def _provider_module(provider_name: str):
-    """The provider's module, imported when it is used: each brings httpx, and
-    the scripted model needs neither."""
+    """The provider's module, imported when it is used (httpx comes later, with
+    its first request); the scripted model needs neither."""
     if provider_name == "anthropic":
         from . import anthropic
 

@@ -16,11 +16,9 @@ import json
 import re
 import time
 from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from typing import Any, Iterable, Mapping
 from urllib.parse import urlsplit
 
-import httpx
 
 from agent_lsp.secrets import mask_fields
 
@@ -105,6 +103,8 @@ def _delay_until_ms(value: str, now: float) -> float | None:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
         try:
+            from email.utils import parsedate_to_datetime  # ~30 ms to import: only for such a header
+
             moment = parsedate_to_datetime(value)
         except (TypeError, ValueError, IndexError):
             return None
@@ -334,6 +334,8 @@ def classify_transport_error(exc: BaseException, *, provider: str, model: str, u
     The message names the URL and `hint` (where the base URL comes from). A
     connection refused on this machine is not worth retrying: nothing listens
     there, and a local model server binds its port before it loads a model."""
+    import httpx  # loaded by the request that failed already
+
     where = f" {url}" if url else ""
     retryable = True
     connect = isinstance(exc, (httpx.ConnectError, httpx.ConnectTimeout))

@@ -10,9 +10,10 @@ the configured models.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 LIST_TIMEOUT_S = 5.0
 
@@ -24,6 +25,8 @@ class ModelListError(Exception):
 async def list_model_ids(client: httpx.AsyncClient, url: str, headers: Mapping[str, str],
                          params: Mapping[str, str] | None = None) -> list[str]:
     """The `id` of every entry of the listing at `url`, in the server's order."""
+    import httpx
+
     wanted = {k: v for k, v in headers.items() if k.lower() != "accept"}
     try:
         response = await client.get(url, headers={**wanted, "Accept": "application/json"}, params=params,

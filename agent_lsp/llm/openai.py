@@ -361,7 +361,7 @@ class OpenAIProvider:
         self._secrets = tuple(s for s in (api_key, *(headers or {}).values()) if s)
         secrets.register(api_key)
         secrets.register_headers(headers or {})
-        self._client = make_client(timeouts)
+        self._http: Any = None  # the pooled client, made with the first request (`_client`)
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(name={self.name!r}, base_url={self.base_url!r})"
@@ -429,8 +429,17 @@ class OpenAIProvider:
         """The models the endpoint lists (`GET <base>/models`); ModelListError if it does not."""
         return await list_model_ids(self._client, join_url(self.base_url, "models"), self._headers)
 
+    @property
+    def _client(self) -> Any:
+        """The pooled HTTP client, made on first use: httpx (~100 ms to import) and
+        the TLS context load with the first request, not when a session opens."""
+        if self._http is None:
+            self._http = make_client(self._timeouts)
+        return self._http
+
     async def aclose(self) -> None:
-        await self._client.aclose()
+        if self._http is not None:
+            await self._http.aclose()
 
 
 def _json_or_none(text: str) -> Any:

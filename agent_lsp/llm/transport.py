@@ -18,14 +18,15 @@ import ssl
 from time import perf_counter
 from contextlib import aclosing
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Mapping, Protocol
-
-import httpx
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Protocol
 
 from . import precedence
 from .failures import classify_http_error, classify_stream_error, classify_transport_error, request_id
 from .sse import SseDecoder, SseEvent
 from .types import BAD_REQUEST, TIMEOUT, LlmError
+
+if TYPE_CHECKING:  # httpx (~100 ms to import) loads with the first request, not with the provider
+    import httpx
 
 _MAX_ERROR_BODY = 64 * 1024
 
@@ -60,12 +61,23 @@ def _tls_context() -> ssl.SSLContext:
     """The certificate store, loaded once per process: building it (reading the
     CA bundle) takes ~10-30 ms, which every new session paid with its client.
     httpx's own default, environment included (SSL_CERT_FILE, SSL_CERT_DIR)."""
+    import httpx
+
     return httpx.create_ssl_context()
+
+
+def prepare() -> None:
+    """Load what a first request needs (httpx, the TLS context) ahead of it, off
+    the event loop: the server does it in the background once a session has an
+    HTTP provider."""
+    _tls_context()
 
 
 def make_client(timeouts: Timeouts) -> httpx.AsyncClient:
     """One pooled client per provider. httpx's read timeout is off: the
     first-byte and idle timeouts are enforced around each read instead."""
+    import httpx
+
     return httpx.AsyncClient(
         verify=_tls_context(),
         http2=http2_available(),
@@ -98,6 +110,8 @@ async def stream_sse(
     async hop per read, not per event: this is the hot path); raise LlmError
     on any failure. A clean end of the body simply ends the iteration:
     whether the stream carried its terminal event is for the caller to judge."""
+    import httpx
+
     loop = asyncio.get_running_loop()
     try:
         request = client.build_request("POST", url, json=body, headers=headers)
@@ -163,6 +177,8 @@ async def _close_quietly(chunks: Any, response: httpx.Response) -> None:
 
 
 async def _error_from_response(response: httpx.Response, deadline: float, ctx: StreamContext) -> LlmError:
+    import httpx
+
     body = bytearray()
     try:
         async with asyncio.timeout_at(deadline):

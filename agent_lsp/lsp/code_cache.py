@@ -9,8 +9,12 @@ pydantic models: about 1,500 at a start) is compiled on the spot. Python
 caches the bytecode of modules (`.pyc`), not of code made at run time, so
 this module does that for attrs and typing while the server loads: each
 `compile` they ask for is looked up by its exact source text, file name and
-mode in `<platform cache dir>/agent-lsp/start-code-<python>.marshal`, and
-compiled only when missing. The file is written again when a start needed
+mode in `<platform cache dir>/agent-lsp/start-code-<python>-<modules>.marshal`,
+and compiled only when missing. typing's forward references have a file of
+their own: the server's first answers (`agent_lsp.lsp.early`) need them from
+the first message on, before pygls loads, and reading that small file costs
+under a millisecond, where attrs' code (most of the bytes) is read by the
+thread that loads pygls. The file is written again when a start needed
 code the file lacks or left entries unused (another attrs or lsprotocol
 version, other models), so it holds what the last start needed. A class
 whose source differs at every start (a hashable frozen class: attrs writes a
@@ -49,31 +53,57 @@ FORWARD_REF_FILE = "<string>"  # the file name typing compiles a forward referen
 Key = tuple[str, str, str]  # source, file name, mode
 
 
-def cache_path() -> Path:
-    # marshal's format is the interpreter's: one file per Python version.
-    return cache_dir() / f"start-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}.marshal"
+def cache_path(modules: tuple[str, ...] = COMPILING_MODULES) -> Path:
+    # marshal's format is the interpreter's: one file per Python version. One file
+    # per set of modules: the forward references are needed from the first
+    # message on, attrs' code (most of the bytes) only by the loader.
+    names = "-".join(modules)
+    return cache_dir() / f"start-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}-{names}.marshal"
+
+
+class StartCodeCache:
+    """The code `modules` compile, looked up in one file between `open` and `close`
+    (`close` writes the file if this start needed other code than it held)."""
+
+    def __init__(self, modules: tuple[str, ...] = COMPILING_MODULES, path: Path | None = None):
+        self.modules = modules
+        self.path = path or cache_path(modules)
+        self._patched: list[ModuleType] = []
+        self._known: dict[Key, Any] = {}
+        self._used: dict[Key, Any] = {}
+
+    def open(self) -> StartCodeCache:
+        if os.environ.get(DISABLE_ENV):
+            return self
+        modules = [module for module in map(_module, self.modules) if module is not None and "compile" not in vars(module)]
+        if not modules:
+            return self
+        self._known = _read(self.path)
+        for module in modules:
+            module.compile = _cached_compile(module, self._known, self._used)  # shadows the builtin for that module only
+        self._patched = modules
+        return self
+
+    def close(self) -> None:
+        if not self._patched:
+            return
+        for module in self._patched:
+            del module.compile
+        self._patched = []
+        used, known = self._used, self._known
+        if used and {_identity(key) for key in used} != {_identity(key) for key in known}:
+            _write(self.path, used)
 
 
 @contextlib.contextmanager
-def start_code_cache(path: Path | None = None) -> Iterator[None]:
-    """While the body runs (the import of the server), the code attrs and typing
-    compile comes from the cache when its source is there."""
-    modules = [module for module in map(_module, COMPILING_MODULES) if module is not None and "compile" not in vars(module)]
-    if not modules or os.environ.get(DISABLE_ENV):
-        yield
-        return
-    path = path or cache_path()
-    known = _read(path)
-    used: dict[Key, Any] = {}
-    for module in modules:
-        module.compile = _cached_compile(module, known, used)  # shadows the builtin for that module only
+def start_code_cache(path: Path | None = None, modules: tuple[str, ...] = COMPILING_MODULES) -> Iterator[None]:
+    """While the body runs (the import of the server), the code `modules` compile
+    comes from the cache when its source is there."""
+    cache = StartCodeCache(modules, path).open()
     try:
         yield
     finally:
-        for module in modules:
-            del module.compile
-    if used and {_identity(key) for key in used} != {_identity(key) for key in known}:
-        _write(path, used)
+        cache.close()
 
 
 def _module(name: str) -> ModuleType | None:
@@ -124,7 +154,8 @@ def _write(path: Path, entries: dict[Key, Any]) -> None:
         with open(tmp, "wb") as f:
             marshal.dump(entries, f)
         os.replace(tmp, path)
-        for old in path.parent.glob("attrs-code-*.marshal"):  # the file of earlier versions (attrs code only)
+        for old in path.parent.glob("attrs-code-*.marshal"):  # the files of earlier versions
             old.unlink()
+        path.with_name(f"start-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}.marshal").unlink(missing_ok=True)
     except (OSError, ValueError) as error:
         log.debug("could not write the start-up code cache: %s", error)

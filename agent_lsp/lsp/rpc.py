@@ -48,6 +48,7 @@ from pygls.protocol.language_server import lsp_method
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.apply_edit_params import register_agent_member
+from agent_lsp.lsp.early import INTERNAL_ERROR_MESSAGE
 from agent_lsp.store.lock import SessionLockedError
 
 log = logging.getLogger(__name__)
@@ -56,7 +57,6 @@ M = TypeVar("M", bound=BaseModel)
 
 MAX_ERROR_MESSAGE = 1000
 LARGE_MESSAGE_BYTES = 2**20
-INTERNAL_ERROR_MESSAGE = "internal error in the server (the server log has the details)"
 NOTIFICATIONS = frozenset(
     method for method, (message_type, *_) in types.METHOD_TO_TYPES.items() if message_type.__name__.endswith("Notification")
 )

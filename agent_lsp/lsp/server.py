@@ -7,47 +7,68 @@
 Each returns when the client is done; what the process does around them
 (signals, memory, ending shell commands) is the CLI's (`agent_lsp.cli.server_process`).
 The server itself is built by `agent_lsp.lsp.handlers.create_server`. This
-module imports no pygls at load time, so `serve_stdio()` can answer
-`initialize` from the handshake cache (`agent_lsp.lsp.handshake`) while pygls loads.
+module imports no pygls at load time: on stdio the start is in two phases.
+
+1. From spawn, the event loop and the reader run, and the opening messages
+   (`initialize` from the handshake cache, `initialized`, `agent/session/new`)
+   are answered from their raw JSON, before pygls has loaded
+   (`agent_lsp.lsp.early`). The first message that phase cannot answer exactly
+   as the server would, and every one after it, is queued in order.
+2. A loader thread imports pygls, lsprotocol and our handlers (and the agent's
+   code, which the warm-up would import next; httpx too when a session has an
+   HTTP provider) in the background; the server
+   is built, takes over what the early phase made (`EarlyPhase.hand_over`),
+   handles the queue in order, and from then on every message goes straight to it.
+
+The loader starts once the first session is answered, when the early phase
+has to leave a message to the server, when no message has come for
+`LOAD_WHEN_IDLE_S`, or right after an `initialize` whose `initialized` the
+early phase will leave to the server (settings to pull): both threads compete for the one interpreter lock, so
+while the client sends its opening messages the loader waits, and the first
+session is answered on the CPU of its own work alone (the garbage collector
+waits too). A client that sends nothing more (an editor waiting for the user)
+has the server loaded a moment later, as before. `AGENT_LSP_NO_INIT_CACHE=1`
+turns the early phase off with the caches.
 """
 
 from __future__ import annotations
 
+import gc
 import importlib
 import logging
 import os
 import socket
 import sys
 import threading
-from typing import Any
+from typing import Any, Callable
 
-from agent_lsp.lsp.code_cache import start_code_cache
-from agent_lsp.lsp.handshake import DISABLE_ENV, EarlyInitialize, InitializeFilter
+from agent_lsp.lsp.code_cache import COMPILING_MODULES, StartCodeCache, start_code_cache
+from agent_lsp.lsp.early import EarlyPhase
+from agent_lsp.lsp.handshake import DISABLE_ENV, InitializeFilter
 from agent_lsp.lsp.transport import MAX_MESSAGE_BYTES, FrameReader, Oversized, ThreadedWriter, protect_stdout
 
 log = logging.getLogger(__name__)
 
 IMPLEMENTATION = "agent_lsp.lsp.handlers"
+AGENT_CODE = "agent_lsp.workspace.host"  # the agent, tools and providers' entry: what the first session needs
+HTTP_PROVIDERS = ("agent_lsp.llm.openai", "agent_lsp.llm.anthropic")  # a session imported one: its requests need httpx
+HTTP_TRANSPORT = "agent_lsp.llm.transport"
+LOAD_WHEN_IDLE_S = 0.05  # with no message for this long, the loader starts
 
 
-class _Loader(threading.Thread):
-    """Imports the server (pygls, lsprotocol, ...) while the main thread reads stdin."""
-
-    def __init__(self) -> None:
-        super().__init__(name="agent-lsp-loader", daemon=True)
-        self.module: Any = None
-
-    def run(self) -> None:
-        try:
-            self.module = _import_server()
-        except BaseException:  # re-raised by the main thread's own import
-            self.module = None
-
-
-def _import_server() -> Any:
-    """The server's code (pygls, lsprotocol, ours), code made at run time from the code cache."""
-    with start_code_cache():
+def _import_server(modules: tuple[str, ...] = COMPILING_MODULES) -> Any:
+    """The server's code (pygls, lsprotocol, ours), the code `modules` make at run
+    time from the code cache."""
+    with start_code_cache(modules=modules):
         return importlib.import_module(IMPLEMENTATION)
+
+
+def _create_server(module: Any, process: Any, writer: Any, early_initialize: Any = None) -> Any:
+    server = module.create_server(process=process)
+    server.backlog = lambda: writer.backlog
+    filtered = writer if early_initialize is None else InitializeFilter(writer, server.protocol, early_initialize)
+    server.protocol.set_writer(filtered)
+    return server
 
 
 def serve_stdio(*, process: Any = None) -> int:
@@ -57,35 +78,156 @@ def serve_stdio(*, process: Any = None) -> int:
     to stderr, never into the JSON-RPC stream."""
     rpc_out = protect_stdout()
     writer = ThreadedWriter(rpc_out)
-    stdin = sys.stdin.buffer
-    loader = _Loader()
-    loader.start()
-
-    frames = FrameReader(stdin)
-    first: bytes | Oversized | None = None  # the first message, read while pygls loads
-    early: EarlyInitialize | None = None
-    if not os.environ.get(DISABLE_ENV):
+    frames = FrameReader(sys.stdin.buffer)
+    if os.environ.get(DISABLE_ENV):
+        code = _run(_Serving(_create_server(_import_server(), process, writer)), frames)
+    else:
+        starting = _Starting(writer, process)
+        # The first message is read before the event loop starts (asyncio takes a
+        # while to import): an `initialize` the cache answers is answered at once.
         first = frames.read()
         if first is None:  # the client went away before saying anything
             writer.close()
             return 0
-        early = EarlyInitialize.answer(first, writer) if isinstance(first, bytes) else None
-
-    loader.join()
-    module = loader.module or _import_server()
-    server = module.create_server(process=process)
-    server.backlog = lambda: writer.backlog
-    server.protocol.set_writer(writer if early is None else InitializeFilter(writer, server.protocol, early))
-    code = _run(server, frames, first)
+        code = _run(starting, frames, None if starting.early.receive(first) else first)
     writer.close()
     return code
+
+
+class _Serving:
+    """Messages to the loaded server."""
+
+    def __init__(self, server: Any):
+        self.server = server
+        self.protocol = server.protocol
+
+    def begin(self, loop: Any, stop_event: threading.Event, ended: Any, release: Callable[[], None]) -> None:
+        self.server._stop_event = stop_event
+        self._release = release
+
+    def handle(self, item: bytes | Oversized) -> None:
+        self._release()
+        try:
+            if isinstance(item, Oversized):
+                log.warning("skipped a message of %d bytes (limit %d)", item.length, MAX_MESSAGE_BYTES)
+                self.protocol.reject_oversized(item.length, MAX_MESSAGE_BYTES)
+            else:
+                self.protocol.receive(item)
+        except Exception as error:
+            log.exception("Unable to handle message")
+            self.server.report_server_error(error, None)
+
+    async def end_of_input(self) -> None:
+        """What was read is answered first (the client may still read), and an
+        `exit` read just before ends the process with its code."""
+        import asyncio
+
+        protocol = self.protocol
+        await protocol.settle_requests(END_OF_INPUT_GRACE_S)
+        if protocol.exit_received:
+            await asyncio.sleep(END_OF_INPUT_GRACE_S)
+
+
+class _Starting:
+    """Messages while the server loads: the early phase answers what it can, the
+    rest waits in order for the server, which then takes over (see the module's
+    docstring)."""
+
+    def __init__(self, writer: ThreadedWriter, process: Any):
+        self.writer = writer
+        self.process = process
+        self.early = EarlyPhase(writer, process)
+        self.waiting: list[bytes | Oversized] = []
+        self.serving: _Serving | None = None
+        # typing's forward references (our models', lsprotocol's) from the code cache,
+        # for the early answers and the loader alike; closed when the loader is done
+        self.forward_refs = StartCodeCache(("typing",)).open()
+        self._loader: threading.Thread | None = None
+        self._idle: Any = None
+        # No collection while the opening messages are answered (some 20 ms of their
+        # CPU); the loader's start turns the collector back on, and the warm-up's
+        # full collection (`ServerProcess.agent_code_loaded`) frees what they left.
+        gc.disable()
+
+    def begin(self, loop: Any, stop_event: threading.Event, ended: Any, release: Callable[[], None]) -> None:
+        self.loop, self.stop_event, self.ended, self.release = loop, stop_event, ended, release
+        self.loaded = loop.create_future()
+        self._idle = loop.call_later(LOAD_WHEN_IDLE_S, self._start_loader)
+        if self.early.initialize_body is not None and not self.early.answers_initialized():
+            self._start_loader()  # the early phase ends at `initialized` (settings to pull): no need to wait
+
+    def handle(self, item: bytes | Oversized) -> None:
+        if self.serving is not None:
+            self.serving.handle(item)
+            return
+        if not self.waiting and self.early.receive(item):
+            self.release()
+            if self.early.hosts:  # the first session is answered: what comes next (a prompt) needs the server
+                self.writer.drain(0.05)  # the answer on the wire before the loader takes the interpreter lock
+                self._start_loader()
+            else:
+                self._idle.cancel()
+                self._idle = self.loop.call_later(LOAD_WHEN_IDLE_S, self._start_loader)
+            return
+        self.waiting.append(item)  # its room in the read-ahead is given back once the server has it
+        self._start_loader()
+
+    def _start_loader(self) -> None:
+        if self._loader is None:
+            gc.enable()
+            self._idle.cancel()
+            self._loader = threading.Thread(target=self._load, name="agent-lsp-loader", daemon=True)
+            self._loader.start()
+
+    def _load(self) -> None:
+        module = None
+        try:
+            module = _import_server(("attr._make",))  # typing's are `forward_refs`
+            importlib.import_module(AGENT_CODE)
+        except BaseException:  # re-raised by the loop thread's own import
+            module = None
+        finally:
+            self.forward_refs.close()
+        if module is not None and any(name in sys.modules for name in HTTP_PROVIDERS):
+            try:  # the first prompt does not wait for httpx and the TLS context
+                importlib.import_module(HTTP_TRANSPORT).prepare()
+            except Exception as error:  # the first request meets it again, and says so
+                log.debug("could not prepare the HTTP transport: %s", error)
+        try:
+            self.loop.call_soon_threadsafe(self._take_over, module)
+        except RuntimeError:  # the loop has closed: the client went away meanwhile
+            pass
+
+    def _take_over(self, module: Any) -> None:
+        try:
+            server = _create_server(module or _import_server(), self.process, self.writer, self.early.initialize)
+            serving = _Serving(server)
+            serving.begin(self.loop, self.stop_event, self.ended, self.release)
+            self.early.hand_over(server)
+        except BaseException as error:  # the server cannot start: the process ends with the error
+            for waiting in (self.ended, self.loaded):
+                if not waiting.done():
+                    waiting.set_exception(error)
+            return
+        self.serving = serving
+        waiting, self.waiting = self.waiting, []
+        for item in waiting:
+            serving.handle(item)
+        self.loaded.set_result(None)
+
+    async def end_of_input(self) -> None:
+        if self.serving is None and not self.waiting:
+            return  # everything read was answered early
+        await self.loaded
+        assert self.serving is not None
+        await self.serving.end_of_input()
 
 
 MAX_UNHANDLED = 64  # messages read ahead of the loop; the reader waits beyond that
 END_OF_INPUT_GRACE_S = 2.0
 
 
-def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> int:
+def _run(target: _Serving | _Starting, frames: FrameReader, first: bytes | Oversized | None = None) -> int:
     """pygls' `run_async`, over our frame reader (bounded frames; every body is
     answered, see `agent_lsp.lsp.rpc`).
 
@@ -95,35 +237,21 @@ def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> i
     cancel) is read at once and handled in the next turn, not one per turn."""
     import asyncio
 
-    server._stop_event = stop_event = threading.Event()
-    protocol = server.protocol
+    stop_event = threading.Event()
     room = threading.Semaphore(MAX_UNHANDLED)
-
-    def handle(item: bytes | Oversized) -> None:
-        room.release()
-        try:
-            if isinstance(item, Oversized):
-                log.warning("skipped a message of %d bytes (limit %d)", item.length, MAX_MESSAGE_BYTES)
-                protocol.reject_oversized(item.length, MAX_MESSAGE_BYTES)
-            else:
-                protocol.receive(item)
-        except Exception as error:
-            log.exception("Unable to handle message")
-            server.report_server_error(error, None)
 
     def handle_all(batch: list[bytes | Oversized]) -> None:
         for item in batch:
-            handle(item)
+            target.handle(item)
 
     async def serve() -> None:
         loop = asyncio.get_running_loop()
         ended = loop.create_future()
+        target.begin(loop, stop_event, ended, room.release)
 
         def read() -> None:
-            item = first
             try:
-                if item is None:
-                    item = frames.read()
+                item = frames.read() if first is None else first
                 while item is not None and not stop_event.is_set():
                     # What already arrived goes to the loop in one hand-over: each one
                     # costs this thread the GIL, which a busy loop gives back only
@@ -146,11 +274,7 @@ def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> i
 
         threading.Thread(target=read, name="agent-lsp-reader", daemon=True).start()
         await ended
-        # End of input: what was read is answered first (the client may still
-        # read), and an `exit` read just before ends the process with its code.
-        await protocol.settle_requests(END_OF_INPUT_GRACE_S)
-        if protocol.exit_received:
-            await asyncio.sleep(END_OF_INPUT_GRACE_S)
+        await target.end_of_input()
 
     try:
         asyncio.run(serve())
@@ -164,15 +288,13 @@ def _run(server: Any, frames: FrameReader, first: bytes | Oversized | None) -> i
 def serve_tcp(host: str, port: int, *, process: Any = None) -> int:
     """Serve one LSP client over TCP, as on stdio (one connection per process,
     as pygls does); the exit code."""
-    server = _import_server().create_server(process=process)
+    module = _import_server()
     with socket.create_server((host, port)) as listener:
         log.info("serving LSP on %s:%d", host, port)
         connection, _ = listener.accept()
     with connection:
         writer = ThreadedWriter(connection.makefile("wb", buffering=0))
-        server.backlog = lambda: writer.backlog
-        server.protocol.set_writer(writer)
-        code = _run(server, FrameReader(connection.makefile("rb")), None)
+        code = _run(_Serving(_create_server(module, process, writer)), FrameReader(connection.makefile("rb")))
         writer.close()
         try:  # wakes the reader thread, which may still wait for a client that waits for us
             connection.shutdown(socket.SHUT_RDWR)

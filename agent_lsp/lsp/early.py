@@ -1,0 +1,324 @@
+"""The first messages of a start, answered before pygls has loaded.
+
+pygls imports lsprotocol's whole type library and builds a cattrs converter
+over it: about half a second of CPU before it can dispatch anything. A client
+that opens a session as soon as it has started (`agent-lsp run`, a panel that
+opens with the editor) would wait for all of it. So while the connection
+starts, this module answers the opening of the conversation itself, from the
+raw JSON:
+
+    initialize           from the handshake cache (`agent_lsp.lsp.handshake`)
+    initialized          settings made, their problems shown (window/showMessage)
+    agent/session/new    the workspace host and the session built, the id answered
+
+in that order, as long as each is plain enough to answer exactly as the server
+would. The first message that is not (any other method, an `initialized` of a
+client that wants its settings pulled with `workspace/configuration`, params
+that are not the plain form, a folder that is not one of the workspace's)
+ends the early phase: it and every later message wait, in order, for the
+server (`agent_lsp.lsp.server` queues them), which then answers them as it
+always does, errors included. So the early phase never answers differently
+from the server: what it cannot answer the same way, it leaves to it.
+
+Once pygls has loaded, `hand_over` gives the server what the early phase made:
+it replays `initialize` and `initialized` into it (their answers and the
+problems already sent are not sent again), and puts the hosts and their
+sessions in place, as if the server had built them. No turn runs before the
+hand-over (a prompt is not an early message), so the sessions have sent
+nothing to the client yet: they are attached to the relay then, and stream
+from their first event.
+
+This module must not import pygls or lsprotocol; the settings and the
+workspace host are imported when the first message that needs them comes.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping
+
+from agent_lsp.lsp.handshake import EarlyInitialize, frame
+
+if TYPE_CHECKING:
+    from agent_lsp.agent import Agent
+    from agent_lsp.config import SettingsLayers
+    from agent_lsp.workspace.host import WorkspaceHost
+
+log = logging.getLogger(__name__)
+
+# What the server answers when a handler fails unexpectedly (the traceback goes to the log).
+INTERNAL_ERROR_MESSAGE = "internal error in the server (the server log has the details)"
+INTERNAL_ERROR_CODE = -32603
+WARNING = 2  # window/showMessage's MessageType.Warning
+
+# The plain form of agent/session/new params answered early: these keys, string or null
+# values (the wire model, `SessionNewParams`, accepts more; the server validates the rest).
+SESSION_NEW_KEYS = frozenset({"workspaceUri", "title"})
+
+
+class LateEditor:
+    """The editor port of the hosts built early: it forwards to the server's LSP
+    editor once there is one (`hand_over`). Nothing calls it before: only a turn
+    uses the editor, and no turn runs in the early phase."""
+
+    def __init__(self) -> None:
+        self.target: Any = None
+
+    def __getattr__(self, name: str) -> Any:
+        target = self.__dict__["target"]
+        if target is None:
+            raise RuntimeError(f"the editor is not connected yet (editor.{name})")
+        return getattr(target, name)
+
+
+class EarlyPhase:
+    """Answers the opening messages of a connection until the server takes over."""
+
+    def __init__(self, writer: Any, process: Any, env: Mapping[str, str] = os.environ):
+        self.writer = writer
+        self.process = process
+        self.env = env
+        self.open = True  # False once a message had to be left to the server
+        self.initialize: EarlyInitialize | None = None  # the `initialize` seen (answered from the cache or not)
+        self.initialize_body: bytes | None = None  # set when it was answered here
+        self.initialized_body: bytes | None = None  # set when it was handled here
+        self.params: dict[str, Any] = {}
+        self.settings: SettingsLayers | None = None
+        self.folders: list[Path] = []
+        self.hosts: dict[Path, WorkspaceHost] = {}
+        self.agents: list[Agent] = []
+        self.editor = LateEditor()
+
+    # ------------------------------------------------------------ messages
+
+    def receive(self, item: Any) -> bool:
+        """Handle one message (a frame's body) now if it can be; False: it and
+        every message after it are the server's."""
+        if not self.open:
+            return False
+        try:
+            handled = isinstance(item, bytes) and self._handle(item)
+        except Exception:  # nothing was answered: the server answers it
+            log.exception("the early answer of a message failed; the server answers it")
+            handled = False
+        self.open = handled
+        return handled
+
+    def _handle(self, body: bytes) -> bool:
+        try:
+            message = json.loads(body)
+        except ValueError:
+            return False
+        if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+            return False
+        handled = self._dispatch(body, message)
+        if handled:
+            log.debug("answered %s before the server loaded", message.get("method"))
+        return handled
+
+    def _dispatch(self, body: bytes, message: dict[str, Any]) -> bool:
+        method = message.get("method")
+        if self.initialize is None:
+            return method == "initialize" and self._initialize(body, message)
+        if self.initialized_body is None:
+            return method == "initialized" and "id" not in message and self._initialized(body)
+        if method == "agent/session/new" and _is_id(message.get("id")):
+            return self._session_new(message["id"], message.get("params"))
+        return False
+
+    def _initialize(self, body: bytes, message: dict[str, Any]) -> bool:
+        if not _is_id(message.get("id")):
+            return False
+        self.initialize = EarlyInitialize.answer(body, self.writer)
+        if self.initialize is None or self.initialize.answered is None:  # no cache yet: pygls answers
+            return False
+        self.initialize_body = body
+        params = message.get("params")
+        self.params = params if isinstance(params, dict) else {}
+        return True
+
+    def answers_initialized(self) -> bool:
+        """Whether the `initialize` answered here lets the early phase answer
+        `initialized` too (and sessions after it): not for a client whose settings
+        are pulled, nor for params not in the plain form."""
+        params = self.params
+        return (self.open and self.initialize_body is not None and isinstance(params.get("capabilities"), dict)
+                and _plain_agent_caps(params) and not _pulls_configuration(params) and _folders(params) is not None)
+
+    def _initialized(self, body: bytes) -> bool:
+        """Settings from initializationOptions, their problems shown: what the
+        server does at `initialized`, for a client whose settings are not pulled."""
+        if not self.answers_initialized():
+            return False
+        folders = _folders(self.params)
+        assert folders is not None
+        from agent_lsp.config import SettingsLayers
+
+        layers = SettingsLayers(self.env)
+        options = self.params.get("initializationOptions")
+        problems = list(layers.problems) + layers.set_layer("initializationOptions", options or {},
+                                                            source="initializationOptions")
+        level = layers.current.log_level
+        if level is not None:  # else the command line's --log-level stands
+            logging.getLogger("agent_lsp").setLevel(level.upper())
+        for problem in problems:
+            log.warning("%s", problem)
+            self._send({"jsonrpc": "2.0", "method": "window/showMessage",
+                        "params": {"type": WARNING, "message": f"agent-lsp: {problem}"}})
+        self.settings = layers
+        self.folders = folders
+        self.initialized_body = body
+        return True
+
+    def _session_new(self, request_id: Any, params: Any) -> bool:
+        plain = _plain_session_new(params)
+        if plain is None:
+            return False
+        workspace_uri, title = plain
+        root = self._root_for(workspace_uri)
+        if root is None:
+            return False
+        try:
+            agent = self._host(root).new_session(title=title)
+        except Exception:
+            log.exception("agent/session/new failed")
+            self._send({"jsonrpc": "2.0", "id": request_id,
+                        "error": {"code": INTERNAL_ERROR_CODE, "message": INTERNAL_ERROR_MESSAGE}})
+            return True
+        self._send({"jsonrpc": "2.0", "id": request_id, "result": {"sessionId": agent.session_id}})
+        return True
+
+    def _root_for(self, workspace_uri: str | None) -> Path | None:
+        """The folder a session/new is for, when it is one of the workspace's (no
+        URI: the first folder, or the current directory when there is none)."""
+        if workspace_uri is None:
+            return self.folders[0] if self.folders else Path.cwd().resolve()
+        from agent_lsp.tools.paths import file_uri_to_path
+
+        try:
+            path = file_uri_to_path(workspace_uri).resolve()
+        except (OSError, ValueError):
+            return None
+        # the server takes the first folder holding the path (folders may nest)
+        holder = next((root for root in self.folders if root == path or root in path.parents), None)
+        return path if holder == path else None
+
+    def _host(self, root: Path) -> WorkspaceHost:
+        host = self.hosts.get(root)
+        if host is None:
+            from agent_lsp.workspace.host import WorkspaceHost
+
+            assert self.settings is not None
+            self.process.host_built()
+            host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
+                                 on_agent=self.agents.append)
+            self.hosts[root] = host
+        return host
+
+    def _send(self, message: dict[str, Any]) -> None:
+        self.writer.write(frame(message))
+
+    # ----------------------------------------------------------- hand-over
+
+    def hand_over(self, server: Any) -> None:
+        """Give the loaded server what was answered early, so that from now on it
+        behaves as if it had answered it: its state from `initialize` and
+        `initialized` (their answers and problems are not sent again), and the
+        hosts and sessions, attached to its editor and relay."""
+        protocol = server.protocol
+        if self.initialize_body is not None:
+            protocol.receive(self.initialize_body)  # answered already: the writer drops pygls' answer
+        if self.initialized_body is not None:
+            server.pending_problems = []  # shown already
+            protocol.receive(self.initialized_body)
+        self.editor.target = server.editor
+        for root, host in self.hosts.items():
+            host.on_agent = server.events.attach
+            server.folders[root] = host
+        for agent in self.agents:
+            server.events.attach(agent)
+        # the server holds them now (and its own settings, equal to these)
+        self.agents, self.hosts, self.settings = [], {}, None
+
+
+def _is_id(value: Any) -> bool:
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def _folders(params: Mapping[str, Any]) -> list[Path] | None:
+    """The workspace folders of `initialize` params, resolved, in order, as the
+    server takes them (workspaceFolders, else rootUri, else rootPath); None when
+    their shape is not the plain one."""
+    from agent_lsp.tools.paths import file_uri_to_path
+
+    def path_of(uri: Any) -> Path | None:
+        try:
+            return file_uri_to_path(uri)
+        except ValueError:
+            return None
+
+    folders = params.get("workspaceFolders")
+    root_uri, root_path = params.get("rootUri"), params.get("rootPath")
+    if not (folders is None or isinstance(folders, list)) or not all(
+            isinstance(v, (str, type(None))) for v in (root_uri, root_path)):
+        return None
+    paths: list[Path] = []
+    for folder in folders or []:
+        if not (isinstance(folder, dict) and isinstance(folder.get("uri"), str) and isinstance(folder.get("name"), str)):
+            return None
+        path = path_of(folder["uri"])
+        if path is not None:
+            paths.append(path)
+    if not paths:
+        root = path_of(root_uri) if root_uri else (Path(root_path) if root_path else None)
+        if root is not None:
+            paths.append(root)
+    try:
+        resolved = [path.resolve() for path in paths]
+    except (OSError, ValueError):
+        return None
+    return list(dict.fromkeys(resolved))
+
+
+def _capabilities(params: Mapping[str, Any]) -> dict[str, Any]:
+    capabilities = params.get("capabilities")
+    return capabilities if isinstance(capabilities, dict) else {}
+
+
+def _pulls_configuration(params: Mapping[str, Any]) -> bool:
+    """Whether the server pulls settings with `workspace/configuration` at `initialized`."""
+    workspace = _capabilities(params).get("workspace")
+    if workspace is None:
+        return False
+    return not isinstance(workspace, dict) or bool(workspace.get("configuration"))
+
+
+def _plain_agent_caps(params: Mapping[str, Any]) -> bool:
+    """Whether `capabilities.experimental.agentLsp` is absent or flags only
+    (then it raises no problem at `initialize`)."""
+    experimental = _capabilities(params).get("experimental")
+    caps = experimental.get("agentLsp") if isinstance(experimental, dict) else None
+    return caps is None or (isinstance(caps, dict) and all(isinstance(v, bool) for v in caps.values()))
+
+
+def _plain_session_new(params: Any) -> tuple[str | None, str | None] | None:
+    """(workspaceUri, title) of agent/session/new params in their plain form:
+    no params, or an object of those keys with string or null values in valid
+    Unicode; None for anything else."""
+    if params is None:
+        return None, None
+    if not isinstance(params, dict) or not SESSION_NEW_KEYS.issuperset(params):
+        return None
+    values = [params.get(key) for key in ("workspaceUri", "title")]
+    for value in values:
+        if value is not None and not isinstance(value, str):
+            return None
+        if isinstance(value, str) and not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:  # an unpaired surrogate: the server says so
+                return None
+    return values[0], values[1]

@@ -1,0 +1,310 @@
+"""The first messages of a start are answered before pygls has loaded, and a
+client cannot tell: what it sends at once, before any answer, gets the same
+answers and the same events, in the same order, as from a server that loaded
+first (`AGENT_LSP_NO_INIT_CACHE=1`), bad params included.
+
+Each test starts the real server (`python -m agent_lsp.lsp`) three times on
+one cache directory: the first start writes the caches, the second answers
+early, the third has the early phase turned off."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import asyncio
+
+import pytest
+
+from agent_lsp.lsp.handshake import frame
+from agent_lsp.lsp.transport import FrameReader
+
+sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
+
+from llm_fake_server import FakeServer, Reply  # noqa: E402
+
+TIMEOUT_S = 30
+
+
+class RawClient:
+    """A client that writes its messages before reading any answer, then reads
+    until `done` says so (answering the server's requests with null)."""
+
+    def __init__(self, tmp_path: Path, *, early: bool, log: Path | None = None):
+        env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), AGENT_LSP_CONFIG=str(tmp_path / "none.toml"))
+        env.pop("AGENT_LSP_NO_INIT_CACHE", None)
+        if not early:
+            env["AGENT_LSP_NO_INIT_CACHE"] = "1"
+        if log is not None:
+            env["AGENT_LSP_LOG_LEVEL"] = "debug"
+        self.proc = subprocess.Popen([sys.executable, "-m", "agent_lsp.lsp"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=open(log or os.devnull, "wb"), env=env)
+        self.frames = FrameReader(self.proc.stdout)
+        self.received: list[dict[str, Any]] = []
+
+    def send(self, *messages: dict[str, Any] | bytes) -> None:
+        data = b"".join(frame(m) if isinstance(m, dict) else b"Content-Length: %d\r\n\r\n" % len(m) + m
+                        for m in messages)
+        self.proc.stdin.write(data)
+        self.proc.stdin.flush()
+
+    def read_until(self, done) -> list[dict[str, Any]]:
+        deadline = time.monotonic() + TIMEOUT_S
+        while not done(self.received):
+            assert time.monotonic() < deadline, self.received
+            body = self.frames.read()
+            assert body is not None, f"the server ended early: {self.received}"
+            message = json.loads(body)
+            self.received.append(message)
+            if "method" in message and "id" in message:  # a request of the server
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        return self.received
+
+    def close(self) -> int:
+        self.send({"jsonrpc": "2.0", "id": "bye", "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"})
+        self.read_until(lambda got: any(m.get("id") == "bye" for m in got))
+        self.proc.stdin.close()
+        return self.proc.wait(TIMEOUT_S)
+
+
+def initialize(tmp_path: Path, script: list, *, capabilities: dict | None = None, **params: Any) -> dict:
+    workspace = tmp_path / "ws"
+    workspace.mkdir(exist_ok=True)
+    return {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+            "params": {"processId": None, "rootUri": workspace.as_uri(),
+                       "capabilities": capabilities if capabilities is not None else
+                       {"experimental": {"agentLsp": {"events": True}}},
+                       "initializationOptions": {"sessionsDir": str(tmp_path / "sessions"),
+                                                 "model": {"provider": "scripted", "script": script}},
+                       **params}}
+
+
+INITIALIZED = {"jsonrpc": "2.0", "method": "initialized", "params": {}}
+
+
+def answer(received: list[dict], request_id: Any) -> dict:
+    (found,) = [m for m in received if m.get("id") == request_id and "method" not in m]
+    return found
+
+
+def transcript(received: list[dict]) -> list[Any]:
+    """What the client saw, in order, without what differs from one run to the
+    next (session ids, times, how many text deltas one notification merged)."""
+    seen: list[Any] = []
+    for message in received:
+        if "method" not in message:
+            seen.append(("answer", message["id"], sorted(message.get("result") or {}) if "result" in message
+                         else message["error"]))
+        elif message["method"] == "session/event":
+            for event in message["params"]["events"]:
+                if not (seen and seen[-1] == ("event", event["type"]) and event["type"] == "assistant/chunk"):
+                    seen.append(("event", event["type"]))
+        elif message["method"] == "agent/status":
+            seen.append(("status", message["params"]["status"]))
+        elif message["method"] in ("window/showMessage", "window/logMessage"):
+            seen.append((message["method"], message["params"]["message"]))
+        else:
+            seen.append((message["method"],))
+    return seen
+
+
+def three_starts(tmp_path: Path, run) -> tuple[Any, Any, Any]:
+    """`run(client)` on a first start (writes the caches), an early start, and a
+    start with the early phase turned off; what each returned."""
+    first = run(RawClient(tmp_path, early=True))
+    log = tmp_path / "early.log"
+    early = run(RawClient(tmp_path, early=True, log=log))
+    assert "before the server loaded" in log.read_text(), "the second start did not answer early"
+    late = run(RawClient(tmp_path, early=False))
+    return first, early, late
+
+
+def test_a_session_opened_and_prompted_at_once_streams_as_from_a_loaded_server(tmp_path):
+    """initialize, initialized, agent/session/new, a didOpen and a prompt (the
+    followup command, on the current session) sent back to back: every answer
+    once, the prompt runs on the session the early answer named, reads the open
+    buffer (not the file on disk), and streams every event, in order."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "a.py").write_text("on disk\n")
+    script = [{"tools": [{"name": "read_file", "arguments": {"path": "a.py"}, "id": "c1"}]}, {"text": "read it"}]
+
+    def run(client: RawClient) -> tuple[list, str, str, int]:
+        uri = (tmp_path / "ws" / "a.py").as_uri()
+        client.send(initialize(tmp_path, script), INITIALIZED,
+                    {"jsonrpc": "2.0", "id": 2, "method": "agent/session/new", "params": {"title": "early"}},
+                    {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                     "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "in the buffer\n"}}},
+                    {"jsonrpc": "2.0", "id": 3, "method": "workspace/executeCommand",
+                     "params": {"command": "agentLsp.followup", "arguments": [{"content": "read a.py"}]}})
+        received = client.read_until(lambda got: ("status", "idle") in transcript(got))
+        session_id = answer(received, 2)["result"]["sessionId"]
+        assert answer(received, 3)["result"]["sessionId"] == session_id
+        events = [e for m in received if m.get("method") == "session/event" for e in m["params"]["events"]]
+        assert {m["params"]["sessionId"] for m in received if m.get("method") == "session/event"} == {session_id}
+        seqs = [e["seq"] for e in events]
+        assert seqs == sorted(seqs) and len(set(seqs)) == len(seqs)
+        result = next(e for e in events if e["type"] == "tool/result")
+        code = client.close()
+        return transcript(received), json.dumps(result["data"]), session_id, code
+
+    first, early, late = three_starts(tmp_path, run)
+    for seen, tool_result, _, code in (first, early, late):
+        assert "in the buffer" in tool_result and "on disk" not in tool_result
+        assert code == 0
+    assert early[0] == late[0] == first[0]
+    assert len([s for s in early[0] if s[:2] == ("answer", 1)]) == 1
+
+
+def test_the_session_a_quick_start_opened_is_the_servers(tmp_path):
+    """Ten sessions opened before pygls has loaded are listed, loaded and
+    renamed by the server afterwards as its own."""
+
+    def run(client: RawClient) -> list:
+        client.send(initialize(tmp_path, []), INITIALIZED,
+                    *[{"jsonrpc": "2.0", "id": 10 + i, "method": "agent/session/new", "params": {}} for i in range(10)])
+        received = client.read_until(lambda got: all(any(m.get("id") == 10 + i for m in got) for i in range(10)))
+        ids = [answer(received, 10 + i)["result"]["sessionId"] for i in range(10)]
+        client.send({"jsonrpc": "2.0", "id": 30, "method": "agent/session/list", "params": {}},
+                    {"jsonrpc": "2.0", "id": 31, "method": "agent/session/rename", "params": {"sessionId": ids[3], "title": "renamed"}},
+                    {"jsonrpc": "2.0", "id": 32, "method": "agent/session/load", "params": {"sessionId": ids[3]}})
+        received = client.read_until(lambda got: {30, 31, 32} <= {m.get("id") for m in got})
+        listed = answer(received, 30)["result"]["sessions"]
+        assert set(ids) <= {s["sessionId"] for s in listed}
+        assert answer(received, 31)["result"] == {"title": "renamed"}
+        assert answer(received, 32)["result"]["sessionId"] == ids[3]
+        assert client.close() == 0
+        return sorted(map(repr, transcript(received)))  # the list is answered off the loop: in any order
+
+    first, early, late = three_starts(tmp_path, run)
+    assert early == late == first
+
+
+@pytest.mark.parametrize("params", [
+    {"title": 7},
+    {"workspaceUri": "file:///no/such/folder"},
+    {"workspaceUri": "untitled:x"},
+    [1, 2],
+    {"title": "\ud800"},
+])
+def test_bad_session_new_params_get_the_same_error_early_as_later(tmp_path, params):
+    def run(client: RawClient) -> list:
+        bad = json.dumps({"jsonrpc": "2.0", "id": 2, "method": "agent/session/new", "params": params}).encode()
+        client.send(initialize(tmp_path, []), INITIALIZED, bad,
+                    {"jsonrpc": "2.0", "id": 3, "method": "agent/session/new", "params": {}})
+        received = client.read_until(lambda got: any(m.get("id") == 3 for m in got))
+        assert "error" in answer(received, 2) and "result" in answer(received, 3)
+        assert client.close() == 0
+        return [answer(received, 2)["error"], transcript(received)]
+
+    first, early, late = three_starts(tmp_path, run)
+    assert early == late == first
+    assert early[0]["code"] == -32602
+
+
+def test_settings_problems_are_shown_once_before_the_first_session(tmp_path):
+    def run(client: RawClient) -> list:
+        init = initialize(tmp_path, [])
+        init["params"]["initializationOptions"]["maxParallelToolCalls"] = "many"
+        client.send(init, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "agent/session/new", "params": {}})
+        client.read_until(lambda got: any(m.get("id") == 2 for m in got))
+        assert client.close() == 0
+        return transcript(client.received)
+
+    first, early, late = three_starts(tmp_path, run)
+    assert early == late == first
+    shown = [s for s in early if s[0] == "window/showMessage"]
+    assert len(shown) == 2 and "maxParallelToolCalls" in " ".join(s[1] for s in shown)  # and the missing config file
+    assert early.index(shown[-1]) < early.index(("answer", 2, ["sessionId"]))
+
+
+def test_a_client_whose_settings_are_pulled_gets_them_in_its_first_session(tmp_path):
+    """A client that answers workspace/configuration: its first session is made
+    with the pulled settings (the early phase leaves `initialized` to the server)."""
+
+    def run(client: RawClient) -> list:
+        client.send(initialize(tmp_path, [{"text": "from initializationOptions"}], capabilities={
+                        "workspace": {"configuration": True}, "experimental": {"agentLsp": {"events": True}}}),
+                    INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "agent/session/new", "params": {}})
+        deadline = time.monotonic() + TIMEOUT_S
+        while not any(m.get("id") == 2 for m in client.received):
+            assert time.monotonic() < deadline
+            message = json.loads(client.frames.read())
+            client.received.append(message)
+            if message.get("method") == "workspace/configuration":
+                client.send({"jsonrpc": "2.0", "id": message["id"], "result": [
+                    {"model": {"provider": "scripted", "script": [{"text": "pulled"}]}}]})
+            elif "method" in message and "id" in message:
+                client.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+        session_id = answer(client.received, 2)["result"]["sessionId"]
+        client.send({"jsonrpc": "2.0", "id": 3, "method": "agent/followup", "params": {"sessionId": session_id, "content": "hi"}})
+        client.read_until(lambda got: ("status", "idle") in transcript(got))
+        text = "".join(e["data"]["chunk"].get("text", "") for m in client.received if m.get("method") == "session/event"
+                       for e in m["params"]["events"] if e["type"] == "assistant/chunk")
+        assert client.close() == 0
+        return [text, transcript(client.received)]
+
+    first = run(RawClient(tmp_path, early=True))
+    again = run(RawClient(tmp_path, early=True))
+    assert first == again
+    assert first[0] == "pulled"
+
+
+def test_a_client_that_leaves_after_the_early_answers_ends_the_server(tmp_path):
+    def run(client: RawClient) -> int:
+        client.send(initialize(tmp_path, []), INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "agent/session/new"})
+        client.read_until(lambda got: any(m.get("id") == 2 for m in got))
+        client.proc.stdin.close()
+        return client.proc.wait(TIMEOUT_S)
+
+    assert three_starts(tmp_path, run) == (0, 0, 0)
+
+
+async def test_a_session_with_an_http_provider_opened_early_streams_from_the_model_server(tmp_path):
+    """The provider's HTTP client is made with its first request, not when the
+    session opens: an early session with an OpenAI-compatible provider answers
+    its prompt from a real local model server, as a server that loaded first does."""
+    fake = FakeServer()
+    await fake.start()
+    model = {"provider": "openai", "baseUrl": fake.url + "/v1", "apiKey": "test-key", "model": "m", "contextWindow": 8192}
+
+    def run(client: RawClient) -> str:
+        init = initialize(tmp_path, [])
+        init["params"]["initializationOptions"]["model"] = model
+        client.send(init, INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "agent/session/new", "params": {}})
+        session_id = answer(client.read_until(lambda got: any(m.get("id") == 2 for m in got)), 2)["result"]["sessionId"]
+        client.send({"jsonrpc": "2.0", "id": 3, "method": "agent/followup", "params": {"sessionId": session_id, "content": "hi"}})
+        received = client.read_until(lambda got: ("status", "idle") in transcript(got))
+        assert client.close() == 0
+        return "".join(e["data"]["chunk"].get("text", "") for m in received if m.get("method") == "session/event"
+                       for e in m["params"]["events"] if e["type"] == "assistant/chunk")
+
+    try:
+        fake.queue(*[Reply.openai_text("from the model server") for _ in range(3)])
+        texts = await asyncio.to_thread(three_starts, tmp_path, run)
+    finally:
+        await fake.stop()
+    assert texts == ("from the model server",) * 3
+    assert [seen.path for seen in fake.requests] == ["/v1/chat/completions"] * 3
+
+
+def test_the_early_answer_has_the_wire_models_form():
+    """The early phase answers agent/session/new params in the plain form only;
+    for those the wire model reads the same values, and its answer is the
+    wire model's `SessionRef`."""
+    from agent_lsp.lsp import protocol as wire
+    from agent_lsp.lsp.early import _plain_session_new
+
+    variants = [None, {}, {"title": "t"}, {"workspaceUri": "file:///x", "title": None}, {"title": 7},
+                {"workspace_uri": "file:///x"}, {"mode": "plan"}, [], "x", {"title": "\ud800"}]
+    for params in variants:
+        plain = _plain_session_new(params)
+        if plain is not None:
+            model = wire.SessionNewParams.model_validate(params or {})
+            assert (model.workspace_uri, model.title) == plain
+    assert set(wire.SessionNewParams.model_fields) == {"workspace_uri", "title"}, "update agent_lsp/lsp/early.py"
+    assert wire.wire_dump(wire.SessionRef(session_id="s_1")) == {"sessionId": "s_1"}
