@@ -215,6 +215,7 @@ class EarlyPhase:
             self.process.host_built()
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
                                  on_agent=self.agents.append)
+            host.listing_warm_up.start()
             self.hosts[root] = host
         return host
 
