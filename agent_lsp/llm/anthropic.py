@@ -19,7 +19,7 @@ from .endpoint import Endpoint
 from .failures import classify_stream_error, redact
 from .sse import parse_json
 from .model_list import list_model_ids
-from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
+from .transport import StreamContext, Timeouts, apply_body_settings, join_url, PooledClient, normalise, stream_sse
 from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelInfo, ModelRequest, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
@@ -344,7 +344,7 @@ class AnthropicProvider:
         self._secrets = tuple(s for s in (api_key, *(headers or {}).values()) if s)
         secrets.register(api_key)
         secrets.register_headers(headers or {})
-        self._http: Any = None  # the pooled client, made with the first request (`_client`)
+        self._http = PooledClient(timeouts)
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(name={self.name!r}, base_url={self.base_url!r})"
@@ -364,7 +364,7 @@ class AnthropicProvider:
         apply_body_settings(body, self._body_defaults, self._extra_body)
         ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets, **self._hints)
         state = AnthropicStream(ctx)
-        events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
+        events = stream_sse(self._http.client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
         try:
             async for chunk in normalise(events, state, lambda event: state.feed(event.event, event.data)):
                 yield chunk
@@ -375,16 +375,7 @@ class AnthropicProvider:
     async def list_models(self) -> list[str]:
         """The models the Messages API lists (`GET /v1/models`); ModelListError if it does not."""
         url = self._url.rsplit("/", 1)[0] + "/models"  # beside .../v1/messages
-        return await list_model_ids(self._client, url, self._headers, {"limit": "1000"})
-
-    @property
-    def _client(self) -> Any:
-        """The pooled HTTP client, made on first use: httpx (~100 ms to import) and
-        the TLS context load with the first request, not when a session opens."""
-        if self._http is None:
-            self._http = make_client(self._timeouts)
-        return self._http
+        return await list_model_ids(self._http.client, url, self._headers, {"limit": "1000"})
 
     async def aclose(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
+        await self._http.aclose()

@@ -22,7 +22,7 @@ from .sse import SseEvent, parse_json
 from .endpoint import Endpoint
 from .discovery import discover_context_window
 from .model_list import list_model_ids
-from .transport import StreamContext, Timeouts, apply_body_settings, join_url, make_client, normalise, stream_sse
+from .transport import StreamContext, Timeouts, apply_body_settings, join_url, PooledClient, normalise, stream_sse
 from .types import (
     CONTENT_FILTER,
     EMPTY_RESPONSE,
@@ -361,7 +361,7 @@ class OpenAIProvider:
         self._secrets = tuple(s for s in (api_key, *(headers or {}).values()) if s)
         secrets.register(api_key)
         secrets.register_headers(headers or {})
-        self._http: Any = None  # the pooled client, made with the first request (`_client`)
+        self._http = PooledClient(timeouts)
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(name={self.name!r}, base_url={self.base_url!r})"
@@ -380,7 +380,7 @@ class OpenAIProvider:
             return
         key = (self.base_url, model)
         if key not in _DISCOVERED:  # once per server and model, not once per session's provider
-            _DISCOVERED[key] = await discover_context_window(self._client, self.base_url, model, self._headers)
+            _DISCOVERED[key] = await discover_context_window(self._http.client, self.base_url, model, self._headers)
         self._discovered[model] = _DISCOVERED[key]
 
     def _default_max_tokens(self, model: str) -> int:
@@ -402,7 +402,7 @@ class OpenAIProvider:
             body["prompt_cache_key"] = request.session_id
         ctx = StreamContext(self.name, request.model, self._auth_hint, self._secrets, **self._hints)
         state = OpenAIStream(ctx)
-        events = stream_sse(self._client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
+        events = stream_sse(self._http.client, self._url, body=body, headers=self._headers, timeouts=self._timeouts, ctx=ctx)
 
         def feed(event: SseEvent) -> list[dict[str, Any]]:
             if event.event == "error":  # a few servers name their error events
@@ -427,19 +427,10 @@ class OpenAIProvider:
 
     async def list_models(self) -> list[str]:
         """The models the endpoint lists (`GET <base>/models`); ModelListError if it does not."""
-        return await list_model_ids(self._client, join_url(self.base_url, "models"), self._headers)
-
-    @property
-    def _client(self) -> Any:
-        """The pooled HTTP client, made on first use: httpx (~100 ms to import) and
-        the TLS context load with the first request, not when a session opens."""
-        if self._http is None:
-            self._http = make_client(self._timeouts)
-        return self._http
+        return await list_model_ids(self._http.client, join_url(self.base_url, "models"), self._headers)
 
     async def aclose(self) -> None:
-        if self._http is not None:
-            await self._http.aclose()
+        await self._http.aclose()
 
 
 def _json_or_none(text: str) -> Any:

@@ -86,6 +86,26 @@ def make_client(timeouts: Timeouts) -> httpx.AsyncClient:
     )
 
 
+class PooledClient:
+    """A provider's pooled HTTP client (`make_client`), made on first use: httpx
+    (~100 ms to import) and the TLS context load with the first request, not
+    when a session opens."""
+
+    def __init__(self, timeouts: Timeouts):
+        self._timeouts = timeouts
+        self._client: httpx.AsyncClient | None = None
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        if self._client is None:
+            self._client = make_client(self._timeouts)
+        return self._client
+
+    async def aclose(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+
 def _hint(hint: str) -> str:
     return f" ({hint})" if hint else ""
 
