@@ -64,6 +64,11 @@ const OWNED_COMMANDS = ['agentLsp.followup', 'agentLsp.steer', 'agentLsp.cancel'
 
 /** agentLsp.followup/steer arguments: [text] from a user or keybinding, or
  * [{content, context?}] from the server's code actions. */
+/** A command's argument when a caller passed a string (the panel's ⋯ menu passes the view's context there). */
+function stringArg(arg: unknown): string | undefined {
+  return typeof arg === 'string' ? arg : undefined;
+}
+
 function commandInput(arg: unknown): { text?: string; context: ContextItem[] } {
   if (typeof arg === 'string') {
     return { text: arg, context: [] };
@@ -851,7 +856,7 @@ class AgentExtension implements vscode.Disposable {
     // The commands of the panel's ⋯ menu get the view's context as their argument there:
     // only a string (a number) is an id (a turn) a caller passed.
     register('agentLsp.resumeSession', async (arg?: unknown) => {
-      const sessionId = typeof arg === 'string' ? arg : undefined;
+      const sessionId = stringArg(arg);
       if (sessionId) {
         return this.guarded('resume the session', () => this.sessions.load(sessionId));
       }
@@ -862,7 +867,7 @@ class AgentExtension implements vscode.Disposable {
       return undefined;
     });
     register('agentLsp.deleteSession', async (arg?: unknown) => {
-      const sessionId = typeof arg === 'string' ? arg : undefined;
+      const sessionId = stringArg(arg);
       if (sessionId) {
         return this.guarded('delete the session', () => this.sessions.delete(sessionId));
       }
@@ -891,7 +896,7 @@ class AgentExtension implements vscode.Disposable {
     });
     register('agentLsp.managePermissions', (ruleId?: unknown) =>
       this.guarded<PermissionRuleInfo[]>('manage the permissions', () =>
-        managePermissions(this.serverRequest(), this.folderUri(), typeof ruleId === 'string' ? ruleId : undefined)),
+        managePermissions(this.serverRequest(), this.folderUri(), stringArg(ruleId))),
     );
     register('agentLsp.checkModel', () => this.guarded<ModelCheck>('check the model connection', () => checkModel(this.serverRequest(), this.folderUri())));
     register('agentLsp.retryTurn', (turn?: number) => this.guarded('send the message again', () => this.retryTurn(turn)));
@@ -908,8 +913,7 @@ class AgentExtension implements vscode.Disposable {
     });
     register('agentLsp.showMcpServers', () => this.guarded('list the MCP servers', () => showMcpServers(() => this.sessions.mcpServers(), () => this.serverRequest())));
     register('agentLsp.pickSkill', async (name?: unknown, text?: unknown) => {
-      const [skill, words] = [name, text].map((a) => (typeof a === 'string' ? a : undefined));
-      const ref = await this.guarded('run the skill', () => runSkillCommand(this.sessions, skill, words));
+      const ref = await this.guarded('run the skill', () => runSkillCommand(this.sessions, stringArg(name), stringArg(text)));
       if (ref) {
         void this.panel.reveal();
       }
