@@ -19,7 +19,9 @@ once with the start-up caches already written by an earlier start ("warm"),
 and once with an empty cache directory each time ("first start": what a user
 sees the first time after installing or upgrading); each for the scripted
 model and for an OpenAI-compatible endpoint (the provider and httpx load with
-the first session). The server runs with bytecode caching on, as installed.
+the first session); and warm, for a client that declares
+`workspace/configuration` and answers it with its settings (VS Code, Neovim
+and Emacs do: "settings pulled"). The server runs with bytecode caching on, as installed.
 
     .venv/bin/python bench/server_start.py --breakdown [--runs 10]
 
@@ -71,16 +73,18 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def one_start(tmp: Path, cache: Path, n: int, model: dict) -> dict[str, float]:
+def one_start(tmp: Path, cache: Path, n: int, model: dict, pulls: bool = False) -> dict[str, float]:
     """Seconds from spawn to: initialize answered, first and tenth session ready;
     CPU seconds to the first session; a later session/new and a plain round trip."""
     workspace = tmp / f"ws-{n}"
     workspace.mkdir()
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env.update(XDG_CACHE_HOME=str(cache), AGENT_LSP_CONFIG=str(tmp / "none.toml"), OPENAI_API_KEY="sk-bench")
+    settings = {"sessionsDir": str(tmp / f"sessions-{n}"), "model": model}
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
-            "params": {"processId": os.getpid(), "rootUri": workspace.as_uri(), "capabilities": {},
-                       "initializationOptions": {"sessionsDir": str(tmp / f"sessions-{n}"), "model": model}}}
+            "params": {"processId": os.getpid(), "rootUri": workspace.as_uri(),
+                       "capabilities": {"workspace": {"configuration": True}} if pulls else {},
+                       "initializationOptions": settings}}
     spawned = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "agent_lsp.lsp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, env=env)
@@ -98,7 +102,8 @@ def one_start(tmp: Path, cache: Path, n: int, model: dict) -> dict[str, float]:
             if message.get("id") == request_id and "method" not in message:
                 return message
             if "method" in message and "id" in message:  # a request to the client (workspace/configuration)
-                send({"jsonrpc": "2.0", "id": message["id"], "result": [None]})
+                pulled = message["method"] == "workspace/configuration"
+                send({"jsonrpc": "2.0", "id": message["id"], "result": [settings] if pulled else None})
 
     proc.stdin.write(frame(init) + frame({"jsonrpc": "2.0", "method": "initialized", "params": {}})
                      + frame({"jsonrpc": "2.0", "id": 2, "method": "agent/session/new", "params": {}}))
@@ -233,16 +238,18 @@ def main() -> None:
         tmp = Path(tmp_dir)
         one_start(tmp, tmp / "cache-warm", 0, models["scripted"])  # writes the caches the warm starts use
         n = 1
-        for name, model in models.items():
-            for kind in ("warm cache", "first start"):
-                runs = []
-                for _ in range(args.runs):
-                    n += 1
-                    runs.append(one_start(tmp, tmp / ("cache-warm" if kind == "warm cache" else f"cache-{n}"), n, model))
-                results[name, kind] = runs
+        kinds = [(name, kind) for name in models for kind in ("warm cache", "first start")]
+        kinds.insert(1, ("scripted", "settings pulled"))
+        for name, kind in kinds:
+            runs = []
+            for _ in range(args.runs):
+                n += 1
+                cache = tmp / (f"cache-{n}" if kind == "first start" else "cache-warm")
+                runs.append(one_start(tmp, cache, n, models[name], pulls=kind == "settings pulled"))
+            results[name, kind] = runs
     print(f"load average {load:.1f} -> {os.getloadavg()[0]:.1f}; n={args.runs} each; median [min-max]")
     for (name, kind), runs in results.items():
-        print(f"{name:17} {kind:11}: initialize {summary([r['initialize'] for r in runs])} (target < {TARGET_INITIALIZE_MS}); "
+        print(f"{name:17} {kind:15}: initialize {summary([r['initialize'] for r in runs])} (target < {TARGET_INITIALIZE_MS}); "
               f"first session {summary([r['first'] for r in runs])} (target <= {TARGET_FIRST_SESSION_MS} quiet), "
               f"{summary([r['first_cpu'] for r in runs], 'ms CPU')}; tenth session {summary([r['tenth'] for r in runs])}; "
               f"later session/new {summary([r['later'] for r in runs], 'ms', 2)} (target <= {TARGET_LATER_SESSION_MS}) "

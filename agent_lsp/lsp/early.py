@@ -8,21 +8,30 @@ starts, this module answers the opening of the conversation itself, from the
 raw JSON:
 
     initialize           from the handshake cache (`agent_lsp.lsp.handshake`)
-    initialized          settings made, their problems shown (window/showMessage)
+    initialized          settings made, their problems shown (window/showMessage);
+                         for a client that declares `workspace/configuration`,
+                         the settings are asked for, as the server asks
     agent/session/new    the workspace host and the session built, the id answered
 
 in that order, as long as each is plain enough to answer exactly as the server
-would. The first message that is not (any other method, an `initialized` of a
-client that wants its settings pulled with `workspace/configuration`, params
-that are not the plain form, a folder that is not one of the workspace's)
-ends the early phase: it and every later message wait, in order, for the
-server (`agent_lsp.lsp.server` queues them), which then answers them as it
-always does, errors included. So the early phase never answers differently
-from the server: what it cannot answer the same way, it leaves to it.
+would. The document notifications (didOpen, didChange, didClose, didSave),
+which the server answers with nothing, are kept and given to it in order at
+the hand-over. While the settings asked for have not come, every message
+waits, as the server's requests wait for them, and is taken in order once
+they have.
+
+The first message that is not plain (any other method, params that are not
+the plain form, a folder that is not one of the workspace's) ends the early
+phase: it and every later message wait, in order, for the server
+(`agent_lsp.lsp.server` queues them), which then answers them as it always
+does, errors included; a settings answer still to come is the server's too,
+as if it had asked. So the early phase never answers differently from the
+server: what it cannot answer the same way, it leaves to it.
 
 Once pygls has loaded, `hand_over` gives the server what the early phase made:
-it replays `initialize` and `initialized` into it (their answers and the
-problems already sent are not sent again), and puts the hosts and their
+it replays `initialize`, `initialized` and the document notifications into it
+(their answers, the problems already sent and the settings asked for are not
+sent or asked again), and puts the hosts and their
 sessions in place, as if the server had built them. No turn runs before the
 hand-over (a prompt is not an early message), so the sessions have sent
 nothing to the client yet: they are attached to the relay then, and stream
@@ -53,6 +62,15 @@ log = logging.getLogger(__name__)
 INTERNAL_ERROR_MESSAGE = "internal error in the server (the server log has the details)"
 INTERNAL_ERROR_CODE = -32603
 WARNING = 2  # window/showMessage's MessageType.Warning
+
+# The notifications kept for the server, which answers them with nothing and sends nothing.
+DOCUMENT_NOTIFICATIONS = frozenset({"textDocument/didOpen", "textDocument/didChange",
+                                    "textDocument/didClose", "textDocument/didSave"})
+# The early `workspace/configuration`: its id (pygls' own are UUIDs) and what it asks.
+CONFIGURATION_ID = "agent-lsp-early-configuration"
+CONFIG_SECTION = "agentLsp"
+CONFIGURATION_SOURCE = "workspace/configuration agentLsp"
+MAX_HELD = 32  # messages held while the settings are awaited (the reader reads 64 ahead)
 
 # The plain form of agent/session/new params answered early: these keys, string or null
 # values (the wire model, `SessionNewParams`, accepts more; the server validates the rest).
@@ -91,21 +109,58 @@ class EarlyPhase:
         self.hosts: dict[Path, WorkspaceHost] = {}
         self.agents: list[Agent] = []
         self.editor = LateEditor()
+        self.deferred: list[bytes] = []  # document notifications, for the server at the hand-over
+        self.held: list[Any] = []  # messages read while the settings asked for are awaited
+        # The settings asked for with `workspace/configuration` (`asked` times): None
+        # (not asked), "asked", "answered" or "failed" (for the last time asked).
+        self.configuration: str | None = None
+        self.asked = 0
+        self.workspace_layer: tuple[Any, str] | None = None  # the settings applied as the server's "workspace" layer
+        self.release: Any = lambda: None  # gives a handled message's room in the read-ahead back
 
     # ------------------------------------------------------------ messages
 
-    def receive(self, item: Any) -> bool:
-        """Handle one message (a frame's body) now if it can be; False: it and
-        every message after it are the server's."""
+    def receive(self, item: Any) -> list[Any]:
+        """Handle one message (a frame's body) now if it can be, or hold it;
+        what is left to the server, in order: nothing while the early phase goes
+        on, else the messages it held and those it could not answer (and every
+        message after them is the server's)."""
         if not self.open:
-            return False
+            return [item]
+        if self.configuration == "asked":
+            if self._try(item, self._configuration_answer):
+                self.release()
+                held, self.held = self.held, []
+                return self._take(held)
+            if len(self.held) < MAX_HELD:
+                self.held.append(item)
+                return []
+            return self._end([item])
+        return self._take([item])
+
+    def _take(self, items: list[Any]) -> list[Any]:
+        """Handle `items` in order; those from the first one not handled on are
+        the server's; those after one that asked for the settings again are held."""
+        for index, item in enumerate(items):
+            if not self._try(item, self._handle):
+                return self._end(items[index:])
+            self.release()
+            if self.configuration == "asked":
+                self.held = items[index + 1:]
+                break
+        return []
+
+    def _end(self, items: list[Any]) -> list[Any]:
+        self.open = False
+        held, self.held = self.held, []
+        return held + items
+
+    def _try(self, item: Any, handle: Any) -> bool:
         try:
-            handled = isinstance(item, bytes) and self._handle(item)
+            return isinstance(item, bytes) and handle(item)
         except Exception:  # nothing was answered: the server answers it
             log.exception("the early answer of a message failed; the server answers it")
-            handled = False
-        self.open = handled
-        return handled
+            return False
 
     def _handle(self, body: bytes) -> bool:
         try:
@@ -127,6 +182,11 @@ class EarlyPhase:
             return method == "initialized" and "id" not in message and self._initialized(body)
         if method == "agent/session/new" and _is_id(message.get("id")):
             return self._session_new(message["id"], message.get("params"))
+        if method in DOCUMENT_NOTIFICATIONS and "id" not in message:
+            self.deferred.append(body)
+            return True
+        if method == "workspace/didChangeConfiguration" and "id" not in message and not self.hosts:
+            return self._configuration_changed(message.get("params"))
         return False
 
     def _initialize(self, body: bytes, message: dict[str, Any]) -> bool:
@@ -142,15 +202,16 @@ class EarlyPhase:
 
     def answers_initialized(self) -> bool:
         """Whether the `initialize` answered here lets the early phase answer
-        `initialized` too (and sessions after it): not for a client whose settings
-        are pulled, nor for params not in the plain form."""
+        `initialized` too (and sessions after it): not for params not in the plain form."""
         params = self.params
         return (self.open and self.initialize_body is not None and isinstance(params.get("capabilities"), dict)
-                and _plain_agent_caps(params) and not _pulls_configuration(params) and _folders(params) is not None)
+                and _plain_agent_caps(params) and _pulls_configuration(params) is not None
+                and _folders(params) is not None)
 
     def _initialized(self, body: bytes) -> bool:
-        """Settings from initializationOptions, their problems shown: what the
-        server does at `initialized`, for a client whose settings are not pulled."""
+        """Settings from initializationOptions, their problems shown, and for a
+        client that declares it, `workspace/configuration` asked: what the server
+        does at `initialized`."""
         if not self.answers_initialized():
             return False
         folders = _folders(self.params)
@@ -161,17 +222,68 @@ class EarlyPhase:
         options = self.params.get("initializationOptions")
         problems = list(layers.problems) + layers.set_layer("initializationOptions", options or {},
                                                             source="initializationOptions")
-        level = layers.current.log_level
+        self.settings = layers
+        self._settings_applied(problems)
+        self.folders = folders
+        self.initialized_body = body
+        if _pulls_configuration(self.params):
+            self._ask_configuration()
+        return True
+
+    def _ask_configuration(self) -> None:
+        self.asked += 1
+        self._send({"jsonrpc": "2.0", "id": self._configuration_id(), "method": "workspace/configuration",
+                    "params": {"items": [{"section": CONFIG_SECTION}]}})
+        self.configuration = "asked"
+
+    def _configuration_id(self) -> str:
+        return f"{CONFIGURATION_ID}-{self.asked}"
+
+    def _configuration_answer(self, body: bytes) -> bool:
+        """The answer to the early `workspace/configuration`, applied as the server
+        applies its own; False for any other message, or an answer of another shape."""
+        message = json.loads(body)
+        if not (isinstance(message, dict) and message.get("id") == self._configuration_id()
+                and "method" not in message and message.get("jsonrpc") == "2.0"):
+            return False
+        if "error" in message:
+            log.warning("workspace/configuration failed: %s", message["error"])
+            self.configuration = "failed"
+            return True
+        values = message.get("result")
+        if not (values is None or isinstance(values, list)):
+            return False
+        self._set_workspace_layer(values[0] if values else None, CONFIGURATION_SOURCE)
+        self.configuration = "answered"
+        log.debug("applied the settings asked for before the server loaded")
+        return True
+
+    def _configuration_changed(self, params: Any) -> bool:
+        """`workspace/didChangeConfiguration` before the first session: the
+        settings asked for again, or (a client that does not answer
+        `workspace/configuration`) those it sent, applied; as the server does."""
+        if not (isinstance(params, dict) and "settings" in params):
+            return False
+        if _pulls_configuration(self.params):
+            self._ask_configuration()
+        elif isinstance(params["settings"], dict) and CONFIG_SECTION in params["settings"]:
+            self._set_workspace_layer(params["settings"][CONFIG_SECTION], "didChangeConfiguration agentLsp")
+        return True
+
+    def _set_workspace_layer(self, value: Any, source: str) -> None:
+        assert self.settings is not None
+        self._settings_applied(self.settings.set_layer("workspace", value or {}, source=source))
+        self.workspace_layer = (value or {}, source)
+
+    def _settings_applied(self, problems: list[str]) -> None:
+        assert self.settings is not None
+        level = self.settings.current.log_level
         if level is not None:  # else the command line's --log-level stands
             logging.getLogger("agent_lsp").setLevel(level.upper())
         for problem in problems:
             log.warning("%s", problem)
             self._send({"jsonrpc": "2.0", "method": "window/showMessage",
                         "params": {"type": WARNING, "message": f"agent-lsp: {problem}"}})
-        self.settings = layers
-        self.folders = folders
-        self.initialized_body = body
-        return True
 
     def _session_new(self, request_id: Any, params: Any) -> bool:
         plain = _plain_session_new(params)
@@ -224,17 +336,28 @@ class EarlyPhase:
 
     # ----------------------------------------------------------- hand-over
 
-    def hand_over(self, server: Any) -> None:
+    def hand_over(self, server: Any) -> list[Any]:
         """Give the loaded server what was answered early, so that from now on it
-        behaves as if it had answered it: its state from `initialize` and
-        `initialized` (their answers and problems are not sent again), and the
-        hosts and sessions, attached to its editor and relay."""
+        behaves as if it had answered it: its state from `initialize`,
+        `initialized` and the settings asked for (their answers and problems are
+        not sent again, the settings not asked again), the document notifications,
+        and the hosts and sessions, attached to its editor and relay. The messages
+        still held, which the server takes first, in order."""
         protocol = server.protocol
         if self.initialize_body is not None:
             protocol.receive(self.initialize_body)  # answered already: the writer drops pygls' answer
         if self.initialized_body is not None:
             server.pending_problems = []  # shown already
+            if self.workspace_layer is not None:  # its problems were shown already
+                value, source = self.workspace_layer
+                server.settings.set_layer("workspace", value, source=source)
+            if self.configuration == "asked":  # its answer, still to come, is the server's
+                server.early_configuration = protocol.expect_response(self._configuration_id())
+            elif self.configuration is not None:
+                server.early_configuration = True
             protocol.receive(self.initialized_body)
+        for body in self.deferred:
+            protocol.receive(body)
         self.editor.target = server.editor
         for root, host in self.hosts.items():
             host.on_agent = server.events.attach
@@ -242,7 +365,8 @@ class EarlyPhase:
         for agent in self.agents:
             server.events.attach(agent)
         # the server holds them now (and its own settings, equal to these)
-        self.agents, self.hosts, self.settings = [], {}, None
+        self.agents, self.hosts, self.settings, self.deferred = [], {}, None, []
+        return self._end([])
 
 
 def _is_id(value: Any) -> bool:
@@ -289,12 +413,15 @@ def _capabilities(params: Mapping[str, Any]) -> dict[str, Any]:
     return capabilities if isinstance(capabilities, dict) else {}
 
 
-def _pulls_configuration(params: Mapping[str, Any]) -> bool:
-    """Whether the server pulls settings with `workspace/configuration` at `initialized`."""
+def _pulls_configuration(params: Mapping[str, Any]) -> bool | None:
+    """Whether the server pulls settings with `workspace/configuration` at
+    `initialized`; None when the capability's shape is not the plain one."""
     workspace = _capabilities(params).get("workspace")
     if workspace is None:
         return False
-    return not isinstance(workspace, dict) or bool(workspace.get("configuration"))
+    if not isinstance(workspace, dict) or not isinstance(workspace.get("configuration", False), bool):
+        return None
+    return bool(workspace.get("configuration"))
 
 
 def _plain_agent_caps(params: Mapping[str, Any]) -> bool:

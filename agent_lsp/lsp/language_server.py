@@ -119,6 +119,10 @@ class AgentLanguageServer(LanguageServer):
         # request sent after didChangeConfiguration runs with the new settings.
         self.settings_lock = asyncio.Lock()
         self.pending_problems: list[str] = list(self.settings.problems)
+        # The early phase's `workspace/configuration` (`agent_lsp.lsp.early`), which the first
+        # pull takes instead of asking again: the future of its answer, or True once it was
+        # applied there (its problems shown). None: the server asks itself.
+        self.early_configuration: asyncio.Future | bool | None = None
         self.process = process or _NoProcess()
         self._tasks: set[asyncio.Task] = set()
 

@@ -152,6 +152,14 @@ class AgentProtocol(LanguageServerProtocol):
             return
         self._send_response(msg_id, None, error.to_response_error())
 
+    def expect_response(self, msg_id: str) -> asyncio.Future:
+        """The answer to a request written to the client before this protocol
+        existed (the early phase's `workspace/configuration`), matched by its id
+        as pygls matches the answers to its own requests."""
+        future: concurrent.futures.Future = concurrent.futures.Future()
+        self._request_futures[msg_id] = future
+        return asyncio.wrap_future(future)
+
     async def settle_requests(self, grace_s: float) -> None:
         """Let the client's requests in flight finish (at most `grace_s`), then
         cancel the rest and wait until their answers are sent: every request

@@ -22,9 +22,9 @@ module imports no pygls at load time: on stdio the start is in two phases.
 
 The loader starts once the first session is answered, when the early phase
 has to leave a message to the server, when no message has come for
-`LOAD_WHEN_IDLE_S`, or right after an `initialize` whose `initialized` the
-early phase will leave to the server (settings to pull): both threads compete for the one interpreter lock, so
-while the client sends its opening messages the loader waits, and the first
+`LOAD_WHEN_IDLE_S` (a client answering the settings asked for takes a few ms), or right
+after an `initialize` whose `initialized` the early phase will leave to the
+server: both threads compete for the one interpreter lock, so while the client sends its opening messages the loader waits, and the first
 session is answered on the CPU of its own work alone (the garbage collector
 waits too). A client that sends nothing more (an editor waiting for the user)
 has the server loaded a moment later, as before. `AGENT_LSP_NO_INIT_CACHE=1`
@@ -89,7 +89,8 @@ def serve_stdio(*, process: Any = None) -> int:
         if first is None:  # the client went away before saying anything
             writer.close()
             return 0
-        code = _run(starting, frames, None if starting.early.receive(first) else first)
+        left = starting.early.receive(first)
+        code = _run(starting, frames, left[0] if left else None)
     writer.close()
     return code
 
@@ -153,24 +154,27 @@ class _Starting:
         self.loop, self.stop_event, self.ended, self.release = loop, stop_event, ended, release
         self.loaded = loop.create_future()
         self._idle = loop.call_later(LOAD_WHEN_IDLE_S, self._start_loader)
+        self.early.release = release
         if self.early.initialize_body is not None and not self.early.answers_initialized():
-            self._start_loader()  # the early phase ends at `initialized` (settings to pull): no need to wait
+            self._start_loader()  # the early phase ends at `initialized`: no need to wait
 
     def handle(self, item: bytes | Oversized) -> None:
         if self.serving is not None:
             self.serving.handle(item)
             return
-        if not self.waiting and self.early.receive(item):
-            self.release()
-            if self.early.hosts:  # the first session is answered: what comes next (a prompt) needs the server
-                self.writer.drain(0.05)  # the answer on the wire before the loader takes the interpreter lock
-                self._start_loader()
-            else:
-                self._idle.cancel()
-                self._idle = self.loop.call_later(LOAD_WHEN_IDLE_S, self._start_loader)
+        if self.waiting:  # the early phase has ended
+            self.waiting.append(item)
             return
-        self.waiting.append(item)  # its room in the read-ahead is given back once the server has it
-        self._start_loader()
+        left = self.early.receive(item)  # what it handled, it gave the room in the read-ahead back for
+        if left:
+            self.waiting += left  # their room in the read-ahead is given back once the server has them
+            self._start_loader()
+        elif self.early.hosts:  # the first session is answered: what comes next (a prompt) needs the server
+            self.writer.drain(0.05)  # the answer on the wire before the loader takes the interpreter lock
+            self._start_loader()
+        elif self._loader is None:
+            self._idle.cancel()
+            self._idle = self.loop.call_later(LOAD_WHEN_IDLE_S, self._start_loader)
 
     def _start_loader(self) -> None:
         if self._loader is None:
@@ -203,14 +207,14 @@ class _Starting:
             server = _create_server(module or _import_server(), self.process, self.writer, self.early.initialize)
             serving = _Serving(server)
             serving.begin(self.loop, self.stop_event, self.ended, self.release)
-            self.early.hand_over(server)
+            held = self.early.hand_over(server)
         except BaseException as error:  # the server cannot start: the process ends with the error
             for waiting in (self.ended, self.loaded):
                 if not waiting.done():
                     waiting.set_exception(error)
             return
         self.serving = serving
-        waiting, self.waiting = self.waiting, []
+        waiting, self.waiting = held + self.waiting, []
         for item in waiting:
             serving.handle(item)
         self.loaded.set_result(None)

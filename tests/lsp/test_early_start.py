@@ -33,7 +33,11 @@ TIMEOUT_S = 30
 
 class RawClient:
     """A client that writes its messages before reading any answer, then reads
-    until `done` says so (answering the server's requests with null)."""
+    until `done` says so, answering the server's requests (with null, or with
+    `configuration`'s answer: a result, or {"error": ...}, after `configuration_delay_s`)."""
+
+    configuration: Any = None
+    configuration_delay_s = 0.0
 
     def __init__(self, tmp_path: Path, *, early: bool, log: Path | None = None):
         env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), AGENT_LSP_CONFIG=str(tmp_path / "none.toml"))
@@ -62,8 +66,17 @@ class RawClient:
             message = json.loads(body)
             self.received.append(message)
             if "method" in message and "id" in message:  # a request of the server
-                self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                self.send(self.answer_to(message))
         return self.received
+
+    def answer_to(self, request: dict[str, Any]) -> dict[str, Any]:
+        answer: dict[str, Any] = {"jsonrpc": "2.0", "id": request["id"], "result": None}
+        if request["method"] == "workspace/configuration":
+            time.sleep(self.configuration_delay_s)
+            if isinstance(self.configuration, dict) and "error" in self.configuration:
+                return {"jsonrpc": "2.0", "id": request["id"], "error": self.configuration["error"]}
+            answer["result"] = self.configuration
+        return answer
 
     def close(self) -> int:
         self.send({"jsonrpc": "2.0", "id": "bye", "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"})
@@ -113,14 +126,22 @@ def transcript(received: list[dict]) -> list[Any]:
     return seen
 
 
-def three_starts(tmp_path: Path, run) -> tuple[Any, Any, Any]:
-    """`run(client)` on a first start (writes the caches), an early start, and a
-    start with the early phase turned off; what each returned."""
-    first = run(RawClient(tmp_path, early=True))
+def three_starts(tmp_path: Path, run, *, early_log: tuple[str, ...] = ("before the server loaded",),
+                 **client: Any) -> tuple[Any, Any, Any]:
+    """`run(client)` on a first start (writes the caches), an early start (its
+    log has each of `early_log`), and a start with the early phase turned off; what
+    each returned. `client`: RawClient's class attributes for the three."""
+    def start(**kw: Any) -> RawClient:
+        made = RawClient(tmp_path, **kw)
+        made.__dict__.update(client)
+        return made
+
+    first = run(start(early=True))
     log = tmp_path / "early.log"
-    early = run(RawClient(tmp_path, early=True, log=log))
-    assert "before the server loaded" in log.read_text(), "the second start did not answer early"
-    late = run(RawClient(tmp_path, early=False))
+    early = run(start(early=True, log=log))
+    text = log.read_text()
+    assert all(line in text for line in early_log), f"the second start did not log all of {early_log!r}"
+    late = run(start(early=False))
     return first, early, late
 
 
@@ -222,36 +243,88 @@ def test_settings_problems_are_shown_once_before_the_first_session(tmp_path):
     assert early.index(shown[-1]) < early.index(("answer", 2, ["sessionId"]))
 
 
-def test_a_client_whose_settings_are_pulled_gets_them_in_its_first_session(tmp_path):
-    """A client that answers workspace/configuration: its first session is made
-    with the pulled settings (the early phase leaves `initialized` to the server)."""
+PULLS = {"workspace": {"configuration": True}, "experimental": {"agentLsp": {"events": True}}}
+PULLED = [{"model": {"provider": "scripted", "script": [{"text": "pulled"}]}}]
 
-    def run(client: RawClient) -> list:
-        client.send(initialize(tmp_path, [{"text": "from initializationOptions"}], capabilities={
-                        "workspace": {"configuration": True}, "experimental": {"agentLsp": {"events": True}}}),
-                    INITIALIZED, {"jsonrpc": "2.0", "id": 2, "method": "agent/session/new", "params": {}})
-        deadline = time.monotonic() + TIMEOUT_S
-        while not any(m.get("id") == 2 for m in client.received):
-            assert time.monotonic() < deadline
-            message = json.loads(client.frames.read())
-            client.received.append(message)
-            if message.get("method") == "workspace/configuration":
-                client.send({"jsonrpc": "2.0", "id": message["id"], "result": [
-                    {"model": {"provider": "scripted", "script": [{"text": "pulled"}]}}]})
-            elif "method" in message and "id" in message:
-                client.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
-        session_id = answer(client.received, 2)["result"]["sessionId"]
-        client.send({"jsonrpc": "2.0", "id": 3, "method": "agent/followup", "params": {"sessionId": session_id, "content": "hi"}})
-        client.read_until(lambda got: ("status", "idle") in transcript(got))
-        text = "".join(e["data"]["chunk"].get("text", "") for m in client.received if m.get("method") == "session/event"
-                       for e in m["params"]["events"] if e["type"] == "assistant/chunk")
-        assert client.close() == 0
-        return [text, transcript(client.received)]
 
-    first = run(RawClient(tmp_path, early=True))
-    again = run(RawClient(tmp_path, early=True))
-    assert first == again
-    assert first[0] == "pulled"
+def pulled_session(client: RawClient, tmp_path: Path, *before_session: dict, capabilities: dict = PULLS) -> list:
+    """initialize, initialized, `before_session`, agent/session/new at once, then a
+    prompt on that session: the text it streamed, and what the client saw."""
+    client.send(initialize(tmp_path, [{"text": "from initializationOptions"}], capabilities=capabilities),
+                INITIALIZED, *before_session, {"jsonrpc": "2.0", "id": 2, "method": "agent/session/new", "params": {}})
+    session_id = answer(client.read_until(lambda got: any(m.get("id") == 2 for m in got)), 2)["result"]["sessionId"]
+    client.send({"jsonrpc": "2.0", "id": 3, "method": "agent/followup", "params": {"sessionId": session_id, "content": "hi"}})
+    client.read_until(lambda got: ("status", "idle") in transcript(got))
+    text = "".join(e["data"]["chunk"].get("text", "") for m in client.received if m.get("method") == "session/event"
+                   for e in m["params"]["events"] if e["type"] == "assistant/chunk")
+    assert client.close() == 0
+    return [text, transcript(client.received)]
+
+
+CHANGED = {"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration", "params": {"settings": {"agentLsp": {}}}}
+
+
+@pytest.mark.parametrize("changed", [False, True], ids=["initialized", "and didChangeConfiguration (Neovim)"])
+def test_a_client_whose_settings_are_pulled_gets_them_in_its_first_session_early(tmp_path, changed):
+    """A client that declares workspace/configuration: the early phase asks for
+    the settings as the server would (again at a didChangeConfiguration), and
+    the session it answers (sent before the settings were answered) is made with
+    them; a didOpen sent meanwhile reaches the server."""
+    uri = (tmp_path / "ws" / "a.py").as_uri()
+    did_open = {"jsonrpc": "2.0", "method": "textDocument/didOpen",
+                "params": {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": "x\n"}}}
+    before = [CHANGED, did_open] if changed else [did_open]
+    runs = three_starts(tmp_path, lambda client: pulled_session(client, tmp_path, *before),
+                        early_log=("applied the settings asked for before the server loaded",
+                                   "answered agent/session/new before the server loaded"), configuration=PULLED)
+    first, early, late = runs
+    assert early == late == first
+    assert early[0] == "pulled"
+    assert early[1].count(("workspace/configuration",)) == (2 if changed else 1)
+
+
+def test_settings_pushed_with_did_change_configuration_are_in_the_first_session(tmp_path):
+    """A client that does not answer workspace/configuration and pushes its
+    settings at once: the session answered early is made with them."""
+    pushed = {"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration",
+              "params": {"settings": {"agentLsp": PULLED[0]}}}
+    plain = {"experimental": {"agentLsp": {"events": True}}}
+    first, early, late = three_starts(tmp_path, lambda client: pulled_session(client, tmp_path, pushed, capabilities=plain),
+                                      early_log=("answered agent/session/new before the server loaded",))
+    assert early == late == first
+    assert early[0] == "pulled"
+
+
+@pytest.mark.parametrize("configuration", [
+    [{"maxParallelToolCalls": "many", "model": {"provider": "scripted", "script": [{"text": "pulled"}]}}],
+    [],
+    None,
+    {"error": {"code": -32601, "message": "no such method"}},
+])
+def test_pulled_settings_their_problems_and_failures_are_answered_early_as_later(tmp_path, configuration):
+    """Settings with a problem (shown once, before the session's answer), none,
+    and an error answer: the early start answers as the server does."""
+    first, early, late = three_starts(tmp_path, lambda client: pulled_session(client, tmp_path),
+                                      early_log=("answered agent/session/new before the server loaded",),
+                                      configuration=configuration)
+    assert early == late == first
+    pulled = isinstance(configuration, list) and bool(configuration)
+    assert early[0] == ("pulled" if pulled else "from initializationOptions")
+    shown = [s for s in early[1] if s[0] == "window/showMessage"]
+    assert any("maxParallelToolCalls" in s[1] for s in shown) == pulled
+    assert all(early[1].index(s) < early[1].index(("answer", 2, ["sessionId"])) for s in shown)
+
+
+def test_settings_answered_after_the_server_loaded_are_taken_as_its_own(tmp_path):
+    """A client slow to answer workspace/configuration: the server loads meanwhile
+    and takes the early request over (not asking again); the held session is
+    made with the settings once they come."""
+    first, early, late = three_starts(tmp_path, lambda client: pulled_session(client, tmp_path),
+                                      configuration=PULLED, configuration_delay_s=3.0)
+    assert early == late == first
+    assert early[0] == "pulled"
+    assert early[1].count(("workspace/configuration",)) == 1
+    assert "unknown message id" not in (tmp_path / "early.log").read_text()
 
 
 def test_a_client_that_leaves_after_the_early_answers_ends_the_server(tmp_path):

@@ -91,9 +91,12 @@ async def pull_configuration(ls: AgentLanguageServer) -> None:
     caps = ls.client_capabilities.workspace
     if not (caps and caps.configuration):
         return
+    early, ls.early_configuration = ls.early_configuration, None
+    if early is True:  # answered and applied before the server loaded
+        return
     try:
         values = await asyncio.shield(
-            ls.protocol.send_request_async(
+            early or ls.protocol.send_request_async(
                 types.WORKSPACE_CONFIGURATION,
                 types.ConfigurationParams(items=[types.ConfigurationItem(section=CONFIG_SECTION)]),
             )
