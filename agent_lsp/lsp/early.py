@@ -11,6 +11,8 @@ raw JSON:
     initialized          settings made, their problems shown (window/showMessage);
                          for a client that declares `workspace/configuration`,
                          the settings are asked for, as the server asks
+    workspace/didChangeConfiguration   before the first session: asked again (or
+                         the settings it carries applied), as the server does
     agent/session/new    the workspace host and the session built, the id answered
 
 in that order, as long as each is plain enough to answer exactly as the server
