@@ -68,10 +68,13 @@ WARNING = 2  # window/showMessage's MessageType.Warning
 # The notifications kept for the server, which answers them with nothing and sends nothing.
 DOCUMENT_NOTIFICATIONS = frozenset({"textDocument/didOpen", "textDocument/didChange",
                                     "textDocument/didClose", "textDocument/didSave"})
-# The early `workspace/configuration`: its id (pygls' own are UUIDs) and what it asks.
+# The early `workspace/configuration`'s id (pygls' own are UUIDs).
 CONFIGURATION_ID = "agent-lsp-early-configuration"
+# The settings section, and the sources of the settings' "workspace" layer; the server's
+# (`features/lifecycle.py`) too, which imports them from here, a module without pygls.
 CONFIG_SECTION = "agentLsp"
 CONFIGURATION_SOURCE = "workspace/configuration agentLsp"
+CHANGE_SOURCE = "didChangeConfiguration agentLsp"
 MAX_HELD = 32  # messages held while the settings are awaited (the reader reads 64 ahead)
 
 # The plain form of agent/session/new params answered early: these keys, string or null
@@ -269,7 +272,7 @@ class EarlyPhase:
         if _pulls_configuration(self.params):
             self._ask_configuration()
         elif isinstance(params["settings"], dict) and CONFIG_SECTION in params["settings"]:
-            self._set_workspace_layer(params["settings"][CONFIG_SECTION], "didChangeConfiguration agentLsp")
+            self._set_workspace_layer(params["settings"][CONFIG_SECTION], CHANGE_SOURCE)
         return True
 
     def _set_workspace_layer(self, value: Any, source: str) -> None:

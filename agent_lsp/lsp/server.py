@@ -22,11 +22,11 @@ module imports no pygls at load time: on stdio the start is in two phases.
 
 The loader starts once the first session is answered, when the early phase
 has to leave a message to the server, when no message has come for
-`LOAD_WHEN_IDLE_S` (a client answering the settings asked for takes a few ms), or right
-after an `initialize` whose `initialized` the early phase will leave to the
-server: both threads compete for the one interpreter lock, so while the client sends its opening messages the loader waits, and the first
-session is answered on the CPU of its own work alone (the garbage collector
-waits too). A client that sends nothing more (an editor waiting for the user)
+`LOAD_WHEN_IDLE_S` (a client answering the settings asked for takes a few ms),
+or right after an `initialize` whose `initialized` the early phase will leave
+to the server: both threads compete for the one interpreter lock, so while the
+client sends its opening messages the loader waits, and the first session is
+answered on the CPU of its own work alone (the garbage collector waits too). A client that sends nothing more (an editor waiting for the user)
 has the server loaded a moment later, as before. `AGENT_LSP_NO_INIT_CACHE=1`
 turns the early phase off with the caches.
 """
@@ -161,9 +161,6 @@ class _Starting:
     def handle(self, item: bytes | Oversized) -> None:
         if self.serving is not None:
             self.serving.handle(item)
-            return
-        if self.waiting:  # the early phase has ended
-            self.waiting.append(item)
             return
         left = self.early.receive(item)  # what it handled, it gave the room in the read-ahead back for
         if left:

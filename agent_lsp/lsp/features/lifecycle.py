@@ -13,12 +13,12 @@ from lsprotocol import types
 from pydantic import ValidationError
 
 from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.early import CHANGE_SOURCE, CONFIG_SECTION, CONFIGURATION_SOURCE
 from agent_lsp.lsp.features import watched_files
 from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
 
 log = logging.getLogger(__name__)
 
-CONFIG_SECTION = "agentLsp"
 SHUTDOWN_GRACE_S = 2.0  # how long requests in flight at shutdown may take to finish
 
 
@@ -84,7 +84,7 @@ def register(server: AgentLanguageServer) -> None:
             if caps and caps.configuration:
                 await pull_configuration(ls)
             elif isinstance(params.settings, dict) and CONFIG_SECTION in params.settings:
-                await apply_settings(ls, "workspace", params.settings[CONFIG_SECTION], source="didChangeConfiguration agentLsp")
+                await apply_settings(ls, "workspace", params.settings[CONFIG_SECTION], source=CHANGE_SOURCE)
 
 
 async def pull_configuration(ls: AgentLanguageServer) -> None:
@@ -96,7 +96,7 @@ async def pull_configuration(ls: AgentLanguageServer) -> None:
         return
     try:
         values = await asyncio.shield(
-            early or ls.protocol.send_request_async(
+            early if early is not None else ls.protocol.send_request_async(
                 types.WORKSPACE_CONFIGURATION,
                 types.ConfigurationParams(items=[types.ConfigurationItem(section=CONFIG_SECTION)]),
             )
@@ -105,7 +105,7 @@ async def pull_configuration(ls: AgentLanguageServer) -> None:
         log.warning("workspace/configuration failed: %s", error)
         return
     value = values[0] if values else None
-    await apply_settings(ls, "workspace", value, source="workspace/configuration agentLsp")
+    await apply_settings(ls, "workspace", value, source=CONFIGURATION_SOURCE)
 
 
 async def apply_settings(ls: AgentLanguageServer, layer: str, value: Any, *, source: str) -> None:
