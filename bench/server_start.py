@@ -170,10 +170,10 @@ part("CLI, the server's entry, asyncio (no pygls)")
 def message(**fields):
     return json.dumps({"jsonrpc": "2.0", **fields}).encode()
 async def first_session():
-    assert early.receive(message(id=1, method="initialize", params=params))
-    assert early.receive(message(method="initialized", params={}))
+    assert early.receive(message(id=1, method="initialize", params=params)) == []
+    assert early.receive(message(method="initialized", params={})) == []
     part("early: initialize, initialized (pydantic, our settings models)")
-    assert early.receive(message(id=2, method="agent/session/new", params={}))
+    assert early.receive(message(id=2, method="agent/session/new", params={})) == []
     part("early: the first session/new (agent, tools, MCP, the host, the session)")
     gc.enable()
     cpu["of which garbage collection (before the first answer)"] = collecting["total"]

@@ -24,6 +24,7 @@ import * as assert from 'assert';
 import * as cp from 'child_process';
 import * as fs from 'fs';
 import * as net from 'net';
+import * as os from 'os';
 import * as path from 'path';
 import * as vscode from 'vscode';
 import type { AgentLspApi } from '../src/extension';
@@ -639,6 +640,55 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
+    'with no server setting and nothing in the workspace or on PATH, agent-lsp is found where pipx and uv tool install it',
+    async () => {
+      const a = await api();
+      await a.whenServerReady();
+      const cfg = vscode.workspace.getConfiguration('agentLsp');
+      const python = cfg.get<string>('server.pythonPath')!;
+      const program = path.join(path.dirname(python), 'agent-lsp');
+      const home = fs.mkdtempSync(path.join(os.tmpdir(), 'installers-'));
+      const saved = { PATH: process.env.PATH, PIPX_HOME: process.env.PIPX_HOME, UV_TOOL_DIR: process.env.UV_TOOL_DIR };
+      assert.ok(!fs.existsSync(path.join(os.homedir(), '.local', 'bin', 'agent-lsp')), '~/.local/bin/agent-lsp would be found first');
+      // each installer's own environment, as `pipx install` / `uv tool install agent-language-server` leave it
+      const pipxBin = path.join(home, 'pipx', 'venvs', 'agent-language-server', 'bin');
+      const uvBin = path.join(home, 'uv', 'agent-language-server', 'bin');
+      for (const bin of [pipxBin, uvBin]) {
+        fs.mkdirSync(bin, { recursive: true });
+        fs.symlinkSync(program, path.join(bin, 'agent-lsp'));
+      }
+      const startedVia = async (expected: string, change: () => Thenable<unknown>) => {
+        const logged = serverLog().length;
+        const before = a.client();
+        await change();
+        await waitFor('the server started again', () => a.client() !== before && a.serverState() === 'running', 30000);
+        await a.whenServerReady();
+        await waitFor(`the start via ${expected} in the log`, () => serverLog().slice(logged).includes(expected));
+      };
+      try {
+        process.env.PATH = '/usr/bin:/bin'; // (the extension host's environment: what the next start searches)
+        process.env.PIPX_HOME = path.join(home, 'pipx');
+        await startedVia(`Starting ${path.join(pipxBin, 'agent-lsp')}  (found via pipx)`, () => cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace));
+        delete process.env.PIPX_HOME;
+        process.env.UV_TOOL_DIR = path.join(home, 'uv');
+        await startedVia(`Starting ${path.join(uvBin, 'agent-lsp')}  (found via uv tool)`, () => vscode.commands.executeCommand('agentLsp.restartServer'));
+      } finally {
+        for (const [name, value] of Object.entries(saved)) {
+          if (value === undefined) {
+            delete process.env[name];
+          } else {
+            process.env[name] = value;
+          }
+        }
+        const running = a.client();
+        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Workspace);
+        await waitFor('the server started with the setting again', () => a.client() !== running && a.serverState() === 'running', 30000);
+        await a.whenServerReady();
+        fs.rmSync(home, { recursive: true, force: true });
+      }
+    },
+  ],
+  [
     '"Show diff" after the file changed shows the edit as the session log has it, read-only',
     async () => {
       const a = await api();
@@ -917,6 +967,51 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
+    'a change that lands while VS Code writes the file is on disk once the save ends (VS Code marks the document saved either way)',
+    async () => {
+      const folder = vscode.workspace.workspaceFolders![0].uri;
+      const file = vscode.Uri.joinPath(folder, 'midsave.py');
+      fs.writeFileSync(file.fsPath, 'n = 0\n');
+      const doc = await vscode.workspace.openTextDocument(file);
+      await vscode.window.showTextDocument(doc);
+      const replace = (text: string) => {
+        const edit = new vscode.WorkspaceEdit();
+        edit.replace(file, new vscode.Range(0, 0, doc.lineCount, 0), text);
+        return vscode.workspace.applyEdit(edit);
+      };
+      const lost: string[] = [];
+      let landedDuringSave = 0;
+      // The edit lands a few milliseconds into the save, as the undo of a reviewed hunk did under
+      // auto-save: the delays span the time VS Code takes to write the file.
+      // (VS Code refuses an edit while the will-save listeners run: those delays test nothing)
+      for (let delay = 0; delay <= 40; delay += 4) {
+        assert.ok(await replace(`n = ${delay}\n`));
+        const newer = `n = ${delay} newer\n`;
+        let landed: Thenable<boolean> = Promise.resolve(false);
+        const once = vscode.workspace.onWillSaveTextDocument(() => {
+          once.dispose();
+          landed = new Promise((r) => setTimeout(r, delay)).then(() => replace(newer));
+        });
+        await doc.save();
+        if (!(await landed)) {
+          continue;
+        }
+        landedDuringSave += 1;
+        await new Promise((r) => setTimeout(r, 150));
+        await waitFor(`the save of ${newer.trim()} settled`, () => doc.isDirty || fs.readFileSync(file.fsPath, 'utf8') === newer, 1000).catch(() => undefined);
+        const disk = fs.readFileSync(file.fsPath, 'utf8');
+        if (!doc.isDirty && disk !== doc.getText()) {
+          lost.push(`after ${delay} ms: disk ${JSON.stringify(disk)}, buffer ${JSON.stringify(doc.getText())} marked saved`);
+        }
+        if (doc.isDirty) {
+          await doc.save();
+        }
+      }
+      assert.ok(landedDuringSave >= 5, `edits that landed during a save: ${landedDuringSave}`);
+      assert.deepEqual(lost, []);
+    },
+  ],
+  [
     "review mode from the server's config file only: the edit waits unsaved, and its CodeLenses come back after a server restart",
     async () => {
       const a = await api();
@@ -935,6 +1030,8 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(doc.getText(), 'a = 10\nb = 20\n');
         assert.equal(doc.isDirty, true, 'not saved while it waits for review');
         assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 1\nb = 2\n');
+        await new Promise((r) => setTimeout(r, 1500)); // longer than an auto-save delay
+        assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 1\nb = 2\n', 'still not on disk a while later');
 
         await vscode.commands.executeCommand('agentLsp.restartServer');
         await waitFor('the pending hunks again after the restart', () => a.review.pending.length === 2, 30000);
@@ -947,7 +1044,8 @@ const tests: [string, () => Promise<void>][] = [
         const keepAll = (await lenses()).find((l) => l.command?.title === 'Keep all')!;
         await vscode.commands.executeCommand(keepAll.command!.command, ...(keepAll.command!.arguments ?? []));
         await waitFor('the save once nothing is pending', () => a.review.pending.length === 0 && !doc.isDirty);
-        assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 10\nb = 2\n');
+        const buffer = doc.getText();
+        assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 10\nb = 2\n', `on disk (the buffer: ${JSON.stringify(buffer)}, dirty: ${doc.isDirty})`);
       } finally {
         fs.writeFileSync(settingsFile, original);
         fs.rmSync(configFile, { force: true });
@@ -959,7 +1057,10 @@ const tests: [string, () => Promise<void>][] = [
 export async function run(): Promise<void> {
   const resultFile = process.env.EXT_TEST_RESULT;
   const outcomes: Outcome[] = [];
-  for (const [name, fn] of tests) {
+  // EXT_TEST_ONLY: a part of some tests' names, to run those alone while working on them
+  const only = process.env.EXT_TEST_ONLY;
+  const selected = only ? tests.filter(([name]) => name.includes(only)) : tests;
+  for (const [name, fn] of selected) {
     const start = Date.now();
     try {
       await fn();
@@ -969,7 +1070,7 @@ export async function run(): Promise<void> {
       break; // later tests build on earlier ones
     }
   }
-  const ok = outcomes.length === tests.length && outcomes.every((o) => o.ok);
+  const ok = outcomes.length === selected.length && selected.length > 0 && outcomes.every((o) => o.ok);
   if (resultFile) {
     fs.writeFileSync(resultFile, JSON.stringify({ ok, outcomes }, null, 2));
   }

@@ -121,6 +121,10 @@ function prepare() {
         ...(mode === 'firstrun' ? { 'agentLsp.permissions': { rules: [{ tool: 'run_command', action: 'allow' }] } } : {}),
         'agentLsp.sessionsDir': path.join(work, 'sessions'),
         'agentLsp.attachActiveEditor': false,
+        // Desktop VS Code's default. code-server's browser build saves a second
+        // after each change, which would write the review-mode edits the tests
+        // expect to wait unsaved.
+        'files.autoSave': 'off',
       },
       null,
       2,

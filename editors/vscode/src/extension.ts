@@ -26,6 +26,7 @@ import { showMcpServers } from './mcpStatus';
 import { runSkillCommand } from './skills';
 import { nestSessions } from './subagents';
 import { searchAsYouType } from './sessionSearch';
+import { SaveGuard } from './saveGuard';
 import { ReviewController } from './review';
 import { ModelSwitch, openPick } from './modelPicker';
 import { editQueued } from './queueActions';
@@ -147,6 +148,7 @@ class AgentExtension implements vscode.Disposable {
     );
     this.disposables.push(
       this.output,
+      new SaveGuard((message) => this.output.warn(message)),
       this.statusBar,
       this.panel,
       this.sessions,

@@ -4,7 +4,7 @@
 // events. A server without agent/session/replay gives the whole log in one
 // agent/session/load answer, as one page.
 
-import { LoadResult, Methods, ReplayPage } from './protocol';
+import { AgentStatus, LoadResult, Methods, ReplayPage, SessionEvent } from './protocol';
 import type { Requester } from './sessions';
 
 /** Events asked for per page. */
@@ -36,4 +36,29 @@ function asOnePage(loaded: LoadResult): ReplayPage {
   const events = loaded.events ?? [];
   const end = events.length ? events[events.length - 1].seq + 1 : 0;
   return { ...loaded, events, startSeq: 0, nextSeq: end, endSeq: end };
+}
+
+/** What arrives live for a session while its pages are read. Its events wait
+ * until the last page is in. A status notification is newer than the pages
+ * answered before it and older than those answered after it (both come on the
+ * one stream, in order), so a page forgets the status held so far, and the
+ * status held at the end, if any, wins over the last page's. */
+export class ReplayHold {
+  readonly events: SessionEvent[] = [];
+  private status: AgentStatus | undefined;
+
+  constructor(readonly sessionId: string) {}
+
+  statusChanged(status: AgentStatus): void {
+    this.status = status;
+  }
+
+  pageArrived(): void {
+    this.status = undefined;
+  }
+
+  /** The session's status once the last page (that said `pageStatus`) is in. */
+  finalStatus(pageStatus: AgentStatus | string | undefined): AgentStatus | string | undefined {
+    return this.status ?? pageStatus;
+  }
 }

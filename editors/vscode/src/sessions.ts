@@ -19,7 +19,7 @@ import {
 import { SendAction, methodFor } from './input';
 import { HeldBy, SESSION_IN_USE, heldByOf, heldNotice, sessionInUse } from './sessionLock';
 import { Transcript, applyEvents, applySubagentStatus, applyToolProgress, createTranscript, loadTranscript } from './transcript';
-import { PAGE, replayPages } from './replay';
+import { PAGE, ReplayHold, replayPages } from './replay';
 import { McpServerStatus } from './mcp';
 import { SkillInfo } from './skills';
 import { ModelSwitch, chooseModel } from './modelPicker';
@@ -62,7 +62,7 @@ export class SessionController implements vscode.Disposable {
   /** Events per replayed page (agent/session/replay's limit). */
   pageSize = PAGE;
   /** Set while a session's pages are being replayed: its live events wait here. */
-  private paging: { sessionId: string; held: SessionEvent[] } | null = null;
+  private paging: ReplayHold | null = null;
   readonly onDidChangeStatus = this.statusEmitter.event;
   /** Fires after the transcript changed (batched with the view). */
   readonly onDidChange = this.changeEmitter.event;
@@ -157,7 +157,7 @@ export class SessionController implements vscode.Disposable {
 
   handleEvents(sessionId: string, events: SessionEvent[]): void {
     if (this.paging && sessionId === this.paging.sessionId) {
-      this.paging.held.push(...events); // drawn after the replay's last page
+      this.paging.events.push(...events); // drawn after the replay's last page
       return;
     }
     if (sessionId !== this.transcriptState.sessionId || this.reloading) {
@@ -180,6 +180,10 @@ export class SessionController implements vscode.Disposable {
   }
 
   handleStatus(sessionId: string, status: AgentStatus): void {
+    if (this.paging && sessionId === this.paging.sessionId) {
+      this.paging.statusChanged(status); // shown with the replay's last page, unless a later page says otherwise
+      return;
+    }
     if (sessionId !== this.transcriptState.sessionId) {
       return;
     }
@@ -198,6 +202,7 @@ export class SessionController implements vscode.Disposable {
     if (!sessionId || this.transcriptState.status !== 'running') {
       return false;
     }
+    this.paging = null; // a replay in flight fails with the server: what follows is shown, not held
     this.batcher.flush();
     const last = this.events.length ? endSeq(this.events[this.events.length - 1]) : -1;
     const turn = this.transcriptState.turnOpen;
@@ -308,12 +313,12 @@ export class SessionController implements vscode.Disposable {
    * shown, later ones are applied as live events are); live events of the
    * session that arrive meanwhile wait until the last page is in. */
   async load(sessionId: string): Promise<void> {
-    const held: SessionEvent[] = [];
-    const paging = { sessionId, held };
+    const paging = new ReplayHold(sessionId);
     this.paging = paging;
     let last: ReplayPage | null = null;
     try {
       for await (const page of replayPages(this.requester(), sessionId, this.pageSize)) {
+        paging.pageArrived();
         const events = page.events ?? [];
         if (!last) {
           const id = page.sessionId ?? sessionId;
@@ -329,9 +334,10 @@ export class SessionController implements vscode.Disposable {
       }
     }
     if (last && this.transcriptState.sessionId === (last.sessionId ?? sessionId)) {
-      this.apply(held);
-      if (last.status && last.status !== this.transcriptState.status) {
-        this.handleStatus(this.transcriptState.sessionId, last.status);
+      this.apply(paging.events);
+      const status = paging.finalStatus(last.status);
+      if (status && status !== this.transcriptState.status) {
+        this.handleStatus(this.transcriptState.sessionId, status as AgentStatus);
       }
     }
   }
