@@ -640,7 +640,7 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
-    'with no server setting and nothing in the workspace or on PATH, agent-lsp is found where pipx and uv tool install it',
+    "with no server setting and nothing in the workspace, agent-lsp is found beside the Python extension's interpreter, then where pipx and uv tool install it",
     async () => {
       const a = await api();
       await a.whenServerReady();
@@ -665,14 +665,21 @@ const tests: [string, () => Promise<void>][] = [
         await a.whenServerReady();
         await waitFor(`the start via ${expected} in the log`, () => serverLog().slice(logged).includes(expected));
       };
+      const pythonExtension = vscode.extensions.getExtension('ms-python.python');
+      assert.ok(pythonExtension, 'the Python extension (its stand-in) is installed');
+      const pythonApi = await pythonExtension.activate();
       try {
         process.env.PATH = '/usr/bin:/bin'; // (the extension host's environment: what the next start searches)
+        pythonApi.selected = python; // the interpreter the user selected, in an environment that has agent-lsp
+        await startedVia(`Starting ${program}  (found via the Python extension's interpreter)`, () => cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace));
+        pythonApi.selected = undefined; // none selected: the extension answers "python", which has no agent-lsp beside it
         process.env.PIPX_HOME = path.join(home, 'pipx');
-        await startedVia(`Starting ${path.join(pipxBin, 'agent-lsp')}  (found via pipx)`, () => cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace));
+        await startedVia(`Starting ${path.join(pipxBin, 'agent-lsp')}  (found via pipx)`, () => vscode.commands.executeCommand('agentLsp.restartServer'));
         delete process.env.PIPX_HOME;
         process.env.UV_TOOL_DIR = path.join(home, 'uv');
         await startedVia(`Starting ${path.join(uvBin, 'agent-lsp')}  (found via uv tool)`, () => vscode.commands.executeCommand('agentLsp.restartServer'));
       } finally {
+        pythonApi.selected = undefined;
         for (const [name, value] of Object.entries(saved)) {
           if (value === undefined) {
             delete process.env[name];

@@ -168,6 +168,9 @@ function installVsix(data) {
 async function main() {
   const { ws, data } = prepare();
   if (mode !== 'exttest') installVsix(data);
+  // A stand-in for the Python extension (the real one is not installable here), whose
+  // interpreter the server may be found through; code-server loads one development extension only.
+  if (mode === 'exttest') fs.cpSync(path.join(extDir, 'exttest', 'python-extension'), path.join(work, 'extensions', 'ms-python.python-0.0.1'), { recursive: true });
   const port = await freePort();
   const resultFile = path.join(work, 'result.json');
   const serverLog = fs.openSync(path.join(artifacts, `code-server-${mode}.log`), 'w');
