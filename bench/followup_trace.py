@@ -73,9 +73,11 @@ def stop():
     threading.setprofile(None)
     state["on"] = False
     root = os.path.dirname(package.rstrip(os.sep))
-    with open(os.environ["TRACE_OUT"], "w") as f:
+    # written whole, then renamed: the benchmark reads it as soon as it exists
+    with open(os.environ["TRACE_OUT"] + ".part", "w") as f:
         json.dump({"executed": [os.path.relpath(n, root) for n in seen],
                    "path": [os.path.relpath(n, root) for n in path]}, f)
+    os.replace(os.environ["TRACE_OUT"] + ".part", os.environ["TRACE_OUT"])
 
 receive = rpc.AgentProtocol.receive
 def traced_receive(self, body):
