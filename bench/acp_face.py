@@ -152,7 +152,7 @@ async def lsp_figures(tmp: Path, workspace: Path, args) -> dict[str, float]:
         starts.append(time.perf_counter() - spawned)
         cpu.append(cpu_seconds(bench.pid))
         await bench.stop()
-    out["start"] = statistics.median(starts[1:] or starts)  # the first start writes the handshake cache
+    out["start"] = statistics.median(starts[1:] or starts)  # the first start writes the start-up code cache
     out["start_cpu"] = statistics.median(cpu[1:] or cpu)
 
     bench = Bench(workspace, tmp / "lsp-latency", [{"text": "hi"}], tmp / "cache")
@@ -234,7 +234,7 @@ async def main() -> None:
     for label, key, fmt in rows:
         print(f"{label:40} {fmt(acp_[key]):>14} {fmt(lsp[key]):>14}")
     print(f"(ACP: the {args.chunks} chunks came in {acp_['notifications']:,} agent_message_chunk notifications)")
-    print(f"(ACP cancel target < {TARGET_CANCEL_MS} ms; the LSP start is with its handshake cache)")
+    print(f"(ACP cancel target < {TARGET_CANCEL_MS} ms; the LSP start is with its start-up code cache)")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Provider stream benchmark (issue 4).
+"""Provider stream benchmark.
 
 1. SSE parse + normalise throughput, in process: a synthetic OpenAI and
    Anthropic stream of N text deltas, fed in 16 KiB network reads through

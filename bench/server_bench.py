@@ -1,11 +1,11 @@
-"""Server benchmark (issue 3): prints figures, asserts nothing.
+"""Server benchmark: prints figures, asserts nothing.
 
     .venv/bin/python bench/server_bench.py [--chunks 20000] [--starts 5] [--latency-runs 20]
 
 Measures, with the scripted model streaming as fast as it can:
 - cold start: spawn -> initialize result (the first start, which has no
-  handshake cache yet, then the median of the later ones, which answer from
-  it), and spawn -> the answer to the first request after initialize (the
+  start-up code cache yet, then the median of the later ones, which use it),
+  and spawn -> the answer to the first request after initialize (the
   server fully loaded); bench/server_start.py measures start-up alone
 - the first followup of a fresh, idle server (the model providers load then)
 - time from `agent/followup` sent to the first `assistant/chunk` received
@@ -180,7 +180,7 @@ async def main() -> None:
         await bench.stop()
 
     ms = 1000.0
-    # the first start has no handshake cache yet (see agent_lsp/lsp/handshake.py)
+    # the first start has no start-up code cache yet (see agent_lsp/lsp/code_cache.py)
     print(f"cold start (spawn -> initialize result): first start {starts[0] * ms:.0f} ms; "
           f"later starts median {statistics.median(starts[1:]) * ms:.0f} ms "
           f"(min {min(starts[1:]) * ms:.0f}, max {max(starts[1:]) * ms:.0f}, n={len(starts) - 1})")

@@ -156,7 +156,7 @@ def part(name):
     now = time.process_time()
     cpu[name], last[0] = now - last[0], now
 from agent_lsp.cli import main, server_process
-from agent_lsp.lsp import handshake, server
+from agent_lsp.lsp import server
 from agent_lsp.lsp.code_cache import StartCodeCache
 main.build_parser().parse_args(["serve"])
 forward_refs = StartCodeCache(("typing",)).open()
@@ -164,7 +164,6 @@ gc.disable()
 early = server.EarlyPhase(type("Writer", (), {"write": lambda self, data: None})(), server_process.ServerProcess())
 params = {"processId": None, "rootUri": __import__("pathlib").Path(sys.argv[1]).as_uri(), "capabilities": {},
           "initializationOptions": {"sessionsDir": sys.argv[2], "model": {"provider": "scripted", "script": []}}}
-handshake.write_cached(handshake.cache_path(params), {"capabilities": {}})
 import asyncio
 part("CLI, the server's entry, asyncio (no pygls)")
 def message(**fields):

@@ -110,7 +110,7 @@ async def configured_model(env: Mapping[str, str]) -> str | None:
 def fresh_demo_folder(env: Mapping[str, str]) -> Path:
     """The demo's own folder in the user's cache (`<cache>/agent-lsp/demo`), emptied
     at each run: one folder to look into afterwards, none piling up in $TMPDIR."""
-    from agent_lsp.lsp.handshake import cache_dir
+    from agent_lsp.lsp.code_cache import cache_dir
 
     folder = cache_dir(env) / "demo"
     shutil.rmtree(folder, ignore_errors=True)

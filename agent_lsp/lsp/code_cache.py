@@ -9,8 +9,9 @@ pydantic models: about 1,500 at a start) is compiled on the spot. Python
 caches the bytecode of modules (`.pyc`), not of code made at run time, so
 this module does that for attrs and typing while the server loads: each
 `compile` they ask for is looked up by its exact source text, file name and
-mode in `<platform cache dir>/agent-lsp/start-code-<python>-<modules>.marshal`,
-and compiled only when missing. typing's forward references have a file of
+mode in `<platform cache dir>/agent-lsp/start-code2-<python>-<modules>.marshal`,
+and compiled only when missing (each entry's code is marshalled on its own and
+unmarshalled when asked for). typing's forward references have a file of
 their own: the server's first answers (`agent_lsp.lsp.early`) need them from
 the first message on, before pygls loads, and reading that small file costs
 under a millisecond, where attrs' code (most of the bytes) is read by the
@@ -23,8 +24,8 @@ per process) is compiled at each start without rewriting the file each time,
 which cost more than the whole cache saves on such a class. No hand step: the
 first start writes it, any later start with other code simply compiles what
 it does not find. A lookup by the full source text cannot return code for
-other source. `AGENT_LSP_NO_INIT_CACHE=1` turns it off with the `initialize`
-cache (`agent_lsp.lsp.handshake`).
+other source. `AGENT_LSP_NO_INIT_CACHE=1` turns it off with the early phase
+(`agent_lsp.lsp.server`).
 
 This module must not import pygls or lsprotocol.
 """
@@ -35,22 +36,35 @@ import __future__
 import contextlib
 import importlib
 import importlib.util
+import linecache
 import logging
 import marshal
 import os
 import sys
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Iterator
-
-from agent_lsp.lsp.handshake import DISABLE_ENV, cache_dir
+from typing import Any, Iterator, Mapping
 
 log = logging.getLogger(__name__)
 
+DISABLE_ENV = "AGENT_LSP_NO_INIT_CACHE"  # set: no code cache, and no early phase (`agent_lsp.lsp.server`)
 COMPILING_MODULES = ("attr._make", "typing")  # whose calls of `compile` are looked up
+ATTRS_FILE_PREFIX = "<attrs generated"  # the file names attrs compiles its methods with
 FORWARD_REF_FILE = "<string>"  # the file name typing compiles a forward reference with
 
 Key = tuple[str, str, str]  # source, file name, mode
+FORMAT = 2  # each entry's code marshalled on its own
+# The files of earlier formats, and the `initialize` answers earlier versions cached.
+OLD_FILES = ("attrs-code-*.marshal", "start-code-*.marshal", "initialize-*.json")
+
+
+def cache_dir(env: Mapping[str, str] = os.environ) -> Path:
+    """The user's cache folder of agent-lsp (the demo's folder is in it too)."""
+    if sys.platform == "win32":
+        return Path(env.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local") / "agent-lsp" / "cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "agent-lsp"
+    return Path(env.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "agent-lsp"
 
 
 def cache_path(modules: tuple[str, ...] = COMPILING_MODULES) -> Path:
@@ -58,7 +72,7 @@ def cache_path(modules: tuple[str, ...] = COMPILING_MODULES) -> Path:
     # per set of modules: the forward references are needed from the first
     # message on, attrs' code (most of the bytes) only by the loader.
     names = "-".join(modules)
-    return cache_dir() / f"start-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}-{names}.marshal"
+    return cache_dir() / f"start-code{FORMAT}-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}-{names}.marshal"
 
 
 class StartCodeCache:
@@ -91,6 +105,7 @@ class StartCodeCache:
             del module.compile
         self._patched = []
         used, known = self._used, self._known
+        self._used, self._known = {}, {}  # the code lives on in what it made; the cache's copies go
         if used and {_identity(key) for key in used} != {_identity(key) for key in known}:
             _write(self.path, used)
 
@@ -104,6 +119,14 @@ def start_code_cache(path: Path | None = None, modules: tuple[str, ...] = COMPIL
         yield
     finally:
         cache.close()
+
+
+def forget_generated_sources() -> None:
+    """Drop the source text attrs keeps of every method it made (in `linecache`,
+    for tracebacks: 1.5 MB for lsprotocol's classes, never released). A traceback
+    through such a method then names it without quoting its line."""
+    for filename in [name for name in linecache.cache if name.startswith(ATTRS_FILE_PREFIX)]:
+        del linecache.cache[filename]
 
 
 def _module(name: str) -> ModuleType | None:
@@ -121,13 +144,23 @@ def _cached_compile(module: ModuleType, known: dict[Key, Any], used: dict[Key, A
         if args or kwargs or not isinstance(source, str):
             return compile(source, filename, mode, *args, **kwargs)
         key = (source, filename, mode)
-        code = used.get(key) or known.get(key)
+        code = used.get(key)
         if code is None:
-            code = compile(source, filename, mode, flags, True)
-        used[key] = code
+            code = _load(known.get(key)) or compile(source, filename, mode, flags, True)
+            used[key] = code
         return code
 
     return compile_cached
+
+
+def _load(blob: Any) -> Any:
+    """The code marshalled in one entry. Entries are unmarshalled one by one, when
+    asked for: code made from the whole file at once stayed spread over memory
+    the interpreter could not give back (0.5 MB more at idle, measured)."""
+    try:
+        return marshal.loads(blob) if isinstance(blob, bytes) else None
+    except (EOFError, ValueError, TypeError):
+        return None
 
 
 def _identity(key: Key) -> Any:
@@ -152,10 +185,10 @@ def _write(path: Path, entries: dict[Key, Any]) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
         with open(tmp, "wb") as f:
-            marshal.dump(entries, f)
+            marshal.dump({key: marshal.dumps(code) for key, code in entries.items()}, f)
         os.replace(tmp, path)
-        for old in path.parent.glob("attrs-code-*.marshal"):  # the files of earlier versions
-            old.unlink()
-        path.with_name(f"start-code-{sys.implementation.cache_tag}-{importlib.util.MAGIC_NUMBER.hex()}.marshal").unlink(missing_ok=True)
+        for pattern in OLD_FILES:
+            for old in path.parent.glob(pattern):
+                old.unlink()
     except (OSError, ValueError) as error:
         log.debug("could not write the start-up code cache: %s", error)

@@ -7,7 +7,8 @@ opens with the editor) would wait for all of it. So while the connection
 starts, this module answers the opening of the conversation itself, from the
 raw JSON:
 
-    initialize           from the handshake cache (`agent_lsp.lsp.handshake`)
+    initialize           from the description of the server's capabilities
+                         (`agent_lsp.lsp.handshake`, `agent_lsp.lsp.capabilities`)
     initialized          settings made, their problems shown (window/showMessage);
                          for a client that declares `workspace/configuration`,
                          the settings are asked for, as the server asks
@@ -105,7 +106,7 @@ class EarlyPhase:
         self.process = process
         self.env = env
         self.open = True  # False once a message had to be left to the server
-        self.initialize: EarlyInitialize | None = None  # the `initialize` seen (answered from the cache or not)
+        self.initialize: EarlyInitialize | None = None  # the `initialize` seen (answered here or not)
         self.initialize_body: bytes | None = None  # set when it was answered here
         self.initialized_body: bytes | None = None  # set when it was handled here
         self.params: dict[str, Any] = {}
@@ -198,7 +199,7 @@ class EarlyPhase:
         if not _is_id(message.get("id")):
             return False
         self.initialize = EarlyInitialize.answer(body, self.writer)
-        if self.initialize is None or self.initialize.answered is None:  # no cache yet: pygls answers
+        if self.initialize is None or self.initialize.answered is None:  # not plain: pygls answers
             return False
         self.initialize_body = body
         params = message.get("params")

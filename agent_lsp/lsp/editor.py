@@ -20,7 +20,7 @@
   text after the agent's applied edits (the client's didChange may come
   later), and only when the file on disk differs.
 
-Every server->client request is shielded from cancellation (pygls #621: a
+Every server->client request is shielded from cancellation (in pygls, a
 cancelled wait makes the client's late reply crash the response handler).
 """
 

@@ -22,6 +22,7 @@ from pygls.lsp.server import LanguageServer
 
 from agent_lsp import __version__
 from agent_lsp.config import SettingsLayers
+from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.editor import LspEditor
 from agent_lsp.lsp.progress import ProgressReporter
 from agent_lsp.lsp.relay import AgentEvents, Relay
@@ -97,11 +98,11 @@ def _holds(folder: Path, path: Path) -> bool:
 class AgentLanguageServer(LanguageServer):
     def __init__(self, env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None):
         super().__init__(
-            "agent-lsp",
+            capabilities.SERVER_NAME,
             __version__,
             converter_factory=raw_params_converter,
             protocol_cls=AgentProtocol,
-            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            text_document_sync_kind=types.TextDocumentSyncKind(capabilities.TEXT_DOCUMENT_SYNC_KIND),
             max_workers=8,
         )
         self.env = env

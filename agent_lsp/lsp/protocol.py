@@ -30,6 +30,7 @@ from pydantic.json_schema import JsonSchemaValue, models_json_schema
 from agent_lsp.agent import events
 
 from agent_lsp.config import Settings
+from agent_lsp.lsp import capabilities
 
 PROTOCOL_VERSION = 1
 
@@ -806,12 +807,12 @@ SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
 }
 
 COMMANDS = {
-    "agentLsp.followup": "args: [text] or [FollowupCommandArgs]; result MessageRef",
-    "agentLsp.steer": "args: [text] or [FollowupCommandArgs]; result MessageRef",
-    "agentLsp.cancel": "args: [] or [sessionId] or [{sessionId, keepInbox?}]; result {}",
-    "agentLsp.newSession": "args: [] or [{workspaceUri?, title?}]; result SessionRef",
-    "agentLsp.runSkill": "args: [name] or [SkillRunParams]; result MessageRef",
-    "agentLsp.review.resolve": "args: [ReviewResolveParams]; result ReviewResolveResult",
+    capabilities.FOLLOWUP: "args: [text] or [FollowupCommandArgs]; result MessageRef",
+    capabilities.STEER: "args: [text] or [FollowupCommandArgs]; result MessageRef",
+    capabilities.CANCEL: "args: [] or [sessionId] or [{sessionId, keepInbox?}]; result {}",
+    capabilities.NEW_SESSION: "args: [] or [{workspaceUri?, title?}]; result SessionRef",
+    capabilities.RUN_SKILL: "args: [name] or [SkillRunParams]; result MessageRef",
+    capabilities.REVIEW_RESOLVE: "args: [ReviewResolveParams]; result ReviewResolveResult",
 }
 
 

@@ -10,7 +10,7 @@ The server itself is built by `agent_lsp.lsp.handlers.create_server`. This
 module imports no pygls at load time: on stdio the start is in two phases.
 
 1. From spawn, the event loop and the reader run, and the opening messages
-   (`initialize` from the handshake cache, `initialized`, `agent/session/new`)
+   (`initialize` from the server's own description, `initialized`, `agent/session/new`)
    are answered from their raw JSON, before pygls has loaded
    (`agent_lsp.lsp.early`). The first message that phase cannot answer exactly
    as the server would, and every one after it, is queued in order.
@@ -28,7 +28,7 @@ to the server: both threads compete for the one interpreter lock, so while the
 client sends its opening messages the loader waits, and the first session is
 answered on the CPU of its own work alone (the garbage collector waits too). A client that sends nothing more (an editor waiting for the user)
 has the server loaded a moment later, as before. `AGENT_LSP_NO_INIT_CACHE=1`
-turns the early phase off with the caches.
+turns the early phase off with the code cache.
 """
 
 from __future__ import annotations
@@ -42,9 +42,10 @@ import sys
 import threading
 from typing import Any, Callable
 
-from agent_lsp.lsp.code_cache import COMPILING_MODULES, StartCodeCache, start_code_cache
+from agent_lsp.lsp.code_cache import (COMPILING_MODULES, DISABLE_ENV, StartCodeCache, forget_generated_sources,
+                                      start_code_cache)
 from agent_lsp.lsp.early import EarlyPhase
-from agent_lsp.lsp.handshake import DISABLE_ENV, InitializeFilter
+from agent_lsp.lsp.handshake import InitializeFilter
 from agent_lsp.lsp.transport import MAX_MESSAGE_BYTES, FrameReader, Oversized, ThreadedWriter, protect_stdout
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,9 @@ def _import_server(modules: tuple[str, ...] = COMPILING_MODULES) -> Any:
     """The server's code (pygls, lsprotocol, ours), the code `modules` make at run
     time from the code cache."""
     with start_code_cache(modules=modules):
-        return importlib.import_module(IMPLEMENTATION)
+        module = importlib.import_module(IMPLEMENTATION)
+    forget_generated_sources()
+    return module
 
 
 def _create_server(module: Any, process: Any, writer: Any, early_initialize: Any = None) -> Any:
@@ -84,7 +87,7 @@ def serve_stdio(*, process: Any = None) -> int:
     else:
         starting = _Starting(writer, process)
         # The first message is read before the event loop starts (asyncio takes a
-        # while to import): an `initialize` the cache answers is answered at once.
+        # while to import): a plain `initialize` is answered at once.
         first = frames.read()
         if first is None:  # the client went away before saying anything
             writer.close()

@@ -251,7 +251,7 @@ async def running_server(
     server_env = dict(os.environ)
     server_env.pop("AGENT_LSP_SESSIONS_DIR", None)
     server_env["AGENT_LSP_CONFIG"] = str(sessions_dir / "no-user-config.toml")  # the user's file stays out
-    server_env["XDG_CACHE_HOME"] = str(sessions_dir.parent / "cache")  # the handshake cache too
+    server_env["XDG_CACHE_HOME"] = str(sessions_dir.parent / "cache")  # the start-up code cache too
     server_env.update(env or {})
     command = command or [sys.executable, "-m", "agent_lsp.lsp"]
     await client.start_io(*command, env=server_env)

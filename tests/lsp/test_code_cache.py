@@ -29,6 +29,7 @@ def test_classes_built_from_the_cache_behave_as_compiled_ones(tmp_path):
     with start_code_cache(path):
         cached = make_point()
     assert marshal.loads(path.read_bytes()).keys() == written.keys()  # all found: not rewritten
+    assert all(isinstance(code, bytes) for code in written.values())  # each entry unmarshalled when asked for
     assert cached(1, 2) == cached(1, 2) != cached(2)
     assert repr(cached(3)) == repr(compiled(3)) == "Point(x=3, y=0)"
     assert cached.__init__.__annotations__ == compiled.__init__.__annotations__
@@ -43,12 +44,15 @@ def test_a_corrupt_cache_file_is_replaced(tmp_path):
     assert all(isinstance(key, tuple) for key in marshal.loads(path.read_bytes()))
 
 
-def test_entries_no_start_uses_are_dropped(tmp_path):
+def test_entries_no_start_uses_are_dropped_and_an_earlier_format_is_replaced(tmp_path):
+    """The earlier format held code objects, not their marshalled bytes."""
     path = tmp_path / "code.marshal"
     path.write_bytes(marshal.dumps({("x = 1", "<gone>", "exec"): compile("x = 1", "<gone>", "exec")}))
     with start_code_cache(path):
         make_point()
-    assert ("x = 1", "<gone>", "exec") not in marshal.loads(path.read_bytes())
+    written = marshal.loads(path.read_bytes())
+    assert ("x = 1", "<gone>", "exec") not in written and written
+    assert all(isinstance(code, bytes) for code in written.values())
 
 
 def test_attrs_and_typing_compile_as_usual_outside_the_cache(tmp_path):
@@ -109,3 +113,17 @@ def test_a_start_that_finds_every_class_does_not_rewrite_the_file(tmp_path):
     written = path.read_bytes()
     start("2")
     assert path.read_bytes() == written
+
+
+def test_the_source_attrs_keeps_of_its_methods_is_dropped_and_they_still_work():
+    """attrs keeps each generated method's source for tracebacks, about 1.5 MB for
+    lsprotocol's classes; the server drops it once loaded (idle memory)."""
+    import linecache
+
+    from agent_lsp.lsp.code_cache import ATTRS_FILE_PREFIX, forget_generated_sources
+
+    point = make_point()
+    assert any(name.startswith(ATTRS_FILE_PREFIX) and "Point" in name for name in linecache.cache)
+    forget_generated_sources()
+    assert not [name for name in linecache.cache if name.startswith(ATTRS_FILE_PREFIX)]
+    assert point(1, 2) == point(1, 2) and repr(point(3)) == "Point(x=3, y=0)"

@@ -1,5 +1,6 @@
-"""The handshake cache: a second start answers `initialize` from the cache, exactly once;
-the cache follows what pygls answers."""
+"""`initialize` is answered before pygls has loaded, with the answer pygls gives:
+for the capabilities real editors declare and the variants pygls answers
+differently; params pygls rejects get pygls' own error."""
 
 from __future__ import annotations
 
@@ -9,58 +10,103 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from agent_lsp.lsp.handshake import frame
 from agent_lsp.lsp.transport import FrameReader
 
+EARLY_LOG = "answered initialize before the server loaded"
+DIFFERS_LOG = "differs from pygls' answer"
 
-def run_session(tmp_path, messages: list, env: dict | None = None) -> list[dict]:
+
+def run_session(tmp_path, messages: list, env: dict | None = None) -> tuple[list[dict], str]:
     """Send framed messages (dicts, or raw bytes bodies) to `python -m agent_lsp.lsp`;
-    return every message it wrote."""
+    every message it wrote, and its log."""
     extra = env or {}
-    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), AGENT_LSP_CONFIG=str(tmp_path / "none.toml"))
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"), AGENT_LSP_CONFIG=str(tmp_path / "none.toml"),
+               AGENT_LSP_LOG_LEVEL="debug")
     env.pop("AGENT_LSP_NO_INIT_CACHE", None)
     env.update(extra)
     data = b"".join(frame(m) if isinstance(m, dict) else b"Content-Length: %d\r\n\r\n" % len(m) + m for m in messages)
-    proc = subprocess.run(
-        [sys.executable, "-m", "agent_lsp.lsp"], input=data, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, timeout=30
-    )
+    proc = subprocess.run([sys.executable, "-m", "agent_lsp.lsp"], input=data, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, env=env, timeout=30)
     frames = FrameReader(io.BytesIO(proc.stdout))
     out = []
     while (body := frames.read()) is not None:
         out.append(json.loads(body))
-    return out
+    return out, proc.stderr.decode("utf-8", "replace")
 
 
-def test_second_start_answers_initialize_from_the_cache_exactly_once(tmp_path):
+def handshake(tmp_path, params: dict) -> list[dict]:
     workspace = tmp_path / "ws"
-    workspace.mkdir()
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "processId": None,
-            "rootUri": workspace.as_uri(),
-            "capabilities": {},
-            "initializationOptions": {"sessionsDir": str(tmp_path / "sessions")},
-        },
-    }
-    script = [init, {"jsonrpc": "2.0", "method": "initialized", "params": {}},
-              {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"}]
+    workspace.mkdir(exist_ok=True)
+    params = {"processId": None, "rootUri": workspace.as_uri(),
+              "initializationOptions": {"sessionsDir": str(tmp_path / "sessions")}, **params}
+    return [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params},
+            {"jsonrpc": "2.0", "method": "initialized", "params": {}},
+            {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"}]
 
-    first = run_session(tmp_path, script)
-    cached = list((tmp_path / "cache" / "agent-lsp").glob("initialize-*.json"))
-    assert len(cached) == 1
-    second = run_session(tmp_path, script)
 
-    for out in (first, second):
-        answers = [m for m in out if m.get("id") == 1]
-        assert len(answers) == 1, out
-        assert [m for m in out if m.get("id") == 2] == [{"jsonrpc": "2.0", "id": 2, "result": None}]
-    result_1 = next(m for m in first if m.get("id") == 1)["result"]
-    result_2 = next(m for m in second if m.get("id") == 1)["result"]
-    assert result_1 == result_2 == json.loads(cached[0].read_text())
-    assert "agentLsp.followup" in result_2["capabilities"]["executeCommandProvider"]["commands"]
+def early_and_late(tmp_path, params: dict) -> tuple[list[dict], str, list[dict]]:
+    """The answers to `initialize` of a start with the early phase (and its log),
+    and of a start without it."""
+    script = handshake(tmp_path, params)
+    early, log = run_session(tmp_path, script)
+    late, _ = run_session(tmp_path, script, {"AGENT_LSP_NO_INIT_CACHE": "1"})
+    return [m for m in early if m.get("id") == 1], log, [m for m in late if m.get("id") == 1]
+
+
+SYNC_ALL = {"dynamicRegistration": False, "willSave": True, "willSaveWaitUntil": True, "didSave": True}
+CLIENTS = {
+    "none declared": {"capabilities": {}},
+    # what VS Code declares where pygls' answer depends on it
+    "vscode": {"capabilities": {"general": {"positionEncodings": ["utf-16"]},
+                                "textDocument": {"synchronization": SYNC_ALL},
+                                "notebookDocument": {"synchronization": {"dynamicRegistration": True}},
+                                "workspace": {"configuration": True, "workspaceFolders": True,
+                                              "fileOperations": {"didCreate": True, "willCreate": True,
+                                                                 "didRename": True, "willRename": True,
+                                                                 "didDelete": True, "willDelete": True}}},
+               "clientInfo": {"name": "Visual Studio Code", "version": "1.100.0"}, "locale": "en", "trace": "off"},
+    "neovim": {"capabilities": {"general": {"positionEncodings": ["utf-8", "utf-16", "utf-32"]},
+                                "textDocument": {"synchronization": {"willSave": True, "willSaveWaitUntil": True,
+                                                                     "didSave": True}},
+                                "workspace": {"configuration": True, "workspaceFolders": True}},
+               "clientInfo": {"name": "Neovim", "version": "0.11.0"}, "workDoneToken": "1"},
+    "emacs eglot": {"capabilities": {"general": {"positionEncodings": ["utf-32", "utf-8", "utf-16"]},
+                                     "textDocument": {"synchronization": {"willSave": True, "willSaveWaitUntil": True,
+                                                                          "didSave": True}},
+                                     "experimental": {}},
+                    "clientInfo": {"name": "Eglot", "version": "1.17"}},
+    "will-save declared false": {"capabilities": {"textDocument": {"synchronization": {"willSave": False}}}},
+    "unknown encodings only": {"capabilities": {"general": {"positionEncodings": ["utf-7", "bytes"]}}},
+    "workspace folders": {"capabilities": {"workspace": {"workspaceFolders": True}},
+                          "workspaceFolders": [{"uri": "file:///tmp/a", "name": "a"}], "trace": "verbose"},
+}
+
+
+@pytest.mark.parametrize("client", CLIENTS)
+def test_initialize_is_answered_early_as_pygls_answers_it(tmp_path, client):
+    early, log, late = early_and_late(tmp_path, CLIENTS[client])
+    assert len(early) == 1 and len(late) == 1, (early, late)
+    assert EARLY_LOG in log, log
+    assert DIFFERS_LOG not in log, log
+    assert early[0]["result"] == late[0]["result"]
+    assert late[0]["result"]["serverInfo"]["name"] == "agent-lsp"
+    assert "agentLsp.followup" in late[0]["result"]["capabilities"]["executeCommandProvider"]["commands"]
+
+
+@pytest.mark.parametrize("params", [
+    {"processId": "x", "capabilities": {}},
+    {"capabilities": None},
+    {"capabilities": {}, "trace": "loud"},
+    {"capabilities": {"textDocument": 5}},
+])
+def test_initialize_params_pygls_rejects_get_its_error(tmp_path, params):
+    early, log, late = early_and_late(tmp_path, params)
+    assert EARLY_LOG not in log
+    assert len(early) == 1 and early == late
+    assert early[0]["error"]["code"] == -32602
 
 
 def test_garbage_on_the_wire_does_not_kill_the_server(tmp_path):
@@ -69,7 +115,7 @@ def test_garbage_on_the_wire_does_not_kill_the_server(tmp_path):
     init = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
             "params": {"processId": None, "rootUri": workspace.as_uri(), "capabilities": {},
                        "initializationOptions": {"sessionsDir": str(tmp_path / "sessions")}}}
-    out = run_session(
+    out, _ = run_session(
         tmp_path,
         [
             init,
@@ -87,22 +133,3 @@ def test_garbage_on_the_wire_does_not_kill_the_server(tmp_path):
     assert by_id[3]["error"]["code"] == -32602 and "title" in by_id[3]["error"]["message"]
     assert by_id[4]["result"] == {"sessions": []}
     assert by_id[5]["result"] is None
-
-
-def test_a_cache_that_differs_from_pygls_answer_is_replaced(tmp_path):
-    """A cache file with the right key but another answer (written by code that
-    registered other features) is used once, then replaced by what pygls answers."""
-    script = [{"jsonrpc": "2.0", "id": 1, "method": "initialize",
-               "params": {"processId": None, "rootUri": None, "capabilities": {}}},
-              {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"}]
-    first = run_session(tmp_path, script)
-    (cached,) = (tmp_path / "cache" / "agent-lsp").glob("initialize-*.json")
-    stale = {"capabilities": {"executeCommandProvider": {"commands": ["agentLsp.gone"]}}, "serverInfo": {"name": "agent-lsp"}}
-    cached.write_text(json.dumps(stale))
-
-    second = run_session(tmp_path, script)
-    third = run_session(tmp_path, script)
-
-    assert [m["result"] for m in second if m.get("id") == 1] == [stale]
-    assert json.loads(cached.read_text()) == next(m for m in first if m.get("id") == 1)["result"]
-    assert [m["result"] for m in third if m.get("id") == 1] == [m["result"] for m in first if m.get("id") == 1]

@@ -5,6 +5,7 @@ the server keeps serving: a seeded, bounded fuzz of the JSON-RPC surface
 from __future__ import annotations
 
 import json
+import time
 
 from hypothesis import HealthCheck, given, settings
 
@@ -121,7 +122,9 @@ def test_a_frame_over_the_size_limit_is_skipped_in_bounded_memory(tmp_path):
     import psutil
 
     server = RawServer(tmp_path)
-    server.initialize()
+    server.initialize()  # answered before the server has loaded
+    assert "sessions" in server.request("agent/session/list", {})["result"]  # answered once it has
+    time.sleep(1.0)  # and its background warm-up is done
     process = psutil.Process(server.proc.pid)
     before = process.memory_info().rss
     size = MAX_MESSAGE_BYTES + 1

@@ -41,7 +41,7 @@ async def test_model_failure_is_an_agent_error_and_the_session_stays_usable(tmp_
 
 @pytest.mark.skipif(sys.platform == "win32", reason="uses a POSIX shell command")
 async def test_cancel_races_and_exit_leave_nothing_behind(tmp_path):
-    """Cancel while the editor still holds an applyEdit (pygls #621: the late answer must not
+    """Cancel while the editor still holds an applyEdit (in pygls the late answer could
     break the server), stream a command's output, then exit while a command runs."""
     workspace = tmp_path / "ws"
     workspace.mkdir()

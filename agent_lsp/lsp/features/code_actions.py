@@ -15,6 +15,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.features.review_requests import pending_hunks
 from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
 
@@ -25,7 +26,7 @@ FIX_RANGE_PROMPT = "Find the problem in this code and fix it."
 def register(server: AgentLanguageServer) -> None:
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]),
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind(kind) for kind in capabilities.CODE_ACTION_KINDS]),
     )
     def code_actions(ls: AgentLanguageServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         return build_code_actions(ls, params)
@@ -90,7 +91,7 @@ def review_actions(ls: AgentLanguageServer, uri: str, range_: types.Range) -> li
 
 def _resolve_action(title: str, argument: dict[str, Any]) -> types.CodeAction:
     return types.CodeAction(title=title, kind=types.CodeActionKind.QuickFix,
-                            command=types.Command(title=title, command="agentLsp.review.resolve", arguments=[argument]))
+                            command=types.Command(title=title, command=capabilities.REVIEW_RESOLVE, arguments=[argument]))
 
 
 def _followup_action(title: str, command_title: str, kind: str, prompt: str, context: dict[str, Any],
@@ -100,7 +101,7 @@ def _followup_action(title: str, command_title: str, kind: str, prompt: str, con
     if workspace_uri:
         argument["workspaceUri"] = workspace_uri
     return types.CodeAction(title=title, kind=kind,
-                            command=types.Command(title=command_title, command="agentLsp.followup", arguments=[argument]))
+                            command=types.Command(title=command_title, command=capabilities.FOLLOWUP, arguments=[argument]))
 
 
 def _range_text(ls: AgentLanguageServer, uri: str, range_: types.Range) -> str:

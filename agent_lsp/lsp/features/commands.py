@@ -8,6 +8,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from agent_lsp.lsp import capabilities
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.features.agent_requests import content_value, context_dicts, start_followup
 from agent_lsp.lsp.language_server import AgentLanguageServer
@@ -18,7 +19,7 @@ COMMAND_TURN_DELAY_S = 0.05
 
 
 def register(server: AgentLanguageServer) -> None:
-    @server.command("agentLsp.followup")
+    @server.command(capabilities.FOLLOWUP)
     async def cmd_followup(ls: AgentLanguageServer, *args: Any) -> dict:
         p = _command_args(args)
         await ls.ready()
@@ -31,7 +32,7 @@ def register(server: AgentLanguageServer) -> None:
         ls.command_sessions.add(ref.session_id)
         return wire.wire_dump(ref)
 
-    @server.command("agentLsp.steer")
+    @server.command(capabilities.STEER)
     async def cmd_steer(ls: AgentLanguageServer, *args: Any) -> dict:
         p = _command_args(args)
         await ls.ready()
@@ -43,7 +44,7 @@ def register(server: AgentLanguageServer) -> None:
         ls.command_sessions.add(agent.session_id)
         return wire.wire_dump(wire.MessageRef(session_id=agent.session_id, message_id=message["id"]))
 
-    @server.command("agentLsp.cancel")
+    @server.command(capabilities.CANCEL)
     async def cmd_cancel(ls: AgentLanguageServer, *args: Any) -> dict:
         session_id, keep_inbox, workspace_uri = None, False, None
         if args and isinstance(args[0], str):
@@ -62,7 +63,7 @@ def register(server: AgentLanguageServer) -> None:
         agent.cancel("user", keep_inbox=keep_inbox)
         return {}
 
-    @server.command("agentLsp.newSession")
+    @server.command(capabilities.NEW_SESSION)
     async def cmd_new_session(ls: AgentLanguageServer, *args: Any) -> dict:
         options = args[0] if args and isinstance(args[0], dict) else {}
         p = parse(wire.SessionNewParams, options)

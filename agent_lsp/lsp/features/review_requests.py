@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from agent_lsp.lsp import capabilities
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
 from agent_lsp.lsp.rpc import parse
@@ -32,7 +33,7 @@ def register(server: AgentLanguageServer) -> None:
     async def review_resolve(ls: AgentLanguageServer, params: Any) -> dict:
         return await resolve(ls, parse(wire.ReviewResolveParams, params))
 
-    @server.command("agentLsp.review.resolve")
+    @server.command(capabilities.REVIEW_RESOLVE)
     async def cmd_review_resolve(ls: AgentLanguageServer, *args: Any) -> dict:
         if len(args) != 1:
             raise JsonRpcInvalidParams("arguments: expected one argument, {sessionId, action, hunkId? | uri? | all?}")

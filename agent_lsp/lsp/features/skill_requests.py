@@ -8,6 +8,7 @@ from typing import Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
+from agent_lsp.lsp import capabilities
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.features.watched_files import refresh
 from agent_lsp.lsp.language_server import AgentLanguageServer
@@ -35,7 +36,7 @@ def register(server: AgentLanguageServer) -> None:
         await ls.ready()
         return wire.wire_dump(run_skill(ls, p))
 
-    @server.command("agentLsp.runSkill")
+    @server.command(capabilities.RUN_SKILL)
     async def cmd_run_skill(ls: AgentLanguageServer, *args: Any) -> dict:
         if len(args) != 1:
             raise JsonRpcInvalidParams("arguments: expected one argument, the skill's name or {name, arguments?, sessionId?}")
