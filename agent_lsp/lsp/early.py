@@ -29,7 +29,10 @@ phase: it and every later message wait, in order, for the server
 (`agent_lsp.lsp.server` queues them), which then answers them as it always
 does, errors included; a settings answer still to come is the server's too,
 as if it had asked. So the early phase never answers differently from the
-server: what it cannot answer the same way, it leaves to it.
+server: what it cannot answer the same way, it leaves to it. (One exception:
+client capabilities malformed deep inside, which no editor sends, get the
+early `initialize` answer where pygls would answer an error; the hand-over
+logs it, see `agent_lsp.lsp.capabilities`.)
 
 Once pygls has loaded, `hand_over` gives the server what the early phase made:
 it replays `initialize`, `initialized` and the document notifications into it

@@ -109,6 +109,25 @@ def test_initialize_params_pygls_rejects_get_its_error(tmp_path, params):
     assert early[0]["error"]["code"] == -32602
 
 
+def test_a_deep_capability_pygls_rejects_is_answered_early_and_logged(tmp_path):
+    """No editor sends a malformed capability deep down, and the early phase does
+    not check every one: it answers, the server logs pygls' error, and sessions
+    work as after pygls' own error answer."""
+    params = {"capabilities": {"textDocument": {"hover": 5}}}
+    script = handshake(tmp_path, params)
+    script[-2:-2] = [{"jsonrpc": "2.0", "id": 3, "method": "agent/session/new", "params": {}}]
+    early, log = run_session(tmp_path, script)
+    late, _ = run_session(tmp_path, script, {"AGENT_LSP_NO_INIT_CACHE": "1"})
+    assert EARLY_LOG in log and DIFFERS_LOG in log and "hover" in log
+    assert "result" in answer(early, 1) and answer(late, 1)["error"]["code"] == -32602
+    assert "sessionId" in answer(early, 3)["result"] and "sessionId" in answer(late, 3)["result"]
+
+
+def answer(received: list[dict], request_id: int) -> dict:
+    (found,) = [m for m in received if m.get("id") == request_id and "method" not in m]
+    return found
+
+
 def test_garbage_on_the_wire_does_not_kill_the_server(tmp_path):
     workspace = tmp_path / "ws"
     workspace.mkdir()
