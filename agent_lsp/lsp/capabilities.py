@@ -89,7 +89,7 @@ def _plain_initialize(params: Any) -> bool:
     capability sections, and the capabilities read above. Deeper capabilities
     are taken as they come (every editor sends valid ones; if pygls rejects
     them after all, the hand-over logs it)."""
-    if not isinstance(params, dict) or "processId" not in params or not _is_int_or_none(params["processId"]):
+    if not isinstance(params, dict) or not _is_int_or_none(params.get("processId")):
         return False
     capabilities = params.get("capabilities")
     if not isinstance(capabilities, dict):

@@ -17,6 +17,7 @@ from agent_lsp.lsp.transport import FrameReader
 
 EARLY_LOG = "answered initialize before the server loaded"
 DIFFERS_LOG = "differs from pygls' answer"
+OMITTED = object()  # a field left out of the params
 
 
 def run_session(tmp_path, messages: list, env: dict | None = None) -> tuple[list[dict], str]:
@@ -42,6 +43,7 @@ def handshake(tmp_path, params: dict) -> list[dict]:
     workspace.mkdir(exist_ok=True)
     params = {"processId": None, "rootUri": workspace.as_uri(),
               "initializationOptions": {"sessionsDir": str(tmp_path / "sessions")}, **params}
+    params = {key: value for key, value in params.items() if value is not OMITTED}
     return [{"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params},
             {"jsonrpc": "2.0", "method": "initialized", "params": {}},
             {"jsonrpc": "2.0", "id": 2, "method": "shutdown"}, {"jsonrpc": "2.0", "method": "exit"}]
@@ -78,6 +80,7 @@ CLIENTS = {
                                                                           "didSave": True}},
                                      "experimental": {}},
                     "clientInfo": {"name": "Eglot", "version": "1.17"}},
+    "no processId": {"processId": OMITTED, "capabilities": {}, "locale": "de"},
     "will-save declared false": {"capabilities": {"textDocument": {"synchronization": {"willSave": False}}}},
     "unknown encodings only": {"capabilities": {"general": {"positionEncodings": ["utf-7", "bytes"]}}},
     "workspace folders": {"capabilities": {"workspace": {"workspaceFolders": True}},
