@@ -113,7 +113,7 @@ def _plain_initialize(params: Any) -> bool:
     token = params.get("workDoneToken")
     return (all(_optional(params.get(key), str) for key in ("rootUri", "rootPath", "locale"))
             and (params.get("trace") is None or params.get("trace") in TRACE_VALUES)
-            and (token is None or isinstance(token, str) or _is_int_or_none(token)))
+            and (isinstance(token, str) or _is_int_or_none(token)))
 
 
 def _optional(value: Any, kind: type) -> bool:

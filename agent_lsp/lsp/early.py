@@ -201,8 +201,8 @@ class EarlyPhase:
     def _initialize(self, body: bytes, message: dict[str, Any]) -> bool:
         if not _is_id(message.get("id")):
             return False
-        self.initialize = EarlyInitialize.answer(body, self.writer)
-        if self.initialize is None or self.initialize.answered is None:  # not plain: pygls answers
+        self.initialize = EarlyInitialize.answer(message, self.writer)
+        if self.initialize.answered is None:  # not plain: pygls answers
             return False
         self.initialize_body = body
         params = message.get("params")

@@ -38,14 +38,8 @@ class EarlyInitialize:
         self.answered = answered  # the result sent early; None: pygls answers
 
     @classmethod
-    def answer(cls, body: bytes, writer: Any) -> EarlyInitialize | None:
-        """The first message's body: if it is `initialize`, answer it if its params are plain."""
-        try:
-            message = json.loads(body)
-        except ValueError:
-            return None
-        if not isinstance(message, dict) or message.get("method") != "initialize" or "id" not in message:
-            return None
+    def answer(cls, message: dict[str, Any], writer: Any) -> EarlyInitialize:
+        """An `initialize` request (parsed): answered now if its params are plain."""
         result = initialize_result(message.get("params"))
         if result is not None:
             writer.write(frame({"jsonrpc": "2.0", "id": message["id"], "result": result}))
