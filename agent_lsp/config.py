@@ -47,6 +47,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "AGENT_LSP_SESSIONS_DIR": ("sessionsDir",),
     "AGENT_LSP_LOG_LEVEL": ("logLevel",),
     "AGENT_LSP_PERMISSION_TIMEOUT_SECONDS": ("permissions", "askTimeoutSeconds"),
+    "AGENT_LSP_LANGUAGE_SERVERS": ("language", "enabled"),  # "false": no language servers for the agent
 }
 
 LAYER_ORDER = ("file", "env", "initializationOptions", "workspace", "policy")
@@ -111,6 +112,19 @@ class EditSettings(_Camel):
     )
 
 
+class LanguageSettings(_Camel):
+    """The language servers the agent asks (see docs/language.md)."""
+
+    enabled: bool = Field(default=True, description="offer the language tool and run language servers for the agent")
+    diagnostics_after_edit: bool = Field(
+        default=True, description="end each edit's result with the problems it added, from the language servers")
+    discovery: bool = Field(
+        default=True, description="use the built-in servers found on PATH; false: only those in languageServers")
+    wait_seconds: float = Field(
+        default=1.5, ge=0, le=30, description="how long an edit's result waits for the servers' fresh diagnostics")
+    idle_shutdown_seconds: float = Field(default=600.0, gt=0, description="a server unused this long is stopped")
+
+
 class SessionSettings(_Camel):
     titles: Literal["first-message", "model"] = Field(
         default="first-message",
@@ -140,6 +154,10 @@ class Settings(BaseModel):
     mcp_servers: dict[str, Any] = Field(default_factory=dict, description="MCP servers by name (see docs/mcp.md)")
     mcp: McpSettings = Field(default_factory=McpSettings)
     edits: EditSettings = Field(default_factory=EditSettings)
+    language: LanguageSettings = Field(default_factory=LanguageSettings)
+    # Kept raw, as mcpServers: agent_lsp.language.specs checks each entry.
+    language_servers: dict[str, Any] = Field(
+        default_factory=dict, description="language servers by name, added or changing a built-in (see docs/language.md)")
     sessions: SessionSettings = Field(default_factory=SessionSettings)
     # Kept raw, as mcpServers: agent_lsp.workspace.hook_config checks each entry (Claude Code's shape).
     hooks: dict[str, Any] = Field(default_factory=dict, description="user hooks by event name (see docs/capabilities.md)")

@@ -1,8 +1,16 @@
 """Settings for the whole suite."""
 
+import os
+
 from hypothesis import settings
 
 # The suite gates CI: property tests explore the same examples on every run
 # (a failure found once is kept as an explicit test), so a run is repeatable.
 settings.register_profile("repeatable", derandomize=True, database=None)
 settings.load_profile("repeatable")
+
+# The agent's own language servers (basedpyright, ruff) start on the first Python
+# file an agent reads or edits. The suite turns them off for every server it starts
+# (the variable is inherited) except in the tests of that feature, which turn them
+# on by their settings, so other tests' timings and tool results stay as they were.
+os.environ.setdefault("AGENT_LSP_LANGUAGE_SERVERS", "false")

@@ -26,6 +26,7 @@ RANK = {
     "acp": 6,  # the ACP face: beside lsp, above workspace
     "workspace": 5,
     "mcp": 4.5,  # MCP servers as tools: uses tools/base.py and config, used by the workspace host
+    "language": 4.5,  # language servers we run, as an LSP client: implements tools' language port
     "config": 4,
     "tools": 4,
     "agent": 3,
@@ -44,8 +45,9 @@ RESTRICTED = {
     "pygls": {
         "lsp": ("pygls",),
         "cli": ("pygls.client", "pygls.lsp.client", "pygls.protocol", "pygls.exceptions", "pygls.workspace.position_codec"),
+        "language": ("pygls.lsp.client", "pygls.protocol", "pygls.workspace.position_codec"),
     },
-    "lsprotocol": {"lsp": ("lsprotocol",), "cli": ("lsprotocol",)},
+    "lsprotocol": {"lsp": ("lsprotocol",), "cli": ("lsprotocol",), "language": ("lsprotocol",)},
     "httpx": {"llm": ("httpx",)},
     "acp": {"acp": ("acp",)},  # agent-client-protocol belongs to the ACP face
 }
@@ -173,16 +175,16 @@ def test_every_layer_imports_only_downward_and_only_its_own_libraries():
 @pytest.mark.parametrize(
     ("relative", "source", "expected"),
     [
-        ("agent/loop.py", "def run():\n    import pygls.lsp.server\n", "only lsp, cli may use pygls"),
+        ("agent/loop.py", "def run():\n    import pygls.lsp.server\n", "only lsp, cli, language may use pygls"),
         ("agent/loop.py", "from httpx import AsyncClient\n", "only llm may use httpx"),
-        ("agent/loop.py", "if TYPE_CHECKING:\n    from lsprotocol import types\n", "only lsp, cli may use lsprotocol"),
+        ("agent/loop.py", "if TYPE_CHECKING:\n    from lsprotocol import types\n", "only lsp, cli, language may use lsprotocol"),
         ("tools/read.py", "from agent_lsp.lsp.editor import LspEditor\n", "tools may only import layers below it"),
         ("tools/read.py", "from ..config import Settings\n", "tools may only import layers below it"),
         ("store/store.py", "from agent_lsp.agent import Agent\n", "store may only import layers below it"),
         ("workspace/host.py", "import importlib\nM = 'agent_lsp.cli.main'\nimportlib.import_module(M)\n", "workspace may only"),
         ("lsp/features.py", "import sys\nsys.modules['agent_lsp.cli.run']\n", "lsp may only import layers below it"),
         ("agent/agent.py", "from agent_lsp.llm.factory import create_provider\n", "agent may only import agent_lsp.llm.types"),
-        ("cli/client.py", "from pygls.lsp.server import LanguageServer\n", "only lsp, cli may use pygls (here: pygls.client"),
+        ("cli/client.py", "from pygls.lsp.server import LanguageServer\n", "only lsp, cli, language may use pygls (here: pygls.client"),
     ],
 )
 def test_the_checker_reports_forbidden_imports(relative, source, expected):

@@ -33,6 +33,9 @@ def _can_encode(stream: TextIO, text: str) -> bool:
         return False
 
 
+PROBLEM_LINES = 5  # new problems an edit's line shows; the model sees them all
+
+
 def shorten(text: str, width: int = _SUMMARY_WIDTH) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
@@ -269,11 +272,27 @@ class Transcript:
     def _tool_result(self, data: dict[str, Any]) -> None:
         message = data.get("message") or {}
         if not message.get("isError"):
+            self._problems((data.get("meta") or {}).get("problems"))
             return
         error = data.get("error") or {}
         text = error.get("message") or _content_text(message.get("content")) or "failed"
         first_line = text.strip().splitlines()[0] if text.strip() else "failed"
         self._line(self.style(f"  {self.cross} {shorten(first_line)}", "31"))
+
+    def _problems(self, report: Any) -> None:
+        """The problems an edit added, as the language servers reported them (a few lines)."""
+        if not isinstance(report, dict) or not isinstance(report.get("added"), list):
+            return
+        if report.get("unknown"):
+            self._line(self.style(f"  ? problems unknown: {shorten(str(report['unknown']))}", "2"))
+            return
+        added = [p for p in report["added"] if isinstance(p, dict)]
+        for problem in added[:PROBLEM_LINES]:
+            where = f"{problem.get('path')}:{int(problem.get('line') or 0) + 1}"
+            colour = "31" if problem.get("severity") == "error" else "33"
+            self._line(self.style(f"  ! {where} {problem.get('severity')}: {shorten(str(problem.get('message')))}", colour))
+        if len(added) > PROBLEM_LINES:
+            self._line(self.style(f"  ! … {len(added) - PROBLEM_LINES} more new problems", "2"))
 
     def agent_error(self, params: dict[str, Any]) -> None:
         error = params.get("error") or {}

@@ -18,6 +18,7 @@ from agent_lsp.tools.command_env import CommandEnvPolicy  # light: stdlib and se
 if TYPE_CHECKING:
     from agent_lsp.agent.ports import Editor, Tool
     from agent_lsp.tools.base import ChangeReview, CommandWatcher, EditRecorder, PermissionGate
+    from agent_lsp.tools.language_port import LanguageIntelligence
 
 
 def build_tools(
@@ -28,6 +29,8 @@ def build_tools(
     command_env: CommandEnvPolicy = CommandEnvPolicy(),
     commands: CommandWatcher | None = None,
     review: ChangeReview | None = None,
+    language: LanguageIntelligence | None = None,
+    problems_after_edit: bool = True,
 ) -> list[Tool]:
     # Imported here, not at the top: this package's text model and path helpers
     # (tools/text.py, tools/paths.py) serve every layer, the headless client
@@ -40,8 +43,12 @@ def build_tools(
     from agent_lsp.tools.search import Glob, Grep, ListDir
     from agent_lsp.tools.shell import RunCommand
 
-    tool_classes = (ReadFile, ListDir, Glob, Grep, EditFile, WriteFile, CreateFileTool, DeleteFileTool,
-                    RenameFileTool, RunCommand)
+    from agent_lsp.tools.language import LanguageTool
+
+    tool_classes: tuple[type, ...] = (ReadFile, ListDir, Glob, Grep, EditFile, WriteFile, CreateFileTool, DeleteFileTool,
+                                      RenameFileTool, RunCommand)
+    if language is not None:
+        tool_classes += (LanguageTool,)
     env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal, command_env=command_env,
-                  commands=commands, review=review)
+                  commands=commands, review=review, language=language, problems_after_edit=problems_after_edit)
     return [cls(env) for cls in tool_classes]

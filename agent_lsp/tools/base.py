@@ -27,6 +27,7 @@ from agent_lsp.agent.ports import (
 )
 from agent_lsp.tools.command_env import CommandEnvPolicy
 from agent_lsp.tools.journal_record import PatchHunk, to_record
+from agent_lsp.tools.language_port import LanguageIntelligence
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.tools.text import decode, is_binary
 
@@ -137,6 +138,13 @@ class ToolEnv:
     command_env: CommandEnvPolicy = CommandEnvPolicy()
     commands: CommandWatcher | None = None  # None: what commands change is not journaled
     review: ChangeReview | None = None  # None: edits land and are saved ("apply")
+    language: LanguageIntelligence | None = None  # None: no language server is asked
+    problems_after_edit: bool = True  # edits end their result with the problems they added
+
+    @property
+    def edit_language(self) -> LanguageIntelligence | None:
+        """The language port the edit tools ask for the problems they added, if they do."""
+        return self.language if self.problems_after_edit else None
 
     @property
     def review_mode(self) -> str:

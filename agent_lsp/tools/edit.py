@@ -61,6 +61,7 @@ from agent_lsp.tools.base import (
     unless_aborted,
 )
 from agent_lsp.tools.hunks import unified_diff
+from agent_lsp.tools.problems import problems_before, with_problems
 from agent_lsp.tools.text import line_starts, position_of, replace_spans, split_lines
 
 MAX_FRESH_TEXT_CHARS = 20_000
@@ -121,16 +122,18 @@ class EditFile(BuiltinTool):
             ctx,
             PermissionRequest(tool=self.name, title=f"Edit {shown}", kind="write", path=path),
         )
+        checked = await problems_before(self.env.edit_language, [path])
         applied = await apply_text_change(self.env, ctx, file, spans, new_text, label=f"agent: edit {shown}")
         diff = unified_diff(file.text, new_text, shown, spans)
         removed, added = _count_diff(diff)
         summary = f"Edited {shown}: {len(spans)} replacement{'s' if len(spans) != 1 else ''} (+{added} -{removed} lines)."
         if applied.pending:
             summary += " " + PENDING_REVIEW_NOTE
-        return ToolOutput(
+        output = ToolOutput(
             content=summary + "\n" + _cap(diff, MAX_DIFF_CHARS),
             meta={"path": shown, "diff": diff, "replacements": len(spans), "journal": [applied.record]},
         )
+        return await with_problems(self.env.edit_language, checked, {path: new_text}, output, self.env.show)
 
 
 # ------------------------------------------------------------ locating text

@@ -33,6 +33,7 @@ from agent_lsp.agent.ports import (
 from agent_lsp.tools.base import BuiltinTool, FileChange, ToolEnv, ToolError, ToolInput, read_text, unless_aborted
 from agent_lsp.tools.edit import PENDING_REVIEW_NOTE, apply_text_change
 from agent_lsp.tools.hunks import unified_diff
+from agent_lsp.tools.problems import problems_before, with_problems
 
 # ------------------------------------------------- resource operations
 # Through the editor when it supports resource operations, else on disk.
@@ -101,6 +102,13 @@ async def _create(env: ToolEnv, ctx: ToolContext, path: Path, content: str) -> d
     return env.record(ctx, FileChange(path, None, content))
 
 
+def _text_of(env: ToolEnv, path: Path) -> str | None:
+    try:
+        return read_text(env, path, env.show(path)).text
+    except ToolError:
+        return None
+
+
 def _check_parent(env: ToolEnv, path: Path) -> None:
     for parent in path.parents:
         if parent.exists():
@@ -134,20 +142,25 @@ class WriteFile(BuiltinTool):
         await self.env.authorize(
             ctx, PermissionRequest(tool=self.name, title=f"Write {shown}", kind="write", path=path)
         )
+        language = self.env.edit_language
         if not _exists(self.env, path):
+            checked = await problems_before(language, [path])
             record = await _create(self.env, ctx, path, args.content)
             lines = args.content.count("\n") + (0 if args.content.endswith("\n") or not args.content else 1)
-            return ToolOutput(
+            output = ToolOutput(
                 content=f"Created {shown} ({lines} lines).", meta={"path": shown, "created": True, "journal": [record]}
             )
+            return await with_problems(language, checked, {path: args.content}, output, self.env.show)
         file = read_text(self.env, path, shown)
         if file.text == args.content:
             return ToolOutput(content=f"{shown} already has this content; nothing changed.", meta={"path": shown})
         whole = [(0, len(file.text), args.content)]
+        checked = await problems_before(language, [path])
         applied = await apply_text_change(self.env, ctx, file, whole, args.content, f"agent: write {shown}", exact=False)
         diff = unified_diff(file.text, args.content, shown)
         note = f" {PENDING_REVIEW_NOTE}" if applied.pending else ""
-        return ToolOutput(content=f"Wrote {shown}.{note}", meta={"path": shown, "diff": diff, "journal": [applied.record]})
+        output = ToolOutput(content=f"Wrote {shown}.{note}", meta={"path": shown, "diff": diff, "journal": [applied.record]})
+        return await with_problems(language, checked, {path: args.content}, output, self.env.show)
 
 
 # -------------------------------------------------------------- create_file
@@ -172,8 +185,10 @@ class CreateFileTool(BuiltinTool):
         await self.env.authorize(
             ctx, PermissionRequest(tool=self.name, title=f"Create {shown}", kind="write", path=path)
         )
+        checked = await problems_before(self.env.edit_language, [path])
         record = await _create(self.env, ctx, path, args.content)
-        return ToolOutput(content=f"Created {shown}.", meta={"path": shown, "created": True, "journal": [record]})
+        output = ToolOutput(content=f"Created {shown}.", meta={"path": shown, "created": True, "journal": [record]})
+        return await with_problems(self.env.edit_language, checked, {path: args.content}, output, self.env.show)
 
 
 # -------------------------------------------------------------- delete_file
@@ -202,6 +217,7 @@ class DeleteFileTool(BuiltinTool):
             before: str | None = read_text(self.env, path, shown).text
         except ToolError:
             before = None  # binary or unreadable: revert cannot bring it back
+        checked = await problems_before(self.env.edit_language, [path])
         result = await unless_aborted(
             ctx, delete_path(self.env.editor, path, f"agent: delete {shown}"), _waiting(self.env, f"deleting {shown}")
         )
@@ -215,7 +231,8 @@ class DeleteFileTool(BuiltinTool):
             meta["journal"] = [self.env.record(ctx, FileChange(path, before, None))]
         else:
             note += " (Not text: reverting this turn will not restore it.)"
-        return ToolOutput(content=f"Deleted {shown}.{note}", meta=meta)
+        output = ToolOutput(content=f"Deleted {shown}.{note}", meta=meta)
+        return await with_problems(self.env.edit_language, checked, {path: None}, output, self.env.show)
 
 
 # -------------------------------------------------------------- rename_file
@@ -247,6 +264,8 @@ class RenameFileTool(BuiltinTool):
             PermissionRequest(tool=self.name, title=f"Rename {old} to {new}", kind="write", path=source,
                               detail=f"{old} -> {new}"),
         )
+        moved = [source] if source.is_file() else []
+        checked = await problems_before(self.env.edit_language, moved)
         result = await unless_aborted(
             ctx, rename_path(self.env.editor, source, target, f"agent: rename {old}"), _waiting(self.env, f"renaming {old}")
         )
@@ -256,6 +275,10 @@ class RenameFileTool(BuiltinTool):
         if not self.env.editor.supports_resource_operations and self.env.editor.document(source) is not None:
             note = " The editor still has the old path open."
         record = self.env.record(ctx, FileChange(source, None, None, new_path=target))
-        return ToolOutput(
+        output = ToolOutput(
             content=f"Renamed {old} to {new}.{note}", meta={"path": old, "newPath": new, "journal": [record]}
         )
+        changed: dict[Path, str | None] = {source: None}
+        if moved:
+            changed[target] = _text_of(self.env, target)
+        return await with_problems(self.env.edit_language, checked, changed if moved else {}, output, self.env.show)

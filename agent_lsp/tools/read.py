@@ -37,6 +37,8 @@ class ReadFile(BuiltinTool):
         path = self.env.resolve(args.path)
         shown = self.env.show(path)
         file = read_text(self.env, path, shown)
+        if self.env.language is not None:
+            self.env.language.touch(path)  # its language server gets ready for the edits that may follow
         lines = split_lines(file.text)
         total = len(lines)
         start = args.start_line or 1

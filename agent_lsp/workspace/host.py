@@ -30,6 +30,7 @@ from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
 from agent_lsp.config import Settings, config_dir, data_dir, model_environment, read_policy
+from agent_lsp.language import WorkspaceLanguage, document_reader, workspace_language
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.mcp.token_store import DIR_NAME as TOKEN_DIR_NAME
@@ -155,6 +156,7 @@ class WorkspaceHost:
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
+        self._language: WorkspaceLanguage | None = None  # the language servers we run, made with the tools
         self.system_prompt = SystemPrompt([self.root])  # the stable start of every request
         self.subagents = Subagents(self, config_dir(env), Path.home())
         self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
@@ -365,6 +367,9 @@ class WorkspaceHost:
         self._hooks = None
         self._skills = None
         self._rules = None
+        if self._language is not None:
+            language, self._language = self._language, None
+            self.spawn(language.close())
         if self._mcp is not None:
             if mcp_changed:
                 manager, self._mcp = self._mcp, None
@@ -447,6 +452,8 @@ class WorkspaceHost:
             await asyncio.gather(*self._background, return_exceptions=True)
         if self._mcp is not None:
             await self._mcp.stop()
+        if self._language is not None:
+            await self._language.close()
         self.checkpoints.close()
         await self.listing_warm_up.stop()
         self.store.index.close()
@@ -523,8 +530,12 @@ class WorkspaceHost:
         if self._registry is None:
             shell = self.settings.shell
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
+            language = self.settings.language
+            self._language = workspace_language(self.root, language, self.settings.language_servers,
+                                                document_reader(self.editor), self.editor.open_documents)
             tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
-                                command_env=command_env, commands=self.checkpoints, review=self.review)
+                                command_env=command_env, commands=self.checkpoints, review=self.review,
+                                language=self._language, problems_after_edit=language.diagnostics_after_edit)
             env = ToolEnv(editor=self.editor, roots=WorkspaceRoots([self.root]), policy=self.policy, journal=self.journal,
                           command_env=command_env)
             tools += [Remember(env), SubagentTool(self.subagents), TodoWrite(self.modes)]

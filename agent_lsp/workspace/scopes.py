@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from agent_lsp.config import LAYER_ORDER, SettingsLayers, config_dir, user_config_path
+from agent_lsp.language import server_choices
 from agent_lsp.mcp import workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.tools.memory import MEMORY_FILE, memory_path
@@ -28,7 +29,7 @@ from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.rules import load_rules
 
 # Shown in sections of their own, each entry with its source.
-SECTIONED = ("hooks", "mcpServers", "permissions.rules")
+SECTIONED = ("hooks", "mcpServers", "permissions.rules", "languageServers")
 _MASKED = "**********"  # how pydantic dumps a SecretStr
 
 
@@ -48,6 +49,7 @@ class MergedView:
     permission_rules: list[Entry] = field(default_factory=list)
     hooks: list[Entry] = field(default_factory=list)
     mcp_servers: list[Entry] = field(default_factory=list)
+    language_servers: list[Entry] = field(default_factory=list)
     skills: list[Entry] = field(default_factory=list)
     agent_types: list[Entry] = field(default_factory=list)
     rules: list[Entry] = field(default_factory=list)
@@ -110,6 +112,8 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
         note = "off: the managed policy forbids project servers" if off else ("starts once trusted" if server.is_project else "")
         view.mcp_servers.append(Entry(server.name, server.shown, server_sources[server.source], note))
 
+    view.language_servers = _language_servers(layers, env)
+
     skills, bad = load_skills(skill_folders(root, config_dir(env), Path.home()))
     problems += bad
     for skill in skills.values():
@@ -136,7 +140,7 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
 def format_view(view: MergedView) -> str:
     lines = [f"workspace: {view.workspace}", f"managed policy: {view.policy or 'none'}"]
     sections = [("settings", view.settings), ("permission rules", view.permission_rules), ("hooks", view.hooks),
-                ("MCP servers", view.mcp_servers), ("skills", view.skills),
+                ("MCP servers", view.mcp_servers), ("language servers", view.language_servers), ("skills", view.skills),
                 ("sub-agent types", view.agent_types), ("rules", view.rules)]
     for title, entries in sections:
         lines.append("")
@@ -149,6 +153,19 @@ def format_view(view: MergedView) -> str:
     if view.problems:
         lines += ["", "problems:", *(f"  {p}" for p in view.problems)]
     return "\n".join(lines) + "\n"
+
+
+def _language_servers(layers: SettingsLayers, env: Mapping[str, str]) -> list[Entry]:
+    """Every language server the agent could run here: used, or why not."""
+    settings = layers.current
+    choices, problems = server_choices(settings.language, settings.language_servers, env.get("PATH"))
+    entries = [Entry(f"{c.spec.name} ({', '.join(sorted(c.spec.filetypes))})",
+                     " ".join([c.spec.command, *c.spec.args]),
+                     "user or editor settings" if c.spec.configured else "built-in",
+                     ("used: " if c.executable else "not used: ") + c.why
+                     if settings.language.enabled else "off: language.enabled is false")
+               for c in choices]
+    return entries + [Entry("problem", p, "languageServers") for p in problems]
 
 
 def _show(value: Any) -> str:

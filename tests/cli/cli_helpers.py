@@ -17,6 +17,8 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         k: v for k, v in os.environ.items()
         if not k.endswith("_API_KEY") and not k.endswith("_BASE_URL") and not k.startswith("AGENT_LSP_")
     }
+    if "AGENT_LSP_LANGUAGE_SERVERS" in os.environ:  # the suite's switch for the agent's language servers
+        env["AGENT_LSP_LANGUAGE_SERVERS"] = os.environ["AGENT_LSP_LANGUAGE_SERVERS"]
     env.update(
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_DATA_HOME=str(tmp_path / "data"),

@@ -159,3 +159,17 @@ def test_run_honours_agent_lsp_log_level(tmp_path: Path, workspace: Path):
     assert bad.returncode == 2  # like any setting that cannot apply
     assert bad.stderr.strip() == ("agent-lsp run: environment: setting logLevel = 'loud': must be one of "
                                   "'debug', 'info', 'warning' or 'error' (kept the previous value)")
+
+
+def test_run_shows_the_problem_an_edit_added_from_a_real_language_server(tmp_path: Path, workspace: Path):
+    script = [{"tools": [{"name": "edit_file", "arguments": {"path": "stats.py", "edits": [{
+        "oldText": "return sum(values) / (len(values) - 1)", "newText": "return sum(valuez) / len(values)"}]}}]},
+        {"text": "Done."}]
+    settings = json.dumps({"model": {"provider": "scripted", "script": script},
+                           "language": {"enabled": True, "waitSeconds": 20},
+                           "languageServers": {"ruff": {"enabled": False}}})
+    done = agent_lsp(["run", "fix mean()", "--workspace", str(workspace), "--settings", settings],
+                     clean_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    problem = [line for line in done.stdout.splitlines() if line.startswith("  ! stats.py:")]
+    assert problem and '"valuez" is not defined' in problem[0], done.stdout

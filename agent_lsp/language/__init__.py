@@ -1,0 +1,69 @@
+"""Language servers the workspace runs for the agent, as an LSP client.
+
+    language = workspace_language(root, settings.language, settings.language_servers, read)
+    report = await language.after_change(await language.before_change([path]), {path: new_text})
+
+Above tools (it implements `agent_lsp.tools.language_port`) and config, below
+workspace, beside mcp. It may use pygls' client side and lsprotocol.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from agent_lsp.agent.ports import Editor
+from agent_lsp.config import LanguageSettings
+from agent_lsp.language.intelligence import WorkspaceLanguage
+from agent_lsp.language.pool import ServerPool
+from agent_lsp.language.specs import Choice, choose_servers, server_specs
+from agent_lsp.tools.text import decode
+
+MAX_FILE_BYTES = 4_000_000  # larger files are not sent to a language server
+
+log = logging.getLogger(__name__)
+
+__all__ = ["WorkspaceLanguage", "document_reader", "server_choices", "workspace_language"]
+
+
+def server_choices(settings: LanguageSettings, entries: Mapping[str, Any],
+                   path_env: str | None = None) -> tuple[list[Choice], list[str]]:
+    """Every known server with whether it is used and why, and the setting's problems."""
+    specs, problems = server_specs(entries)
+    if not settings.discovery:
+        specs = [spec for spec in specs if spec.configured]
+    return choose_servers(specs, path_env), problems
+
+
+def document_reader(editor: Editor) -> Callable[[Path], str | None]:
+    """The text the agent sees of a file: the editor's buffer, else the file on disk."""
+
+    def read(path: Path) -> str | None:
+        snapshot = editor.document(path)
+        if snapshot is not None:
+            return snapshot.text
+        try:
+            if path.stat().st_size > MAX_FILE_BYTES:
+                return None
+            return decode(path.read_bytes()).text
+        except OSError:
+            return None
+
+    return read
+
+
+def workspace_language(root: Path, settings: LanguageSettings, entries: Mapping[str, Any],
+                       read: Callable[[Path], str | None],
+                       open_paths: Callable[[], list[Path]] = list) -> WorkspaceLanguage | None:
+    """The folder's language port over its own servers; None when turned off or
+    when no server is found (then no language tool is offered)."""
+    if not settings.enabled:
+        return None
+    choices, problems = server_choices(settings, entries)
+    for problem in problems:
+        log.warning("%s", problem)
+    if not any(choice.executable for choice in choices):
+        return None
+    pool = ServerPool(root, choices, settings.idle_shutdown_seconds)
+    return WorkspaceLanguage(pool, read, settings.wait_seconds, open_paths)

@@ -1,0 +1,393 @@
+"""The language port over the workspace's own language servers.
+
+Problems an edit added: before the edit, the changed files are synced to their
+servers and the servers' publish for that text is awaited (bounded); after it,
+the new text is sent and the publish for *that* version is awaited, then a
+short quiet time for the other files the change re-checked. Only what the
+servers said about these exact versions is compared, so diagnostics of the old
+text are never reported as new or as gone. A problem is the same before and
+after when its severity, source, code, message and the text of its line agree
+(lines move when an edit adds or removes some above it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from lsprotocol import types as lsp
+
+from agent_lsp.language import convert
+from agent_lsp.language.client import ServerClient, ServerFailed
+from agent_lsp.language.pool import ServerPool
+from agent_lsp.tools.language_port import (
+    CodeAction,
+    FileEdits,
+    Location,
+    NoLanguageServer,
+    Problem,
+    ProblemReport,
+    Severity,
+    Symbol,
+)
+from agent_lsp.tools.paths import file_uri_to_path
+
+log = logging.getLogger(__name__)
+
+QUIET_S = 0.15  # after the edited file's publish: how long other files may still be re-published
+REQUEST_TIMEOUT_S = 10.0
+FOLDER_WAIT_S = 5.0  # a folder's diagnostics: how long a server's first check of the workspace may take
+FOLDER_SCAN_LIMIT = 2000  # files looked at to find a folder's languages
+SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+
+
+@dataclass
+class Baseline:
+    started: float
+    texts: dict[Path, str | None]  # the changed files' text before the edit
+    known: dict[str, dict[str, list[lsp.Diagnostic]]] = field(default_factory=dict)  # server -> uri -> published
+    fresh: set[tuple[str, str]] = field(default_factory=set)  # (server, uri) published for the text before
+    servers: dict[str, ServerClient] = field(default_factory=dict)
+    problems: list[str] = field(default_factory=list)
+
+
+class WorkspaceLanguage:
+    def __init__(self, pool: ServerPool, read: Callable[[Path], str | None], wait_s: float = 1.5,
+                 open_paths: Callable[[], list[Path]] = list):
+        self.pool = pool
+        self.read = read  # the text the agent sees: the editor's buffer, else disk; None if unreadable
+        self.open_paths = open_paths  # the editor's open buffers: their unsaved text is what is checked
+        self.wait_s = wait_s
+        self._background: set[asyncio.Task] = set()
+
+    def serves(self, path: Path) -> bool:
+        return bool(self.pool.specs_for(path))
+
+    def touch(self, path: Path) -> None:
+        if not self.serves(path):
+            return
+        task = asyncio.ensure_future(self._open(path))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def _open(self, path: Path) -> list[ServerClient]:
+        clients, _ = await self.pool.clients_for(path)
+        text = self.read(path)
+        if text is not None:
+            for client in clients:
+                client.sync(path, text)
+        return clients
+
+    # ---------------------------------------------------- problems of an edit
+
+    async def before_change(self, paths: list[Path]) -> Baseline:
+        baseline = Baseline(time.monotonic(), {})
+        deadline = baseline.started + self.wait_s
+        served = [p for p in paths if self.serves(p)]
+        if not served:
+            return baseline
+        for path in served:
+            baseline.texts[path] = self.read(path)
+        try:
+            opened = await asyncio.wait_for(asyncio.gather(*(self._clients(p, baseline) for p in served)),
+                                            max(0.0, deadline - time.monotonic()))
+        except asyncio.TimeoutError:
+            baseline.problems.append("the language servers were still starting")
+            return baseline
+        for client in baseline.servers.values():
+            self._sync_buffers(client)
+        for path, clients in zip(served, opened):
+            text = baseline.texts[path]
+            for client in clients:
+                if text is not None:
+                    client.sync(path, text)
+                uri = path.as_uri()
+                if await client.wait_for(lambda c=client, u=uri: c.has_published(u), deadline):
+                    baseline.fresh.add((client.spec.name, uri))
+        for client in baseline.servers.values():
+            await client.wait_quiet(QUIET_S, deadline)  # the other files of the same check
+        for name, client in baseline.servers.items():
+            baseline.known[name] = {uri: list(p.diagnostics) for uri, p in client.published.items()}
+        return baseline
+
+    def _sync_buffers(self, client: ServerClient) -> None:
+        """The editor's open buffers this server reads, with their unsaved text."""
+        for path in self.open_paths():
+            if client.spec.serves(path) and (path == client.root or client.root in path.parents):
+                text = self.read(path)
+                if text is not None:
+                    client.sync(path, text)
+
+    async def _clients(self, path: Path, baseline: Baseline) -> list[ServerClient]:
+        clients, problems = await self.pool.clients_for(path)
+        baseline.problems.extend(problems)
+        for client in clients:
+            baseline.servers[client.spec.name] = client
+        return clients
+
+    async def after_change(self, token: Baseline, changed: dict[Path, str | None]) -> ProblemReport | None:
+        if not token.servers:
+            if token.problems:
+                return ProblemReport(unknown="; ".join(dict.fromkeys(token.problems)))
+            return None
+        started = time.monotonic()
+        deadline = started + self.wait_s
+        changed_uris = {path.as_uri(): path for path in changed}
+        waits = []
+        for client in token.servers.values():
+            for path, text in changed.items():
+                if not client.spec.serves(path):
+                    continue
+                if text is None:
+                    client.did_delete(path)
+                else:
+                    client.sync(path, text)
+                    waits.append((client, path.as_uri()))
+        late = []
+        for client, uri in waits:
+            if not await client.wait_for(lambda c=client, u=uri: c.has_published(u), deadline):
+                late.append(client.failure or f"{client.spec.name} did not report on the change within "
+                            f"{self.wait_s:g} s (the diagnostics.waitSeconds setting)")
+        for client in token.servers.values():
+            await client.wait_quiet(QUIET_S, deadline)
+        report = ProblemReport(servers=sorted(token.servers), waited_ms=round((time.monotonic() - started) * 1000))
+        if late:
+            report.unknown = "; ".join(dict.fromkeys(late))
+            return report
+        for name, client in token.servers.items():
+            self._compare(report, token, name, client, changed_uris, changed)
+        report.added.sort(key=lambda p: (p.path != next(iter(changed), None), str(p.path), p.line))
+        return report
+
+    def _compare(self, report: ProblemReport, token: Baseline, name: str, client: ServerClient,
+                 changed_uris: dict[str, Path], changed: dict[Path, str | None]) -> None:
+        before_all = token.known.get(name, {})
+        for uri, published in client.published.items():
+            path = changed_uris.get(uri) or _path(uri)
+            if path is None:
+                continue
+            if uri in changed_uris:
+                new_text = changed[path]
+                if new_text is None:
+                    continue
+                old_text = token.texts.get(path)
+                if (name, uri) not in token.fresh or old_text is None:
+                    report.baseline_missing = True
+                    before: list[Problem] = []
+                else:
+                    before = _problems(path, old_text, before_all.get(uri, []))
+            else:
+                if published.at < token.started or uri not in before_all:
+                    continue  # not re-checked since the edit, or never seen before: nothing new to say
+                new_text = self.read(path)
+                if new_text is None:
+                    continue
+                before = _problems(path, new_text, before_all[uri])
+            after = _problems(path, new_text, published.diagnostics)
+            added, fixed, kept = _difference(before, after)
+            report.added.extend(added)
+            if uri in changed_uris:
+                report.fixed += fixed
+                report.existing += kept
+
+    # --------------------------------------------------------------- queries
+
+    async def _ready(self, path: Path) -> ServerClient:
+        """A running server for `path`, with the file's current text open in it."""
+        if not self.serves(path):
+            raise NoLanguageServer(no_server_message(self.pool, path))
+        clients, problems = await self.pool.clients_for(path)
+        if not clients:
+            raise NoLanguageServer("; ".join(problems) or no_server_message(self.pool, path))
+        text = self.read(path)
+        if text is None:
+            raise NoLanguageServer(f"cannot read {path.name}")
+        deadline = time.monotonic() + self.wait_s
+        for client in clients:
+            client.sync(path, text)
+        # A server asked right after it opened a file may answer before it has read the project:
+        # wait (bounded) until it has checked this text.
+        first = clients[0]
+        await first.wait_for(lambda: first.has_published(path.as_uri()), deadline)
+        return first
+
+    async def diagnostics(self, paths: list[Path], min_severity: Severity) -> dict[Path, list[Problem]]:
+        """Files: their problems now (synced and awaited). Folders: what the servers
+        published for the files under them (servers check whole workspaces;
+        started here for the languages found in the folder)."""
+        deadline = time.monotonic() + self.wait_s
+        found: dict[Path, list[Problem]] = {}
+        folders = [p for p in paths if p.is_dir()]
+        if folders:
+            await self._start_for(folders, deadline + FOLDER_WAIT_S)
+            for path, problems in self.known_diagnostics(min_severity).items():
+                if any(path == f or f in path.parents for f in folders):
+                    found[path] = problems
+        for path in paths:
+            if path.is_dir():
+                continue
+            if not self.serves(path):
+                continue
+            clients, _ = await self.pool.clients_for(path)
+            text = self.read(path)
+            if text is None:
+                continue
+            problems: list[Problem] = []
+            for client in clients:
+                client.sync(path, text)
+                await client.wait_for(lambda c=client, u=path.as_uri(): c.has_published(u), deadline)
+                published = client.published.get(path.as_uri())
+                if published is not None:
+                    problems += _problems(path, text, published.diagnostics)
+            rank = SEVERITY_RANK[min_severity]
+            found[path] = [p for p in problems if SEVERITY_RANK[p.severity] <= rank]
+        return found
+
+    async def _start_for(self, folders: list[Path], deadline: float) -> None:
+        """Start the servers for the languages of the files in `folders` and wait for
+        their first reports to settle (bounded)."""
+        samples: dict[str, Path] = {}
+        for folder in folders:
+            for count, path in enumerate(folder.rglob("*")):
+                if count >= FOLDER_SCAN_LIMIT:
+                    break
+                if any(part.startswith(".") or part in ("node_modules", "__pycache__") for part in path.parts[len(folder.parts):]):
+                    continue
+                for choice in self.pool.specs_for(path):
+                    samples.setdefault(choice.spec.name, path)
+        clients = []
+        for path in samples.values():
+            clients += (await self.pool.clients_for(path))[0]
+        for client in clients:
+            await client.wait_for(lambda c=client: bool(c.published), deadline)
+            await client.wait_quiet(QUIET_S * 2, deadline)
+
+    def known_diagnostics(self, min_severity: Severity) -> dict[Path, list[Problem]]:
+        """What the running servers published for files not asked about (a workspace-wide view)."""
+        rank = SEVERITY_RANK[min_severity]
+        found: dict[Path, list[Problem]] = {}
+        for client in self.pool.running():
+            for uri, published in client.published.items():
+                path = _path(uri)
+                text = self.read(path) if path is not None else None
+                if path is None or text is None:
+                    continue
+                problems = [p for p in _problems(path, text, published.diagnostics) if SEVERITY_RANK[p.severity] <= rank]
+                if problems:
+                    found.setdefault(path, []).extend(problems)
+        return found
+
+    async def definition(self, path: Path, position: tuple[int, int]) -> list[Location]:
+        client = await self._ready(path)
+        result = await client.request(client.lsp.text_document_definition_async(
+            lsp.DefinitionParams(text_document=_doc(path), position=self._position(path, position))), REQUEST_TIMEOUT_S, "definition")
+        return self._locations(result)
+
+    async def references(self, path: Path, position: tuple[int, int]) -> list[Location]:
+        client = await self._ready(path)
+        result = await client.request(client.lsp.text_document_references_async(
+            lsp.ReferenceParams(text_document=_doc(path), position=self._position(path, position),
+                              context=lsp.ReferenceContext(include_declaration=True))),
+            REQUEST_TIMEOUT_S, "references")
+        return self._locations(result)
+
+    async def hover(self, path: Path, position: tuple[int, int]) -> str | None:
+        client = await self._ready(path)
+        result = await client.request(client.lsp.text_document_hover_async(
+            lsp.HoverParams(text_document=_doc(path), position=self._position(path, position))), REQUEST_TIMEOUT_S, "hover")
+        return convert.hover_text(result)
+
+    async def document_symbols(self, path: Path) -> list[Symbol]:
+        client = await self._ready(path)
+        result = await client.request(client.lsp.text_document_document_symbol_async(
+            lsp.DocumentSymbolParams(text_document=_doc(path))), REQUEST_TIMEOUT_S, "document symbols")
+        return convert.symbols(result or [], path, self.read(path) or "", self.read)
+
+    async def workspace_symbols(self, query: str) -> list[Symbol]:
+        symbols: list[Symbol] = []
+        for client in self.pool.running():
+            if not client.workspace_symbols:
+                continue
+            try:
+                result = await client.request(client.lsp.workspace_symbol_async(lsp.WorkspaceSymbolParams(query=query)),
+                                              REQUEST_TIMEOUT_S, "workspace symbols")
+            except ServerFailed as error:
+                log.info("%s", error)
+                continue
+            symbols += convert.symbols(result or [], None, "", self.read)
+        return symbols
+
+    async def rename(self, path: Path, position: tuple[int, int], new_name: str) -> list[FileEdits]:
+        client = await self._ready(path)
+        result = await client.request(client.lsp.text_document_rename_async(
+            lsp.RenameParams(text_document=_doc(path), position=self._position(path, position),
+                             new_name=new_name)), REQUEST_TIMEOUT_S, "rename")
+        return convert.workspace_edit(result, self.read)
+
+    async def code_actions(self, path: Path, line: int) -> list[CodeAction]:
+        client = await self._ready(path)
+        text = self.read(path) or ""
+        published = client.published.get(path.as_uri())
+        on_line = [d for d in (published.diagnostics if published else []) if d.range.start.line <= line <= d.range.end.line]
+        end = convert.line_end(text, line)
+        params = lsp.CodeActionParams(text_document=_doc(path), range=lsp.Range(start=lsp.Position(line=line, character=0), end=end),
+                                      context=lsp.CodeActionContext(diagnostics=on_line))
+        result = await client.request(client.lsp.text_document_code_action_async(params), REQUEST_TIMEOUT_S,
+                                      "code actions")
+        return convert.code_actions(result or [], self.read)
+
+    def _position(self, path: Path, position: tuple[int, int]) -> lsp.Position:
+        return convert.to_server(self.read(path) or "", position)
+
+    def _locations(self, result: object) -> list[Location]:
+        return convert.locations(result, self.read)
+
+    async def close(self) -> None:
+        for task in list(self._background):
+            task.cancel()
+        await self.pool.close()
+
+
+def no_server_message(pool: ServerPool, path: Path) -> str:
+    suffix = path.suffix or path.name
+    missing = [c.why for c in pool.choices if c.spec.serves(path) and c.executable is None]
+    detail = f" ({'; '.join(missing)})" if missing else ""
+    return f"no language server for {suffix} files here{detail}; use grep and read_file instead"
+
+
+def _doc(path: Path) -> lsp.TextDocumentIdentifier:
+    return lsp.TextDocumentIdentifier(uri=path.as_uri())
+
+
+def _path(uri: str) -> Path | None:
+    try:
+        return file_uri_to_path(uri)
+    except ValueError:
+        return None
+
+
+def _problems(path: Path, text: str, diagnostics: list[lsp.Diagnostic]) -> list[Problem]:
+    return [convert.problem(path, text, d) for d in diagnostics]
+
+
+def _difference(before: list[Problem], after: list[Problem]) -> tuple[list[Problem], int, int]:
+    """Errors and warnings in `after` not in `before` (as many as there are more of
+    each), how many of `before`'s are gone, and how many stayed."""
+    def counted(problems: list[Problem]) -> list[Problem]:
+        return [p for p in problems if p.severity in ("error", "warning")]
+
+    remaining: dict[tuple, int] = {}
+    for problem in counted(before):
+        remaining[problem.key()] = remaining.get(problem.key(), 0) + 1
+    added, kept = [], 0
+    for problem in counted(after):
+        if remaining.get(problem.key(), 0) > 0:
+            remaining[problem.key()] -= 1
+            kept += 1
+        else:
+            added.append(problem)
+    return added, sum(remaining.values()), kept
