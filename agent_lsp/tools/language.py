@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field
+from pydantic import ConfigDict, Field
 
 from agent_lsp.agent.ports import PermissionRequest, ToolContext, ToolOutput
 from agent_lsp.tools.base import BuiltinTool, ToolError, ToolInput, read_text
@@ -29,24 +29,34 @@ MAX_HOVER_CHARS = 3000
 Operation = Literal["diagnostics", "definition", "references", "hover", "symbols", "rename", "fix"]
 
 
+def _lean_schema(schema: dict[str, Any]) -> None:
+    """No titles: every request carries this schema, and they say nothing the names do not."""
+    schema.pop("title", None)
+    for field_schema in schema.get("properties", {}).values():
+        field_schema.pop("title", None)
+
+
 class LanguageInput(ToolInput):
+    # Empty strings and zeros stand for "not given": a shorter schema than optional fields.
+    model_config = ConfigDict(json_schema_extra=_lean_schema)
+
     operation: Operation = Field(description=(
         "diagnostics (of path: file or folder; none: workspace), definition, references, hover, "
         "symbols (of path; or query: workspace), rename (to newName), fix (quick fixes of line; fix=N applies one)"))
-    path: str | None = None
-    line: int | None = Field(default=None, ge=1, description="1-based")
-    symbol: str | None = Field(default=None, description="the symbol's name on that line")
-    column: int | None = Field(default=None, ge=1, description="1-based, instead of symbol")
-    query: str | None = None
-    new_name: str | None = None
-    fix: int | None = Field(default=None, ge=1)
+    path: str = ""
+    line: int = Field(default=0, ge=0, description="1-based")
+    symbol: str = Field(default="", description="the symbol's name on that line")
+    column: int = Field(default=0, ge=0, description="1-based, instead of symbol")
+    query: str = ""
+    new_name: str = ""
+    fix: int = Field(default=0, ge=0)
     severity: Literal["error", "warning", "information", "hint"] = Field(default="warning", description="at least")
 
 
 class LanguageTool(BuiltinTool):
     name = "language"
     description = ("Ask the language servers (type checkers, linters): problems, definitions, references, "
-                   "types, symbols; rename a symbol in every file; apply a quick fix.")
+                   "types, symbols; rename a symbol everywhere; quick fixes.")
     input_model = LanguageInput
 
     def is_parallel(self, args: LanguageInput) -> bool:  # type: ignore[override]
@@ -59,7 +69,7 @@ class LanguageTool(BuiltinTool):
         try:
             if args.operation == "diagnostics":
                 return await self._diagnostics(args)
-            if args.operation == "symbols" and args.path is None:
+            if args.operation == "symbols" and not args.path:
                 if not args.query:
                     raise ToolError("symbols needs a path (a file's outline) or a query (workspace)", "BAD_ARGUMENTS")
                 return _symbols_output(await language.workspace_symbols(args.query), self.env.show, f"'{args.query}'")
@@ -94,13 +104,13 @@ class LanguageTool(BuiltinTool):
         return path
 
     def _position(self, args: LanguageInput, path: Path) -> tuple[int, int]:
-        if args.line is None:
+        if not args.line:
             raise ToolError(f"{args.operation} needs a line (and the symbol's name on it)", "BAD_ARGUMENTS")
         lines = read_text(self.env, path, self.env.show(path)).text.splitlines()
         if args.line > len(lines):
             raise ToolError(f"{self.env.show(path)} has {len(lines)} lines", "BAD_ARGUMENTS")
         text = lines[args.line - 1]
-        if args.column is not None:
+        if args.column:
             return args.line - 1, min(args.column - 1, len(text))
         if not args.symbol:
             raise ToolError("name the symbol on that line (symbol) or give its column", "BAD_ARGUMENTS")
@@ -112,7 +122,7 @@ class LanguageTool(BuiltinTool):
 
     async def _diagnostics(self, args: LanguageInput) -> ToolOutput:
         assert self.env.language is not None
-        target = self.env.resolve(args.path, default_root=True)
+        target = self.env.resolve(args.path or None, default_root=True)
         if not target.is_dir() and not self.env.language.serves(target):
             raise NoLanguageServer(f"no language server for {target.suffix or target.name} files here; "
                                    "run the project's checker with run_command instead")
@@ -132,12 +142,12 @@ class LanguageTool(BuiltinTool):
 
     async def _fix(self, args: LanguageInput, path: Path, ctx: ToolContext) -> ToolOutput:
         assert self.env.language is not None
-        if args.line is None:
+        if not args.line:
             raise ToolError("fix needs the line of the problem", "BAD_ARGUMENTS")
         actions = await self.env.language.code_actions(path, args.line - 1)
         if not actions:
             return ToolOutput(content=f"No quick fixes for line {args.line} of {self.env.show(path)}.")
-        if args.fix is None:
+        if not args.fix:
             listed = [f"{n}. {a.title}" + (f" ({a.kind})" if a.kind else "") for n, a in enumerate(actions[:MAX_LISTED], 1)]
             return ToolOutput(content=f"Quick fixes for line {args.line} (apply one with fix=N):\n" + "\n".join(listed))
         if args.fix > len(actions):
