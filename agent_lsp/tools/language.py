@@ -172,6 +172,19 @@ class LanguageTool(BuiltinTool):
         return await with_problems(self.env.edit_language, checked, applied.texts, output, self.env.show)
 
 
+class LanguageReader(LanguageTool):
+    """The language tool for read-only sub-agents: every question, no rename or fix."""
+
+    def is_parallel(self, args: LanguageInput) -> bool:  # type: ignore[override]
+        return True
+
+    async def execute(self, args: LanguageInput, ctx: ToolContext) -> ToolOutput:
+        if args.operation in ("rename", "fix"):
+            raise ToolError(f"{args.operation} changes files, which this read-only agent does not do; "
+                            "report what should change instead", "READ_ONLY")
+        return await super().execute(args, ctx)
+
+
 def _locations_output(found: list[Location], show, what: str) -> ToolOutput:
     if not found:
         return ToolOutput(content=f"No {what} found.")

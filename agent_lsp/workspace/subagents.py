@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-READ_ONLY_TOOLS = ("read_file", "list_dir", "glob", "grep")
+READ_ONLY_TOOLS = ("read_file", "list_dir", "glob", "grep", "language")  # language: its questions only
 START_EVENT = "subagent/start"
 STATUS_EVENT = "agent/subagent/status"
 
@@ -120,8 +120,13 @@ class Subagents:
 
     def _tools_for(self, agent_type: AgentType | None) -> ToolRegistry:
         wanted = agent_type.tools if agent_type is not None and agent_type.tools is not None else READ_ONLY_TOOLS
+        from agent_lsp.tools.language import LanguageReader, LanguageTool  # with the first sub-agent only
+
         registry = self.host.tool_registry()
-        return ToolRegistry(registry.get(name) for name in wanted if name != SUBAGENT_TOOL and name in registry)
+        tools = [registry.get(name) for name in wanted if name != SUBAGENT_TOOL and name in registry]
+        if wanted is READ_ONLY_TOOLS:
+            tools = [LanguageReader(t.env) if isinstance(t, LanguageTool) else t for t in tools]
+        return ToolRegistry(tools)
 
     def _prompt_for(self, agent_type: AgentType | None) -> str:
         base = self.host.system_prompt()

@@ -128,3 +128,14 @@ async def test_a_server_that_never_answers_does_not_hold_the_edit(tmp_path: Path
         assert "Problems after this change are unknown" in out.content, out.content
     finally:
         await asyncio.wait_for(language.close(), 10)
+
+
+async def test_a_read_only_agent_asks_but_does_not_rename(tools):
+    from agent_lsp.tools.language import LanguageReader
+
+    root, editor, t = tools
+    reader = LanguageReader(t["language"].env)
+    refused = await _run(reader, operation="rename", path="pkg/greet.py", line=1, symbol="greet", newName="x")
+    assert refused.is_error and "read-only" in refused.content and editor.applied == []
+    found = await _run(reader, operation="definition", path="pkg/main.py", line=3, symbol="greet")
+    assert "pkg/greet.py:1:5" in found.content
