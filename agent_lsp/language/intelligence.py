@@ -35,6 +35,7 @@ from agent_lsp.tools.language_port import (
     Symbol,
 )
 from agent_lsp.tools.paths import file_uri_to_path
+from agent_lsp.tools.problems import difference
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +62,7 @@ class WorkspaceLanguage:
         self.pool = pool
         self.read = read  # the text the agent sees: the editor's buffer, else disk; None if unreadable
         self.open_paths = open_paths  # the editor's open buffers: their unsaved text is what is checked
+        self.convert = convert.Converter(read)  # our servers are asked for UTF-16
         self.wait_s = wait_s
         self._background: set[asyncio.Task] = set()
 
@@ -179,16 +181,16 @@ class WorkspaceLanguage:
                     report.baseline_missing = True
                     before: list[Problem] = []
                 else:
-                    before = _problems(path, old_text, before_all.get(uri, []))
+                    before = self.convert.problems(path, old_text, before_all.get(uri, []))
             else:
                 if published.at < token.started or uri not in before_all:
                     continue  # not re-checked since the edit, or never seen before: nothing new to say
                 new_text = self.read(path)
                 if new_text is None:
                     continue
-                before = _problems(path, new_text, before_all[uri])
-            after = _problems(path, new_text, published.diagnostics)
-            added, fixed, kept = _difference(before, after)
+                before = self.convert.problems(path, new_text, before_all[uri])
+            after = self.convert.problems(path, new_text, published.diagnostics)
+            added, fixed, kept = difference(before, after)
             report.added.extend(added)
             if uri in changed_uris:
                 report.fixed += fixed
@@ -242,7 +244,7 @@ class WorkspaceLanguage:
                 await client.wait_for(lambda c=client, u=path.as_uri(): c.has_published(u), deadline)
                 published = client.published.get(path.as_uri())
                 if published is not None:
-                    problems += _problems(path, text, published.diagnostics)
+                    problems += self.convert.problems(path, text, published.diagnostics)
             rank = SEVERITY_RANK[min_severity]
             found[path] = [p for p in problems if SEVERITY_RANK[p.severity] <= rank]
         return found
@@ -276,7 +278,8 @@ class WorkspaceLanguage:
                 text = self.read(path) if path is not None else None
                 if path is None or text is None:
                     continue
-                problems = [p for p in _problems(path, text, published.diagnostics) if SEVERITY_RANK[p.severity] <= rank]
+                problems = [p for p in self.convert.problems(path, text, published.diagnostics)
+                            if SEVERITY_RANK[p.severity] <= rank]
                 if problems:
                     found.setdefault(path, []).extend(problems)
         return found
@@ -305,7 +308,7 @@ class WorkspaceLanguage:
         client = await self._ready(path)
         result = await client.request(client.lsp.text_document_document_symbol_async(
             lsp.DocumentSymbolParams(text_document=_doc(path))), REQUEST_TIMEOUT_S, "document symbols")
-        return convert.symbols(result or [], path, self.read(path) or "", self.read)
+        return self.convert.symbols(result, path)
 
     async def workspace_symbols(self, query: str) -> list[Symbol]:
         symbols: list[Symbol] = []
@@ -318,7 +321,7 @@ class WorkspaceLanguage:
             except ServerFailed as error:
                 log.info("%s", error)
                 continue
-            symbols += convert.symbols(result or [], None, "", self.read)
+            symbols += self.convert.symbols(result, None)
         return symbols
 
     async def rename(self, path: Path, position: tuple[int, int], new_name: str) -> list[FileEdits]:
@@ -326,25 +329,25 @@ class WorkspaceLanguage:
         result = await client.request(client.lsp.text_document_rename_async(
             lsp.RenameParams(text_document=_doc(path), position=self._position(path, position),
                              new_name=new_name)), REQUEST_TIMEOUT_S, "rename")
-        return convert.workspace_edit(result, self.read)
+        return self.convert.workspace_edit(result)
 
     async def code_actions(self, path: Path, line: int) -> list[CodeAction]:
         client = await self._ready(path)
         text = self.read(path) or ""
         published = client.published.get(path.as_uri())
         on_line = [d for d in (published.diagnostics if published else []) if d.range.start.line <= line <= d.range.end.line]
-        end = convert.line_end(text, line)
+        end = self.convert.line_end(text, line)
         params = lsp.CodeActionParams(text_document=_doc(path), range=lsp.Range(start=lsp.Position(line=line, character=0), end=end),
                                       context=lsp.CodeActionContext(diagnostics=on_line))
         result = await client.request(client.lsp.text_document_code_action_async(params), REQUEST_TIMEOUT_S,
                                       "code actions")
-        return convert.code_actions(result or [], self.read)
+        return self.convert.code_actions(result)
 
     def _position(self, path: Path, position: tuple[int, int]) -> lsp.Position:
-        return convert.to_server(self.read(path) or "", position)
+        return self.convert.to_server(self.read(path) or "", position)
 
     def _locations(self, result: object) -> list[Location]:
-        return convert.locations(result, self.read)
+        return self.convert.locations(result)
 
     async def close(self) -> None:
         for task in list(self._background):
@@ -368,26 +371,3 @@ def _path(uri: str) -> Path | None:
         return file_uri_to_path(uri)
     except ValueError:
         return None
-
-
-def _problems(path: Path, text: str, diagnostics: list[lsp.Diagnostic]) -> list[Problem]:
-    return [convert.problem(path, text, d) for d in diagnostics]
-
-
-def _difference(before: list[Problem], after: list[Problem]) -> tuple[list[Problem], int, int]:
-    """Errors and warnings in `after` not in `before` (as many as there are more of
-    each), how many of `before`'s are gone, and how many stayed."""
-    def counted(problems: list[Problem]) -> list[Problem]:
-        return [p for p in problems if p.severity in ("error", "warning")]
-
-    remaining: dict[tuple, int] = {}
-    for problem in counted(before):
-        remaining[problem.key()] = remaining.get(problem.key(), 0) + 1
-    added, kept = [], 0
-    for problem in counted(after):
-        if remaining.get(problem.key(), 0) > 0:
-            remaining[problem.key()] -= 1
-            kept += 1
-        else:
-            added.append(problem)
-    return added, sum(remaining.values()), kept

@@ -292,7 +292,7 @@ class LspEditor:
             )
             try:
                 reply = await _shielded(self.server.protocol.send_request_async("agent/permission", wire_dump(params)))
-                return PermissionResult.model_validate(_as_dict(reply)).answer
+                return PermissionResult.model_validate(as_json(reply)).answer
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -328,7 +328,7 @@ class LspEditor:
                                   requested_schema=question.schema)
             try:
                 reply = await _shielded(self.server.protocol.send_request_async("agent/elicit", wire_dump(params)))
-                result = ElicitResult.model_validate(_as_dict(reply))
+                result = ElicitResult.model_validate(as_json(reply))
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -387,10 +387,10 @@ async def _shielded(future: Any) -> Any:
     return await asyncio.shield(future)
 
 
-def _as_dict(value: Any) -> Any:
+def as_json(value: Any) -> Any:
     """Results of custom requests may arrive as namedtuples (pygls' default converter)."""
     if hasattr(value, "_asdict"):
-        return {k: _as_dict(v) for k, v in value._asdict().items()}
+        return {k: as_json(v) for k, v in value._asdict().items()}
     if isinstance(value, list):
-        return [_as_dict(v) for v in value]
+        return [as_json(v) for v in value]
     return value

@@ -89,3 +89,22 @@ def report_json(report: ProblemReport, show: Callable[[Path], str]) -> dict[str,
         "unknown": report.unknown,
         "waitedMs": report.waited_ms,
     }
+
+
+def difference(before: list[Problem], after: list[Problem]) -> tuple[list[Problem], int, int]:
+    """Errors and warnings in `after` not in `before` (as many as there are more of
+    each, matched by `Problem.key`), how many of `before`'s are gone, and how many stayed."""
+    def counted(problems: list[Problem]) -> list[Problem]:
+        return [p for p in problems if p.severity in ("error", "warning")]
+
+    remaining: dict[tuple, int] = {}
+    for problem in counted(before):
+        remaining[problem.key()] = remaining.get(problem.key(), 0) + 1
+    added, kept = [], 0
+    for problem in counted(after):
+        if remaining.get(problem.key(), 0) > 0:
+            remaining[problem.key()] -= 1
+            kept += 1
+        else:
+            added.append(problem)
+    return added, sum(remaining.values()), kept

@@ -29,7 +29,7 @@ from agent_lsp.agent.agent import AgentBusyError
 from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
-from agent_lsp.config import Settings, config_dir, data_dir, model_environment, read_policy
+from agent_lsp.config import LanguageSettings, Settings, config_dir, data_dir, model_environment, read_policy
 from agent_lsp.language import WorkspaceLanguage, document_reader, workspace_language
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
@@ -40,6 +40,8 @@ from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.capability_files import CapabilityFiles, Kind
 from agent_lsp.workspace.checkpoints import WorkspaceCheckpoints
 from agent_lsp.tools.todo import TodoWrite
+from agent_lsp.tools.language_choice import EditorFirst
+from agent_lsp.tools.language_port import LanguageIntelligence
 from agent_lsp.tools.base import ToolEnv
 from agent_lsp.tools.memory import Remember
 from agent_lsp.tools.paths import WorkspaceRoots
@@ -131,6 +133,7 @@ class WorkspaceHost:
         editor: Editor,
         env: Mapping[str, str] = os.environ,
         on_agent: Callable[[Agent], None] | None = None,
+        editor_language: Callable[[LanguageSettings], LanguageIntelligence] | None = None,
     ):
         self.root = Path(root).resolve()
         self.uri = self.root.as_uri()
@@ -138,6 +141,7 @@ class WorkspaceHost:
         self.env = env
         self.settings = settings
         self.on_agent = on_agent  # called with every Agent the host creates (the LSP relay attaches)
+        self.editor_language = editor_language  # the editor's own language servers, where it relays them
         self.agents: dict[str, Agent] = {}
         self.current_session_id: str | None = None
         self.store = self._open_store()
@@ -533,9 +537,12 @@ class WorkspaceHost:
             language = self.settings.language
             self._language = workspace_language(self.root, language, self.settings.language_servers,
                                                 document_reader(self.editor), self.editor.open_documents)
+            asked: LanguageIntelligence | None = self._language
+            if self.editor_language is not None and language.enabled:
+                asked = EditorFirst(self.editor_language(language), self._language)
             tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
                                 command_env=command_env, commands=self.checkpoints, review=self.review,
-                                language=self._language, problems_after_edit=language.diagnostics_after_edit)
+                                language=asked, problems_after_edit=language.diagnostics_after_edit)
             env = ToolEnv(editor=self.editor, roots=WorkspaceRoots([self.root]), policy=self.policy, journal=self.journal,
                           command_env=command_env)
             tools += [Remember(env), SubagentTool(self.subagents), TodoWrite(self.modes)]

@@ -1,0 +1,98 @@
+"""The editor's language servers first, ours where the editor has none.
+
+An editor that relays its own language servers (VS Code, Neovim, Emacs with
+our plugins) answers on the live buffers with the user's servers and settings.
+For a file it has no server for, it says so (`NoLanguageServer`), and the
+workspace's own servers answer instead. The model sees one shape either way.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Awaitable, Callable, TypeVar
+
+from agent_lsp.tools.language_port import (
+    CodeAction,
+    FileEdits,
+    LanguageIntelligence,
+    Location,
+    NoLanguageServer,
+    Problem,
+    ProblemReport,
+    Severity,
+    Symbol,
+)
+
+T = TypeVar("T")
+
+
+class EditorFirst:
+    def __init__(self, editor: LanguageIntelligence, own: LanguageIntelligence | None):
+        self.editor = editor
+        self.own = own
+        self._declined: set[str] = set()  # file suffixes the editor has no server for
+
+    def _own_first(self, path: Path) -> bool:
+        return path.suffix in self._declined and self.own is not None
+
+    async def _ask(self, path: Path, ask: Callable[[LanguageIntelligence], Awaitable[T]]) -> T:
+        if not self._own_first(path):
+            try:
+                return await ask(self.editor)
+            except NoLanguageServer:
+                if self.own is None:
+                    raise
+                self._declined.add(path.suffix)
+        assert self.own is not None
+        return await ask(self.own)
+
+    def serves(self, path: Path) -> bool:
+        return self.editor.serves(path) or (self.own is not None and self.own.serves(path))
+
+    def touch(self, path: Path) -> None:
+        if self._own_first(path):
+            self.own.touch(path)  # type: ignore[union-attr]
+
+    async def before_change(self, paths: list[Path]) -> Any:
+        if paths and self._own_first(paths[0]):
+            return ("own", await self.own.before_change(paths))  # type: ignore[union-attr]
+        try:
+            return ("editor", await self.editor.before_change(paths))
+        except NoLanguageServer:
+            if self.own is None or not paths:
+                return ("none", None)
+            self._declined.add(paths[0].suffix)
+            return ("own", await self.own.before_change(paths))
+
+    async def after_change(self, token: Any, changed: dict[Path, str | None]) -> ProblemReport | None:
+        side, inner = token
+        if side == "editor":
+            return await self.editor.after_change(inner, changed)
+        if side == "own" and self.own is not None:
+            return await self.own.after_change(inner, changed)
+        return None
+
+    async def diagnostics(self, paths: list[Path], min_severity: Severity) -> dict[Path, list[Problem]]:
+        return await self._ask(paths[0] if paths else Path(), lambda side: side.diagnostics(paths, min_severity))
+
+    async def definition(self, path: Path, position: tuple[int, int]) -> list[Location]:
+        return await self._ask(path, lambda side: side.definition(path, position))
+
+    async def references(self, path: Path, position: tuple[int, int]) -> list[Location]:
+        return await self._ask(path, lambda side: side.references(path, position))
+
+    async def hover(self, path: Path, position: tuple[int, int]) -> str | None:
+        return await self._ask(path, lambda side: side.hover(path, position))
+
+    async def document_symbols(self, path: Path) -> list[Symbol]:
+        return await self._ask(path, lambda side: side.document_symbols(path))
+
+    async def workspace_symbols(self, query: str) -> list[Symbol]:
+        found = await self.editor.workspace_symbols(query)
+        return found if found or self.own is None else await self.own.workspace_symbols(query)
+
+    async def rename(self, path: Path, position: tuple[int, int], new_name: str) -> list[FileEdits]:
+        return await self._ask(path, lambda side: side.rename(path, position, new_name))
+
+    async def code_actions(self, path: Path, line: int) -> list[CodeAction]:
+        return await self._ask(path, lambda side: side.code_actions(path, line))
