@@ -12,13 +12,13 @@ import { markdownToPlain } from './markdown';
 import { AgentPanel, PanelRequest } from './panel';
 import { runMcpPrompt } from './mcpPrompts';
 import { SlashCommands } from './slashCommands';
-import { checkModel, ModelCheck, showFailure } from './connectionCheck';
+import { checkModel, showFailure } from './connectionCheck';
 import { PermissionQuestions } from './permissionCard';
-import { managePermissions, PermissionRuleInfo } from './permissionRules';
-import { AgentStatus, ContextItem, PermissionAnswer, PermissionParams, RevertOutcome, lineLabel, sessionTitle } from './protocol';
-import { DEMO_BANNER, ModelInfo, chooseServerProgram, modelLabel, pythonExtensionInterpreter, setupModel } from './firstRun';
+import { managePermissions } from './permissionRules';
+import { AgentErrorParams, AgentStatus, ContextItem, ModelCheckResult, PermissionAnswer, PermissionParams, PermissionRuleInfo, Request, RevertOutcome, lineLabel, sessionTitle, typedRequest } from './protocol';
+import { DEMO_BANNER, chooseServerProgram, modelLabel, pythonExtensionInterpreter, setupModel } from './firstRun';
 import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
-import { SessionController } from './sessions';
+import { Requester, SessionController } from './sessions';
 import { heldNotice, sessionInUse } from './sessionLock';
 import { KEY_PROVIDERS, secretName, serverSettings, withoutDefaults } from './settings';
 import { ToolItem, TurnEndItem, lastAssistantText, toolItemOf } from './transcript';
@@ -243,7 +243,7 @@ class AgentExtension implements vscode.Disposable {
       return;
     }
     try {
-      const info = await client.sendRequest<ModelInfo>('agent/model/info', {});
+      const info = await typedRequest((method, params) => client.sendRequest(method, params))('agent/model/info', {});
       this.panel.post({ type: 'model', label: modelLabel(info), demo: info.demo, detail: info.demo ? DEMO_BANNER : `${info.provider} ${info.model} (${info.reason})` });
     } catch (error) {
       this.output.appendLine(`Could not ask the server for its model: ${message(error)}`);
@@ -446,7 +446,7 @@ class AgentExtension implements vscode.Disposable {
     this.previousStatus = running ? 'running' : 'idle';
   }
 
-  private onAgentError(p: { sessionId: string; error: { code?: string; message?: string; url?: string; setting?: string } }): void {
+  private onAgentError(p: AgentErrorParams): void {
     this.output.appendLine(`[agent/error] ${p.sessionId}: ${p.error?.code ?? ''} ${p.error?.message ?? ''}`);
     if (p.sessionId === this.sessions.sessionId && !this.panel.visible) {
       void showFailure('Agent', p.error ?? {}, ['Open']).then((choice) => {
@@ -473,17 +473,17 @@ class AgentExtension implements vscode.Disposable {
   }
 
   /** Requests to the server while it runs; null while it does not. */
-  private requester(): { request: (method: string, params: unknown) => Promise<any> } | null {
+  private requester(): Requester | null {
     const client = this.client;
-    return client ? { request: (method, params) => client.sendRequest(method, params) } : null;
+    return client ? { request: typedRequest((method, params) => client.sendRequest(method, params)) } : null;
   }
 
-  private serverRequest(): (method: string, params: unknown) => Promise<any> {
+  private serverRequest(): Request {
     const client = this.client;
     if (!client) {
       throw new Error('the agent server is not running: start it with "Agent: Restart Server"');
     }
-    return (method, params) => client.sendRequest(method, params);
+    return typedRequest((method, params) => client.sendRequest(method, params));
   }
 
   private attachOn(): boolean {
@@ -900,7 +900,7 @@ class AgentExtension implements vscode.Disposable {
       this.guarded<PermissionRuleInfo[]>('manage the permissions', () =>
         managePermissions(this.serverRequest(), this.folderUri(), stringArg(ruleId))),
     );
-    register('agentLsp.checkModel', () => this.guarded<ModelCheck>('check the model connection', () => checkModel(this.serverRequest(), this.folderUri())));
+    register('agentLsp.checkModel', () => this.guarded<ModelCheckResult>('check the model connection', () => checkModel(this.serverRequest(), this.folderUri())));
     register('agentLsp.retryTurn', (turn?: number) => this.guarded('send the message again', () => this.retryTurn(turn)));
     register('agentLsp.setApiKey', async () => {
       const provider = await vscode.window.showQuickPick([...KEY_PROVIDERS], { placeHolder: 'Which provider is the key for?' });

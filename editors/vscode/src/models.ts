@@ -2,12 +2,7 @@
 // (agent/model/list, agent/session/setModel, session/model events).
 // No vscode import: the webview and the unit tests share it.
 
-export interface ModelChoice {
-  provider: string;
-  model: string;
-  source: 'configured' | 'endpoint';
-  contextWindow?: number | null;
-}
+import { ModelChoice } from './protocol';
 
 export const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 export type Effort = (typeof EFFORTS)[number];

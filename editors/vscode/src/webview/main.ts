@@ -2,7 +2,7 @@
 // reducer and redraws only the items whose rev changed, once per animation
 // frame: 200 chunks/s cost a handful of DOM updates per frame, not a rebuild.
 
-import { AgentStatus, RevertOutcome, SessionEvent, UserMessage, lineLabel, userText } from '../protocol';
+import { AgentStatus, Message, RevertOutcome, SessionEvent, lineLabel, userText } from '../protocol';
 import { chooseSendAction, keyAction, WhileRunning } from '../input';
 import { SlashItem, argumentHint, filterSlash, menuKey, moveSelection, parseSlashLine, slashItems, slashQuery } from '../slashMenu';
 import { renderMarkdown } from '../markdown';
@@ -435,9 +435,9 @@ function renderQueue(): void {
       : button('Pause', 'link', () => post({ type: 'pauseQueue', paused: true }), 'Hold the queued messages (none starts a turn)'),
   );
   queueEl.append(head);
-  const move = (m: UserMessage, to: 'next-turn' | 'next-step' | 'now', index?: number) =>
+  const move = (m: Message, to: 'next-turn' | 'next-step' | 'now', index?: number) =>
     post({ type: 'moveQueued', messageId: m.id, to, ...(index != null ? { index } : {}) });
-  const row = (m: UserMessage, label: string, index: number | null) => {
+  const row = (m: Message, label: string, index: number | null) => {
     const r = el('div', 'queued');
     r.append(el('span', 'queued-kind', label), el('span', 'queued-text', userText(m)));
     const actions = el('span', 'queued-actions');
