@@ -3,11 +3,11 @@
 // live agent/subagent/status, then the result's meta.subagent) from which its
 // own transcript opens. No vscode import: the webview and the unit tests share it.
 
-import type { SessionInfo } from './protocol';
+import type { SessionInfo, SubagentStatusParams } from './protocol';
 
 export const SUBAGENT_TOOL = 'subagent';
 
-export type SubagentStatus = 'running' | 'completed' | 'cancelled' | 'failed';
+export type SubagentStatus = SubagentStatusParams['status'];
 
 export interface SubagentView {
   callId: string;
