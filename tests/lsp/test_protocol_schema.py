@@ -6,18 +6,19 @@ import pytest
 from pydantic import ValidationError
 
 from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp import protocol_gen
 
 SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "protocol.schema.json"
 
 
 def test_committed_schema_matches_the_models():
-    assert SCHEMA.read_text(encoding="utf-8") == wire.schema_text(), (
+    assert SCHEMA.read_text(encoding="utf-8") == protocol_gen.schema_text(), (
         "docs/protocol.schema.json is stale: run `python -m agent_lsp.lsp.protocol --schema > docs/protocol.schema.json`"
     )
 
 
 def test_every_method_of_the_wire_table_is_in_the_schema():
-    methods = wire.json_schema()["methods"]
+    methods = protocol_gen.json_schema()["methods"]
     for name in [
         "agent/followup", "agent/steer", "agent/cancel", "agent/inbox/remove", "agent/session/new",
         "agent/session/list", "agent/session/load", "agent/session/delete", "agent/session/compact",
@@ -48,15 +49,15 @@ LUA = Path(__file__).resolve().parents[2] / "editors" / "neovim" / "lua" / "agen
 
 
 def test_the_neovim_plugins_constants_are_generated_from_the_schema():
-    assert LUA.read_text(encoding="utf-8") == wire.lua_text(), (
+    assert LUA.read_text(encoding="utf-8") == protocol_gen.lua_text(), (
         "editors/neovim/lua/agent_lsp/protocol.lua is stale: run "
         "`python -m agent_lsp.lsp.protocol --lua > editors/neovim/lua/agent_lsp/protocol.lua`"
     )
-    assert f"M.SESSION_IN_USE_CODE = {wire.SESSION_IN_USE_CODE}" in wire.lua_text()
+    assert f"M.SESSION_IN_USE_CODE = {wire.SESSION_IN_USE_CODE}" in protocol_gen.lua_text()
 
 
 def test_every_durable_event_type_has_typed_data_in_the_schema():
-    schema = wire.json_schema()
+    schema = protocol_gen.json_schema()
     union = schema["$defs"]["Event"]
     mapping = union["discriminator"]["mapping"]
     assert {"turn/start", "assistant/chunk", "tool/result", "turn/revert", "llm/retry"} <= set(mapping)

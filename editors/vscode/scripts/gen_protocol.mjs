@@ -1,7 +1,7 @@
 // Generates src/protocol.generated.ts from docs/protocol.schema.json (which the
 // server generates from its pydantic models): every wire type, the method
-// names and the protocol constants, so the extension speaks exactly the
-// server's contract. `node scripts/gen_protocol.mjs --check` fails when the
+// names, each method's params and result types (the typed `Request`) and the
+// protocol constants, so the extension speaks exactly the server's contract. `node scripts/gen_protocol.mjs --check` fails when the
 // committed file is stale (the unit tests run it).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -36,6 +36,11 @@ function stripTitles(node, keep) {
   return node;
 }
 
+/** `#/$defs/Name` -> `Name`. */
+function refName(ref) {
+  return ref.$ref.split('/').pop();
+}
+
 export async function generate() {
   const schema = JSON.parse(readFileSync(schemaPath, 'utf8'));
   const defs = stripTitles({ $defs: schema.$defs }, false).$defs;
@@ -56,6 +61,27 @@ export async function generate() {
   });
   types = types.replace(/export interface ProtocolDefinitions \{[\s\S]*?\n\}\n/, '');
   const methods = Object.fromEntries(Object.keys(schema.methods).map((m) => [m, m]));
+  const table = (direction, kind, entry) =>
+    Object.entries(schema.methods)
+      .filter(([, m]) => m.direction === direction && m.kind === kind)
+      .map(([name, m]) => `  '${name}': ${entry(refName(m.params), m.result && refName(m.result))};\n`)
+      .join('');
+  const requests =
+    '/** Every client -> server request: its params and its result. */\n' +
+    `export interface ClientRequests {\n${table('client->server', 'request', (p, r) => `{ params: ${p}; result: ${r} }`)}}\n\n` +
+    '/** Every server -> client notification: its params. */\n' +
+    `export interface ServerNotifications {\n${table('server->client', 'notification', (p) => p)}}\n\n` +
+    '/** Every server -> client request: its params and its result. */\n' +
+    `export interface ServerRequests {\n${table('server->client', 'request', (p, r) => `{ params: ${p}; result: ${r} }`)}}\n\n` +
+    '/** A client -> server request, typed by its method: the params it takes, the result it answers. */\n' +
+    'export type Request = <M extends keyof ClientRequests>(\n' +
+    '  method: M,\n' +
+    "  params: ClientRequests[M]['params'],\n" +
+    ") => Promise<ClientRequests[M]['result']>;\n\n" +
+    '/** `Request` over an untyped JSON-RPC sender (the language client\'s `sendRequest`). */\n' +
+    'export function typedRequest(send: (method: string, params: unknown) => Promise<unknown>): Request {\n' +
+    '  return (method, params) => send(method, params) as Promise<any>;\n' +
+    '}\n\n';
   const constants = Object.entries(schema.constants)
     .map(([name, c]) => `/** ${c.description} */\nexport const ${name} = ${JSON.stringify(c.value)};\n`)
     .join('\n');
@@ -66,6 +92,7 @@ export async function generate() {
     constants +
     '\n/** Every method of the protocol, by its wire name. */\n' +
     `export const METHODS = ${JSON.stringify(methods, null, 2).replace(/"/g, "'")} as const;\n\n` +
+    requests +
     types
   );
 }

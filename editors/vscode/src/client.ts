@@ -16,16 +16,16 @@ import {
   StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { ApplyEditAgentLsp, ElicitParams, Methods, PermissionAnswer, PermissionParams, SessionEvent } from './protocol';
+import { ApplyEditAgentLsp, PermissionAnswer, PermissionParams, ServerNotifications, ServerRequests } from './protocol';
 import { askElicitation } from './elicitation';
 import { ServerCommand } from './serverCommand';
 
 export interface ClientHandlers {
-  sessionEvent(params: { sessionId: string; events: SessionEvent[] }): void;
-  status(params: { sessionId: string; status: 'idle' | 'running' }): void;
-  error(params: { sessionId: string; turn?: number; step?: number; error: { code?: string; message?: string } }): void;
-  toolProgress(params: { sessionId: string; callId: string; data: Record<string, any> }): void;
-  subagentStatus(params: { sessionId: string; callId: string; [key: string]: any }): void;
+  sessionEvent(params: ServerNotifications['session/event']): void;
+  status(params: ServerNotifications['agent/status']): void;
+  error(params: ServerNotifications['agent/error']): void;
+  toolProgress(params: ServerNotifications['agent/tool/progress']): void;
+  subagentStatus(params: ServerNotifications['agent/subagent/status']): void;
   permission(params: PermissionParams): Promise<PermissionAnswer>;
   settings(): Promise<Record<string, unknown>>;
   saveAgentEdits(): boolean;
@@ -173,14 +173,18 @@ export function createClient(
       register({ ...data, registerOptions: { ...data.registerOptions, commands: rest } });
     }
   };
-  client.onNotification(Methods.sessionEvent, handlers.sessionEvent);
-  client.onNotification(Methods.status, handlers.status);
-  client.onNotification(Methods.error, handlers.error);
-  client.onNotification(Methods.toolProgress, handlers.toolProgress);
-  client.onNotification(Methods.subagentStatus, handlers.subagentStatus);
-  client.onRequest(Methods.permission, (params: PermissionParams) => handlers.permission(params).then((answer) => ({ answer })));
-  client.onRequest(Methods.elicit, (params: ElicitParams) => askElicitation(params));
-  client.onRequest(Methods.saveDocuments, async (params: { uris: string[] }) => {
+  const onNotification = <M extends keyof ServerNotifications>(method: M, handler: (params: ServerNotifications[M]) => void) =>
+    client.onNotification(method, handler);
+  const onRequest = <M extends keyof ServerRequests>(method: M, handler: (params: ServerRequests[M]['params']) => Promise<ServerRequests[M]['result']>) =>
+    client.onRequest(method, handler);
+  onNotification('session/event', handlers.sessionEvent);
+  onNotification('agent/status', handlers.status);
+  onNotification('agent/error', handlers.error);
+  onNotification('agent/tool/progress', handlers.toolProgress);
+  onNotification('agent/subagent/status', handlers.subagentStatus);
+  onRequest('agent/permission', (params) => handlers.permission(params).then((answer) => ({ answer })));
+  onRequest('agent/elicit', (params) => askElicitation(params));
+  onRequest('agent/saveDocuments', async (params) => {
     await saveDocuments(params?.uris ?? []);
     return {};
   });

@@ -6,22 +6,10 @@
 // an environment variable is set where VS Code starts the server.
 
 import * as vscode from 'vscode';
+import { LlmFailure, ModelCheckResult, Request } from './protocol';
 
-export interface ModelFailure {
-  code?: string;
-  message?: string;
-  url?: string;
-  setting?: string;
-}
-
-export interface ModelCheck {
-  ok: boolean;
-  provider?: string;
-  model?: string;
-  url?: string;
-  latencyMs?: number;
-  error?: ModelFailure;
-}
+/** A model failure as the server reports it (agent/model/check, agent/error). */
+export type ModelFailure = Partial<LlmFailure>;
 
 export const SET_API_KEY = 'Set API Key…';
 export const OPEN_SETTINGS = 'Open Settings';
@@ -66,11 +54,11 @@ export async function showFailure(prefix: string, failure: ModelFailure, extra: 
   return choice;
 }
 
-export async function checkModel(request: (method: string, params: unknown) => Promise<any>, workspaceUri: string | undefined): Promise<ModelCheck> {
-  const result = (await vscode.window.withProgress(
+export async function checkModel(request: Request, workspaceUri: string | undefined): Promise<ModelCheckResult> {
+  const result = await vscode.window.withProgress(
     { location: vscode.ProgressLocation.Notification, title: 'Agent: checking the model connection…' },
     () => request('agent/model/check', { workspaceUri }),
-  )) as ModelCheck;
+  );
   const what = `${result.provider ?? '?'} ${result.model ?? '?'}${result.url ? ` at ${result.url}` : ''}`;
   if (result.ok) {
     void vscode.window.showInformationMessage(`Agent: ${what} answered in ${result.latencyMs ?? '?'} ms.`);

@@ -4,19 +4,12 @@
 // answers with its built-in scripted demo model).
 
 import * as vscode from 'vscode';
-
-/** What agent/model/info answers. */
-export interface ModelInfo {
-  provider: string;
-  model: string;
-  reason: string;
-  demo: boolean;
-}
+import { ModelInfoResult } from './protocol';
 
 export const DEMO_BANNER = 'No model is configured: the built-in demo model answers (scripted replies, no AI).';
 
 /** The header's label for the model in use. */
-export function modelLabel(info: ModelInfo): string {
+export function modelLabel(info: ModelInfoResult): string {
   return info.demo ? 'demo model' : info.provider === 'scripted' ? 'scripted' : info.model;
 }
 

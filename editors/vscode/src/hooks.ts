@@ -2,7 +2,9 @@
 // ran on a lifecycle point) is one collapsed line of the turn. No vscode
 // import: the webview and the unit tests share it.
 
-export type HookOutcome = 'allowed' | 'blocked' | 'failed' | 'timeout';
+import type { HookRun } from './protocol';
+
+export type HookOutcome = HookRun['outcome'];
 
 export interface HookView {
   event: string;

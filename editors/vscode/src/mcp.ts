@@ -2,20 +2,7 @@
 // and its tool ("time › get_current_time"), and each server of agent/mcp/list
 // is one line of state. No vscode import: the webview and the unit tests share it.
 
-export interface McpServerStatus {
-  workspaceUri?: string;
-  name: string;
-  transport?: 'stdio' | 'http';
-  source?: string;
-  state: string; // stopped | starting | ready | failed | needs-authorization
-  toolCount?: number;
-  tools?: string[];
-  restarts?: number;
-  reason?: string;
-  protocolVersion?: string;
-  authorization?: 'trust' | 'oauth'; // what agent/mcp/authorize does for it
-  signedIn?: boolean; // oauth: tokens are stored
-}
+import { McpServerStatus } from './protocol';
 
 export type McpServerAction = 'authorize' | 'logout';
 

@@ -6,11 +6,11 @@
 // (slashCommands.ts) runs one by name.
 
 import * as vscode from 'vscode';
-import { McpPromptInfo, McpPromptsResult, MessageRef, Methods } from './protocol';
+import { McpPromptInfo, MessageRef } from './protocol';
 import { Requester } from './sessions';
 
 export async function listMcpPrompts(requester: Requester, workspaceUri?: string): Promise<McpPromptInfo[]> {
-  const { prompts } = await requester.request<McpPromptsResult>(Methods.mcpPrompts, workspaceUri ? { workspaceUri } : {});
+  const { prompts } = await requester.request('agent/mcp/prompts', workspaceUri ? { workspaceUri } : {});
   return prompts;
 }
 
@@ -36,7 +36,7 @@ export async function runPrompt(requester: Requester, prompt: McpPromptInfo, giv
     return undefined;
   }
   const params = { server: prompt.server, name: prompt.name, arguments: args, sessionId: await sessionId() };
-  return requester.request<MessageRef>(Methods.mcpPromptRun, params);
+  return requester.request('agent/mcp/prompt/run', params);
 }
 
 async function askArguments(prompt: McpPromptInfo, given: Record<string, string>): Promise<Record<string, string> | undefined> {

@@ -5,10 +5,8 @@
 // has a Sign Out button.
 
 import * as vscode from 'vscode';
-import { McpServerAction, McpServerStatus, mcpAuthorizedMessage, mcpServerActions, mcpServerRow } from './mcp';
-import { Methods } from './protocol';
-
-type Request = (method: string, params: unknown) => Promise<any>;
+import { McpServerAction, mcpAuthorizedMessage, mcpServerActions, mcpServerRow } from './mcp';
+import { McpServerStatus, Request } from './protocol';
 
 const BUTTONS: Record<McpServerAction, vscode.QuickInputButton> = {
   authorize: { iconPath: new vscode.ThemeIcon('key'), tooltip: 'Authorize' },
@@ -57,16 +55,16 @@ export async function runMcpServerAction(request: Request, server: McpServerStat
   const params = { server: server.name, ...(server.workspaceUri ? { workspaceUri: server.workspaceUri } : {}) };
   try {
     if (action === 'logout') {
-      const after: McpServerStatus = await request(Methods.mcpLogout, params);
+      const after = await request('agent/mcp/logout', params);
       void vscode.window.showInformationMessage(`Agent: signed out of the MCP server '${server.name}'.`);
       return after;
     }
     const title = server.authorization === 'oauth'
       ? `Agent: signing in to the MCP server '${server.name}': complete it in your browser…`
       : `Agent: MCP server '${server.name}': answer the trust question…`;
-    const after: McpServerStatus = await vscode.window.withProgress(
+    const after = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title },
-      () => request(Methods.mcpAuthorize, params),
+      () => request('agent/mcp/authorize', params),
     );
     const { ok, text } = mcpAuthorizedMessage(after);
     void (ok ? vscode.window.showInformationMessage(`Agent: ${text}`) : vscode.window.showWarningMessage(`Agent: ${text}`));

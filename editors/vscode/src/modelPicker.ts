@@ -4,15 +4,12 @@
 // the session/model event.
 
 import * as vscode from 'vscode';
-import { Methods } from './protocol';
-import { EFFORTS, Effort, ModelChoice, modelPick } from './models';
+import { EFFORTS, modelPick } from './models';
+import type { SessionSetModelParams } from './protocol';
 import type { Requester } from './sessions';
 
-export interface ModelSwitch {
-  provider?: string;
-  model: string;
-  effort?: Effort | null;
-}
+/** What agent/session/setModel changes. */
+export type ModelSwitch = Omit<SessionSetModelParams, 'sessionId'>;
 
 /** The quick pick open now (tests pick from it the way a user does). */
 export let openPick: vscode.QuickPick<vscode.QuickPickItem> | null = null;
@@ -37,10 +34,7 @@ async function pick<T extends vscode.QuickPickItem>(items: T[], title: string, p
 
 /** Ask the user for a model and effort; undefined when they dismiss either. */
 export async function chooseModel(requester: Requester, workspaceUri: string | undefined, current: string | null): Promise<ModelSwitch | undefined> {
-  const listed = await requester.request<{ models: ModelChoice[]; note?: string | null }>(
-    Methods.modelList,
-    workspaceUri ? { workspaceUri } : {},
-  );
+  const listed = await requester.request('agent/model/list', workspaceUri ? { workspaceUri } : {});
   if (listed.note) {
     void vscode.window.showWarningMessage(`Agent: ${listed.note}`);
   }

@@ -2,14 +2,9 @@
 // (agent/model/list, agent/session/setModel, session/model events).
 // No vscode import: the webview and the unit tests share it.
 
-export interface ModelChoice {
-  provider: string;
-  model: string;
-  source: 'configured' | 'endpoint';
-  contextWindow?: number | null;
-}
+import type { ModelChoice, SessionSetModelParams } from './protocol';
 
-export const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+export const EFFORTS = ['minimal', 'low', 'medium', 'high'] as const satisfies readonly NonNullable<SessionSetModelParams['effort']>[];
 export type Effort = (typeof EFFORTS)[number];
 
 /** "openai / gpt-4o": how the panel header names a model. */

@@ -5,21 +5,8 @@
 // Rules of the settings or the managed policy are listed as such.
 
 import * as vscode from 'vscode';
+import { PermissionRuleInfo, Request } from './protocol';
 
-export interface PermissionRuleInfo {
-  id: string;
-  workspaceUri: string;
-  tool: string;
-  action: 'allow' | 'ask' | 'deny';
-  commandPrefix?: string;
-  pathGlob?: string;
-  scope: 'session' | 'workspace' | 'settings' | 'policy';
-  source: string;
-  sessionId?: string;
-  revocable: boolean;
-}
-
-type Request = (method: string, params: unknown) => Promise<any>;
 
 const SCOPES: Record<PermissionRuleInfo['scope'], string> = {
   session: 'this session',
@@ -35,7 +22,7 @@ export function ruleLabel(rule: PermissionRuleInfo): string {
 
 /** Revoke `ruleId` when given (the command's argument), else let the user pick. Returns the rules left. */
 export async function managePermissions(request: Request, workspaceUri: string | undefined, ruleId?: string): Promise<PermissionRuleInfo[]> {
-  const { rules } = (await request('agent/permission/rules', { workspaceUri })) as { rules: PermissionRuleInfo[] };
+  const { rules } = await request('agent/permission/rules', { workspaceUri });
   let rule = ruleId ? rules.find((r) => r.id === ruleId) : undefined;
   if (ruleId && !rule) {
     throw new Error(`no permission rule ${ruleId}`);
@@ -63,7 +50,7 @@ export async function managePermissions(request: Request, workspaceUri: string |
       return rules;
     }
   }
-  const left = (await request('agent/permission/revoke', { id: rule.id, workspaceUri: rule.workspaceUri })) as { rules: PermissionRuleInfo[] };
+  const left = await request('agent/permission/revoke', { id: rule.id, workspaceUri: rule.workspaceUri });
   void vscode.window.showInformationMessage(`Agent: revoked "${ruleLabel(rule)}": it is asked again next time.`);
   return left.rules;
 }

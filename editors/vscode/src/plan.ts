@@ -3,9 +3,11 @@
 // session's permission mode (session/mode events, switched with
 // agent/session/mode). No vscode import: the webview and the unit tests share it.
 
-export type PermissionMode = 'default' | 'plan';
+import type { PlanItem, SessionMode } from './protocol';
 
-export type PlanStatus = 'pending' | 'in_progress' | 'completed';
+export type PermissionMode = SessionMode['mode'];
+
+export type PlanStatus = PlanItem['status'];
 
 export interface PlanEntry {
   content: string;

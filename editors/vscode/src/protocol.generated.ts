@@ -58,6 +58,75 @@ export const METHODS = {
   'session/event': 'session/event'
 } as const;
 
+/** Every client -> server request: its params and its result. */
+export interface ClientRequests {
+  'agent/cancel': { params: CancelParams; result: Empty };
+  'agent/followup': { params: FollowupParams; result: MessageRef };
+  'agent/inbox/move': { params: InboxMoveParams; result: InboxMoveResult };
+  'agent/inbox/pause': { params: InboxPauseParams; result: InboxPauseResult };
+  'agent/inbox/remove': { params: InboxRemoveParams; result: InboxRemoveResult };
+  'agent/inbox/update': { params: InboxUpdateParams; result: InboxUpdateResult };
+  'agent/mcp/authorize': { params: McpServerParams; result: McpServerStatus };
+  'agent/mcp/list': { params: McpListParams; result: McpListResult };
+  'agent/mcp/logout': { params: McpServerParams; result: McpServerStatus };
+  'agent/mcp/prompt/run': { params: McpPromptRunParams; result: MessageRef };
+  'agent/mcp/prompts': { params: McpPromptsParams; result: McpPromptsResult };
+  'agent/model/check': { params: ModelCheckParams; result: ModelCheckResult };
+  'agent/model/info': { params: ModelInfoParams; result: ModelInfoResult };
+  'agent/model/list': { params: ModelListParams; result: ModelListResult };
+  'agent/permission/revoke': { params: PermissionRevokeParams; result: PermissionRulesResult };
+  'agent/permission/rules': { params: PermissionRulesParams; result: PermissionRulesResult };
+  'agent/review/list': { params: ReviewListParams; result: ReviewListResult };
+  'agent/review/resolve': { params: ReviewResolveParams; result: ReviewResolveResult };
+  'agent/session/compact': { params: SessionRef; result: SessionCompactResult };
+  'agent/session/delete': { params: SessionRef; result: SessionDeleteResult };
+  'agent/session/fork': { params: SessionForkParams; result: SessionRef };
+  'agent/session/list': { params: SessionListParams; result: SessionListResult };
+  'agent/session/load': { params: SessionRef; result: SessionLoadResult };
+  'agent/session/mode': { params: SessionModeParams; result: SessionModeResult };
+  'agent/session/new': { params: SessionNewParams; result: SessionRef };
+  'agent/session/rename': { params: SessionRenameParams; result: SessionRenameResult };
+  'agent/session/replay': { params: SessionReplayParams; result: SessionReplayResult };
+  'agent/session/rewind': { params: SessionRewindParams; result: SessionRewindResult };
+  'agent/session/setModel': { params: SessionSetModelParams; result: SessionSetModelResult };
+  'agent/skill/list': { params: SkillListParams; result: SkillListResult };
+  'agent/skill/run': { params: SkillRunParams; result: MessageRef };
+  'agent/steer': { params: SteerParams; result: MessageRef };
+  'agent/subagent/cancel': { params: SubagentCancelParams; result: SubagentCancelResult };
+  'agent/turn/revert': { params: TurnRevertParams; result: TurnRevertResult };
+}
+
+/** Every server -> client notification: its params. */
+export interface ServerNotifications {
+  'agent/error': AgentErrorParams;
+  'agent/inbox/changed': InboxChangedParams;
+  'agent/inbox/claimed': InboxClaimedParams;
+  'agent/inbox/discarded': InboxDiscardedParams;
+  'agent/inbox/inserted': InboxInsertedParams;
+  'agent/status': StatusParams;
+  'agent/subagent/status': SubagentStatusParams;
+  'agent/tool/progress': ToolProgressParams;
+  'session/event': SessionEventParams;
+}
+
+/** Every server -> client request: its params and its result. */
+export interface ServerRequests {
+  'agent/elicit': { params: ElicitParams; result: ElicitResult };
+  'agent/permission': { params: PermissionParams; result: PermissionResult };
+  'agent/saveDocuments': { params: SaveDocumentsParams; result: Empty };
+}
+
+/** A client -> server request, typed by its method: the params it takes, the result it answers. */
+export type Request = <M extends keyof ClientRequests>(
+  method: M,
+  params: ClientRequests[M]['params'],
+) => Promise<ClientRequests[M]['result']>;
+
+/** `Request` over an untyped JSON-RPC sender (the language client's `sendRequest`). */
+export function typedRequest(send: (method: string, params: unknown) => Promise<unknown>): Request {
+  return (method, params) => send(method, params) as Promise<any>;
+}
+
 export type Event =
   | AgentInboxSplicedEvent
   | TurnStartEvent

@@ -4,22 +4,22 @@
 // events. A server without agent/session/replay gives the whole log in one
 // agent/session/load answer, as one page.
 
-import { AgentStatus, LoadResult, Methods, ReplayPage, SessionEvent } from './protocol';
+import { AgentStatus, SessionEvent, SessionLoadResult, SessionReplayResult } from './protocol';
 import type { Requester } from './sessions';
 
 /** Events asked for per page. */
 export const PAGE = 200;
 const METHOD_NOT_FOUND = -32601;
 
-export async function* replayPages(requester: Requester, sessionId: string, limit = PAGE): AsyncGenerator<ReplayPage> {
+export async function* replayPages(requester: Requester, sessionId: string, limit = PAGE): AsyncGenerator<SessionReplayResult> {
   let seq = 0;
   for (;;) {
-    let page: ReplayPage;
+    let page: SessionReplayResult;
     try {
-      page = await requester.request<ReplayPage>(Methods.sessionReplay, { sessionId, seq, limit });
+      page = await requester.request('agent/session/replay', { sessionId, seq, limit });
     } catch (error) {
       if (seq === 0 && (error as { code?: number } | null)?.code === METHOD_NOT_FOUND) {
-        yield asOnePage(await requester.request<LoadResult>(Methods.sessionLoad, { sessionId }));
+        yield asOnePage(await requester.request('agent/session/load', { sessionId }));
         return;
       }
       throw error;
@@ -32,7 +32,7 @@ export async function* replayPages(requester: Requester, sessionId: string, limi
   }
 }
 
-function asOnePage(loaded: LoadResult): ReplayPage {
+function asOnePage(loaded: SessionLoadResult): SessionReplayResult {
   const events = loaded.events ?? [];
   const end = events.length ? events[events.length - 1].seq + 1 : 0;
   return { ...loaded, events, startSeq: 0, nextSeq: end, endSeq: end };
@@ -58,7 +58,7 @@ export class ReplayHold {
   }
 
   /** The session's status once the last page (that said `pageStatus`) is in. */
-  finalStatus(pageStatus: AgentStatus | string | undefined): AgentStatus | string | undefined {
+  finalStatus(pageStatus: AgentStatus | undefined): AgentStatus | undefined {
     return this.status ?? pageStatus;
   }
 }

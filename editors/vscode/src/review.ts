@@ -7,8 +7,9 @@
 
 import * as vscode from 'vscode';
 import { PendingHunkInfo, ReviewResolveParams, ReviewResolveResult, SessionEvent } from './protocol';
+import type { Requester as ServerRequester } from './sessions';
 
-type Requester = () => { request(method: string, params: unknown): Promise<any> } | null;
+type Requester = () => ServerRequester | null;
 
 const REFRESH_AFTER_TYPING_MS = 300;
 
@@ -84,7 +85,7 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
     let hunks: PendingHunkInfo[] = [];
     if (server) {
       try {
-        hunks = ((await server.request('agent/review/list', {})) as { hunks?: PendingHunkInfo[] })?.hunks ?? [];
+        hunks = (await server.request('agent/review/list', {})).hunks;
       } catch {
         hunks = []; // the server is gone: nothing can be kept or undone
       }
@@ -165,7 +166,7 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
       return undefined;
     }
     try {
-      const result = (await server.request('agent/review/resolve', params)) as ReviewResolveResult;
+      const result = await server.request('agent/review/resolve', params);
       if (result.skipped.length) {
         void vscode.window.showWarningMessage(`Agent: not undone: ${result.skipped[0].reason}`);
       }

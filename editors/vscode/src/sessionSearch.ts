@@ -5,7 +5,10 @@
 // filter still narrows the rest of the list by title. No vscode import: the
 // unit tests drive it with a stand-in for the quick pick.
 
-import { SessionSummary } from './protocol';
+import { SessionInfo } from './protocol';
+
+/** What of a listed session the search shows. */
+export type FoundSession = Pick<SessionInfo, 'sessionId' | 'excerpt'>;
 
 /** What of a VS Code quick pick item this needs. */
 export interface PickItem {
@@ -33,7 +36,7 @@ export const MIN_QUERY = 2;
 export const SEARCH_DELAY_MS = 250;
 
 /** A session found by its text: shown whatever the picker's own filter says, with the excerpt as its detail. */
-export function foundItem<T extends PickItem>(item: T, session: SessionSummary): T {
+export function foundItem<T extends PickItem>(item: T, session: FoundSession): T {
   const excerpt = session.excerpt ? ` · “${session.excerpt}”` : '';
   return { ...item, alwaysShow: true, detail: `${item.detail ?? ''}${excerpt}` };
 }
@@ -41,7 +44,7 @@ export function foundItem<T extends PickItem>(item: T, session: SessionSummary):
 /** The items to show for `found` (the server's answer) ahead of the listed ones it does not repeat. */
 export function mergeFound<T extends PickItem>(
   listed: readonly T[],
-  found: readonly SessionSummary[],
+  found: readonly FoundSession[],
 ): T[] {
   const byId = new Map(listed.map((item) => [item.sessionId, item]));
   const shown = new Set<string>();
@@ -59,7 +62,7 @@ export function mergeFound<T extends PickItem>(
 /** Search the sessions' text as the quick pick's value changes; disposed with the quick pick. */
 export function searchAsYouType<T extends PickItem>(
   quickPick: SearchablePick<T>,
-  search: (query: string) => Promise<SessionSummary[]>,
+  search: (query: string) => Promise<FoundSession[]>,
   delayMs = SEARCH_DELAY_MS,
 ): LiveSearch {
   let listed: readonly T[] = quickPick.items;

@@ -9,26 +9,29 @@ import { Batcher } from './batcher';
 import {
   AgentStatus,
   ContextItem,
-  Methods,
-  ReplayPage,
+  McpServerStatus,
+  MessageRef,
+  Request,
   RevertOutcome,
   SessionEvent,
-  SessionSummary,
+  SessionInfo,
+  SessionReplayResult,
+  SessionRewindResult,
+  SkillInfo,
   endSeq,
 } from './protocol';
 import { SendAction, methodFor } from './input';
 import { HeldBy, SESSION_IN_USE, heldByOf, heldNotice, sessionInUse } from './sessionLock';
 import { Transcript, applyEvents, applySubagentStatus, applyToolProgress, createTranscript, loadTranscript } from './transcript';
 import { PAGE, ReplayHold, replayPages } from './replay';
-import { McpServerStatus } from './mcp';
-import { SkillInfo } from './skills';
 import { ModelSwitch, chooseModel } from './modelPicker';
 
 const SESSION_KEY = 'agentLsp.sessionId';
 const REVERTS_KEY = (sessionId: string) => `agentLsp.reverts.${sessionId}`;
 
+/** The running server's typed requests. */
 export interface Requester {
-  request<R>(method: string, params: unknown): Promise<R>;
+  request: Request;
 }
 
 /** What the panel is told; it keeps its own transcript from these. */
@@ -237,14 +240,14 @@ export class SessionController implements vscode.Disposable {
    * the transcript follows from the session/mode event). */
   async setPlanMode(on: boolean): Promise<void> {
     const sessionId = await this.ensureSession();
-    await this.requester().request(Methods.sessionMode, { sessionId, mode: on ? 'plan' : 'default' });
+    await this.requester().request('agent/session/mode', { sessionId, mode: on ? 'plan' : 'default' });
   }
 
   /** Switch the shown session's model from its next step on (the server
    * records it; the transcript follows from the session/model event). */
   async setModel(choice: ModelSwitch): Promise<void> {
     const sessionId = await this.ensureSession();
-    await this.requester().request(Methods.sessionSetModel, { sessionId, ...choice });
+    await this.requester().request('agent/session/setModel', { sessionId, ...choice });
   }
 
   /** Ask the user for a model of the shown session (the panel header's picker). */
@@ -260,33 +263,33 @@ export class SessionController implements vscode.Disposable {
   /** Fork the shown session at the end of `turn` and show the new session. */
   async fork(turn: number): Promise<string> {
     const sessionId = this.requireSession();
-    const { sessionId: forked } = await this.requester().request<{ sessionId: string }>(Methods.sessionFork, { sessionId, turn });
+    const { sessionId: forked } = await this.requester().request('agent/session/fork', { sessionId, turn });
     await this.load(forked);
     return forked;
   }
 
   /** Cut the shown session's history back to before `turn` (and its files, with `revertFiles`). */
-  async rewind(turn: number, revertFiles: boolean): Promise<{ removedMessages: number; reverts: { turn: number; reverted: string[]; skipped: { path: string; reason: string }[] }[] }> {
+  async rewind(turn: number, revertFiles: boolean): Promise<SessionRewindResult> {
     const sessionId = this.requireSession();
-    return this.requester().request(Methods.sessionRewind, { sessionId, turn, revertFiles });
+    return this.requester().request('agent/session/rewind', { sessionId, turn, revertFiles });
   }
 
   /** Replace a queued message's text. */
   async editQueued(messageId: string, content: string): Promise<boolean> {
-    const { updated } = await this.requester().request<{ updated: boolean }>(Methods.inboxUpdate, { sessionId: this.requireSession(), messageId, content });
+    const { updated } = await this.requester().request('agent/inbox/update', { sessionId: this.requireSession(), messageId, content });
     return updated;
   }
 
   /** Move a queued message: within the queue (`index`), into the running turn, or to run now. */
   async moveQueued(messageId: string, to: 'next-turn' | 'next-step' | 'now', index?: number): Promise<boolean> {
     const params = { sessionId: this.requireSession(), messageId, to, ...(index != null ? { index } : {}) };
-    const { moved } = await this.requester().request<{ moved: boolean }>(Methods.inboxMove, params);
+    const { moved } = await this.requester().request('agent/inbox/move', params);
     return moved;
   }
 
   /** Pause or resume the shown session's queue. */
   async pauseQueue(paused: boolean): Promise<void> {
-    await this.requester().request(Methods.inboxPause, { sessionId: this.requireSession(), paused });
+    await this.requester().request('agent/inbox/pause', { sessionId: this.requireSession(), paused });
   }
 
   private requireSession(): string {
@@ -299,12 +302,12 @@ export class SessionController implements vscode.Disposable {
 
   /** Cancel one running sub-agent alone. */
   async cancelSubagent(childSessionId: string): Promise<void> {
-    await this.requester().request(Methods.subagentCancel, { sessionId: childSessionId });
+    await this.requester().request('agent/subagent/cancel', { sessionId: childSessionId });
   }
 
   async newSession(): Promise<string> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
-    const { sessionId } = await this.requester().request<{ sessionId: string }>(Methods.sessionNew, folder ? { workspaceUri: folder } : {});
+    const { sessionId } = await this.requester().request('agent/session/new', folder ? { workspaceUri: folder } : {});
     await this.adopt(createTranscript(sessionId), []);
     return sessionId;
   }
@@ -315,7 +318,7 @@ export class SessionController implements vscode.Disposable {
   async load(sessionId: string): Promise<void> {
     const paging = new ReplayHold(sessionId);
     this.paging = paging;
-    let last: ReplayPage | null = null;
+    let last: SessionReplayResult | null = null;
     try {
       for await (const page of replayPages(this.requester(), sessionId, this.pageSize)) {
         paging.pageArrived();
@@ -372,22 +375,19 @@ export class SessionController implements vscode.Disposable {
     return this.transcriptState.sessionId ?? (await this.newSession());
   }
 
-  async send(action: SendAction, text: string, context: ContextItem[]): Promise<{ sessionId: string; messageId: string }> {
+  async send(action: SendAction, text: string, context: ContextItem[]): Promise<MessageRef> {
     if (this.held) {
       throw new SessionInUseError(this.held); // the server would refuse it: say why without asking
     }
     const sessionId = await this.ensureSession();
-    const params: Record<string, unknown> = { sessionId, content: text };
-    if (context.length) {
-      params.context = context;
-    }
+    const params = { sessionId, content: text, ...(context.length ? { context } : {}) };
     return this.requester().request(methodFor(action), params);
   }
 
   async cancel(): Promise<void> {
     const sessionId = this.transcriptState.sessionId;
     if (sessionId) {
-      await this.requester().request(Methods.cancel, { sessionId });
+      await this.requester().request('agent/cancel', { sessionId });
     }
   }
 
@@ -396,43 +396,43 @@ export class SessionController implements vscode.Disposable {
     if (!sessionId) {
       return false;
     }
-    const { removed } = await this.requester().request<{ removed: boolean }>(Methods.inboxRemove, { sessionId, messageId });
+    const { removed } = await this.requester().request('agent/inbox/remove', { sessionId, messageId });
     return removed;
   }
 
   /** The workspace's sessions; with `query`, those whose title or message text has its words. */
-  async list(query?: string): Promise<SessionSummary[]> {
+  async list(query?: string): Promise<SessionInfo[]> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
     const params = { ...(folder ? { workspaceUri: folder } : {}), ...(query ? { query } : {}) };
-    const { sessions } = await this.requester().request<{ sessions: SessionSummary[] }>(Methods.sessionList, params);
+    const { sessions } = await this.requester().request('agent/session/list', params);
     return sessions ?? [];
   }
 
   /** The workspace's skills (agent/skill/list). */
   async skills(): Promise<SkillInfo[]> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
-    const { skills } = await this.requester().request<{ skills: SkillInfo[] }>(Methods.skillList, folder ? { workspaceUri: folder } : {});
+    const { skills } = await this.requester().request('agent/skill/list', folder ? { workspaceUri: folder } : {});
     return skills ?? [];
   }
 
   /** Run a skill in this session (a new one if there is none): its instructions, then `text`, as the user's message. */
-  async runSkill(name: string, text?: string): Promise<{ sessionId: string; messageId: string }> {
+  async runSkill(name: string, text?: string): Promise<MessageRef> {
     if (this.held) {
       throw new SessionInUseError(this.held);
     }
     const sessionId = await this.ensureSession();
-    return this.requester().request(Methods.skillRun, { sessionId, name, ...(text ? { arguments: text } : {}) });
+    return this.requester().request('agent/skill/run', { sessionId, name, ...(text ? { arguments: text } : {}) });
   }
 
   /** The workspace's MCP servers and their state (agent/mcp/list). */
   async mcpServers(): Promise<McpServerStatus[]> {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri.toString();
-    const { servers } = await this.requester().request<{ servers: McpServerStatus[] }>(Methods.mcpList, folder ? { workspaceUri: folder } : {});
+    const { servers } = await this.requester().request('agent/mcp/list', folder ? { workspaceUri: folder } : {});
     return servers ?? [];
   }
 
   async delete(sessionId: string): Promise<boolean> {
-    const { deleted } = await this.requester().request<{ deleted: boolean }>(Methods.sessionDelete, { sessionId });
+    const { deleted } = await this.requester().request('agent/session/delete', { sessionId });
     if (deleted) {
       void this.memento.update(REVERTS_KEY(sessionId), undefined);
     }
@@ -447,7 +447,7 @@ export class SessionController implements vscode.Disposable {
     if (!sessionId) {
       return false;
     }
-    const { compacted } = await this.requester().request<{ compacted: boolean }>(Methods.sessionCompact, { sessionId });
+    const { compacted } = await this.requester().request('agent/session/compact', { sessionId });
     return compacted;
   }
 
@@ -460,7 +460,7 @@ export class SessionController implements vscode.Disposable {
     }
     let outcome: RevertOutcome;
     try {
-      const result = await this.requester().request<RevertOutcome>(Methods.turnRevert, { sessionId, turn });
+      const result = await this.requester().request('agent/turn/revert', { sessionId, turn });
       const rel = (p: string) => vscode.workspace.asRelativePath(p.startsWith('file:') ? vscode.Uri.parse(p) : vscode.Uri.file(p));
       outcome = { reverted: (result?.reverted ?? []).map(rel), skipped: (result?.skipped ?? []).map((x) => ({ path: rel(x.path), reason: x.reason })) };
     } catch (error) {

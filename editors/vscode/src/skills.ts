@@ -2,18 +2,11 @@
 // then an optional text, run in the panel's session (agent/skill/run).
 
 import * as vscode from 'vscode';
-
-export interface SkillInfo {
-  workspaceUri?: string;
-  name: string;
-  description: string;
-  source: 'user' | 'project' | string;
-  path?: string;
-}
+import { MessageRef, SkillInfo } from './protocol';
 
 interface SkillSessions {
   skills(): Promise<SkillInfo[]>;
-  runSkill(name: string, text?: string): Promise<{ sessionId: string; messageId: string }>;
+  runSkill(name: string, text?: string): Promise<MessageRef>;
 }
 
 /** Run a skill: `name` (and `text`) given, at once; otherwise the user picks one and may add a text. */

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import { McpPromptInfo, MessageRef } from './protocol';
 import { listMcpPrompts, runPrompt } from './mcpPrompts';
 import { PANEL_COMMANDS, SlashItem, promptArguments, slashItems } from './slashMenu';
-import type { SkillInfo } from './skills';
+import type { SkillInfo } from './protocol';
 import type { Requester } from './sessions';
 
 export interface SlashHost {

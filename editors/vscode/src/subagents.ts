@@ -3,9 +3,11 @@
 // live agent/subagent/status, then the result's meta.subagent) from which its
 // own transcript opens. No vscode import: the webview and the unit tests share it.
 
+import type { SessionInfo, SubagentStatusParams } from './protocol';
+
 export const SUBAGENT_TOOL = 'subagent';
 
-export type SubagentStatus = 'running' | 'completed' | 'cancelled' | 'failed';
+export type SubagentStatus = SubagentStatusParams['status'];
 
 export interface SubagentView {
   callId: string;
@@ -40,7 +42,7 @@ export function subagentLabel(view: SubagentView): string {
 
 /** Sessions (newest first) with each sub-agent's session moved right under its
  * parent's, marked with its depth; a child whose parent is not listed stays where it is. */
-export function nestSessions<T extends { sessionId: string; parentSessionId?: string; parentToolCallId?: string }>(sessions: T[]): { session: T; depth: number }[] {
+export function nestSessions<T extends Pick<SessionInfo, 'sessionId' | 'parentSessionId' | 'parentToolCallId'>>(sessions: T[]): { session: T; depth: number }[] {
   const listed = new Set(sessions.map((s) => s.sessionId));
   const isChild = (s: T) => !!s.parentToolCallId && !!s.parentSessionId && listed.has(s.parentSessionId) && s.parentSessionId !== s.sessionId;
   const children = new Map<string, T[]>();

@@ -6,21 +6,14 @@
 // 200 chunks/s); every item that changes gets a fresh `rev`, which is how the
 // renderer knows what to redraw without rebuilding the DOM.
 
-import { AgentStatus, Block, ContextItem, RevertOutcome, EventView, UserMessage, contentText, endSeq, userText } from './protocol';
+import { AgentStatus, Block, ContextItem, RevertOutcome, EventView, Message, UsageTotal, contentText, endSeq, userText } from './protocol';
 import { PermissionMode, PlanEntry, modeNotice, modeOf, planEntries } from './plan';
 import { modelName, modelNotice } from './models';
 import { SubagentView, subagentView } from './subagents';
 import { HookView, hookView } from './hooks';
 
-export interface Usage {
-  inputTokens?: number;
-  outputTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  reasoningTokens?: number;
-  costUsd?: number | null; // an estimate (turn/end usage only)
-  unpricedModels?: string[] | null;
-}
+/** Tokens (and the estimated cost) as the transcript sums them: a turn's model calls so far, or the server's total. */
+export type Usage = Partial<UsageTotal>;
 
 interface ItemBase {
   key: string;
@@ -121,7 +114,7 @@ export interface Transcript {
   model: string | null;
   /** The session switched its model (agent/session/setModel): `model` is that, not the folder's default. */
   modelSwitched?: boolean;
-  inbox: { nextTurn: UserMessage[]; nextStep: UserMessage[] };
+  inbox: { nextTurn: Message[]; nextStep: Message[] };
   editTurns: Set<number>;
   /** Reverts recorded in the session log (turn/revert), by turn: made here, in
    * another client or before a restart. Paths as logged (absolute). */
@@ -483,7 +476,7 @@ function spliceInbox(state: Transcript, data: Record<string, any>): void {
     return;
   }
   const start = typeof data.start === 'number' ? data.start : list.length;
-  const inserted: UserMessage[] = Array.isArray(data.inserted) ? data.inserted : [];
+  const inserted: Message[] = Array.isArray(data.inserted) ? data.inserted : [];
   list.splice(start, typeof data.removedCount === 'number' ? data.removedCount : 0, ...inserted);
 }
 
@@ -714,7 +707,7 @@ export function applyToolProgress(state: Transcript, callId: string, data: Recor
 }
 
 /** Replace the state with a loaded session (agent/session/load). */
-export function loadTranscript(sessionId: string, events: EventView[], status: AgentStatus, inbox?: { nextTurn: UserMessage[]; nextStep: UserMessage[] }): Transcript {
+export function loadTranscript(sessionId: string, events: EventView[], status: AgentStatus, inbox?: { nextTurn: Message[]; nextStep: Message[] }): Transcript {
   const state = createTranscript(sessionId);
   applyEvents(state, events);
   state.status = status;

@@ -2,15 +2,7 @@
 // The server sends each turn's `usage` and the session's `sessionUsage` on
 // `turn/end`; `costUsd` is an estimate from list prices and is labelled so.
 
-export interface UsageTotal {
-  inputTokens?: number;
-  outputTokens?: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
-  reasoningTokens?: number;
-  costUsd?: number | null;
-  unpricedModels?: string[] | null;
-}
+import type { Usage } from './transcript';
 
 /** "~$0.0046" (or "~$1.23"): the estimate of a cost in US dollars. */
 export function formatCost(usd: number): string {
@@ -18,12 +10,12 @@ export function formatCost(usd: number): string {
 }
 
 /** The footer's cost part: " · ~$0.0046 est." for the turn, nothing when no price is known. */
-export function costLabel(turn: UsageTotal | null | undefined): string {
+export function costLabel(turn: Usage | null | undefined): string {
   return typeof turn?.costUsd === 'number' ? ` · ${formatCost(turn.costUsd)} est.` : '';
 }
 
 /** The footer's tooltip: the turn's tokens by kind, and the session's total so far. */
-export function usageTooltip(turn: UsageTotal | null | undefined, session: UsageTotal | null | undefined): string {
+export function usageTooltip(turn: Usage | null | undefined, session: Usage | null | undefined): string {
   const n = (v: number | undefined) => (v ?? 0).toLocaleString('en-US');
   const lines: string[] = [];
   if (turn) {

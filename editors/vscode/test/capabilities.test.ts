@@ -33,24 +33,26 @@ test('an MCP tool card names the server and the tool; other tools keep their nam
   assert.equal(mcpToolTitle('read_file'), 'read_file');
 });
 
+const W = 'file:///w';
+
 test('the server list shows state, tool count, source and the reason', () => {
-  assert.deepEqual(mcpServerRow({ name: 'time', state: 'ready', toolCount: 2, tools: ['get_current_time', 'convert_time'], source: 'editor', transport: 'stdio' }), {
+  assert.deepEqual(mcpServerRow({ workspaceUri: W, name: 'time', state: 'ready', toolCount: 2, tools: ['get_current_time', 'convert_time'], source: 'editor', transport: 'stdio' }), {
     label: '$(check) time', description: 'ready · 2 tools · editor · stdio', detail: 'tools: get_current_time, convert_time',
   });
-  assert.deepEqual(mcpServerRow({ name: 'git', state: 'needs-authorization', source: 'project', transport: 'stdio', reason: 'not trusted: denied' }), {
+  assert.deepEqual(mcpServerRow({ workspaceUri: W, name: 'git', state: 'needs-authorization', source: 'project', transport: 'stdio', reason: 'not trusted: denied' }), {
     label: '$(shield) git', description: 'needs authorization · project · stdio', detail: 'not trusted: denied',
   });
-  assert.equal(mcpServerRow({ name: 'web', state: 'failed', restarts: 5, reason: 'HTTP 401' }).description, 'failed · 5 restarts');
+  assert.equal(mcpServerRow({ workspaceUri: W, name: 'web', state: 'failed', source: 'user', restarts: 5, reason: 'HTTP 401' }).description, 'failed · user · 5 restarts');
 });
 
 test('a server that waits for authorization can be authorized; one signed in with OAuth can sign out', () => {
-  assert.deepEqual(mcpServerActions({ name: 'web', state: 'needs-authorization', authorization: 'oauth', signedIn: false }), ['authorize']);
-  assert.deepEqual(mcpServerActions({ name: 'web', state: 'ready', authorization: 'oauth', signedIn: true }), ['authorize', 'logout']);
-  assert.deepEqual(mcpServerActions({ name: 'git', state: 'needs-authorization', authorization: 'trust' }), ['authorize']);
-  assert.deepEqual(mcpServerActions({ name: 'git', state: 'ready', authorization: 'trust' }), []);
-  assert.deepEqual(mcpServerActions({ name: 'time', state: 'ready' }), []);
-  assert.deepEqual(mcpAuthorizedMessage({ name: 'web', state: 'ready', toolCount: 1 }), { ok: true, text: "MCP server 'web' is ready · 1 tool." });
-  assert.deepEqual(mcpAuthorizedMessage({ name: 'web', state: 'needs-authorization', reason: 'access_denied' }), {
+  assert.deepEqual(mcpServerActions({ workspaceUri: W, source: 'user', name: 'web', state: 'needs-authorization', authorization: 'oauth', signedIn: false }), ['authorize']);
+  assert.deepEqual(mcpServerActions({ workspaceUri: W, source: 'user', name: 'web', state: 'ready', authorization: 'oauth', signedIn: true }), ['authorize', 'logout']);
+  assert.deepEqual(mcpServerActions({ workspaceUri: W, source: 'user', name: 'git', state: 'needs-authorization', authorization: 'trust' }), ['authorize']);
+  assert.deepEqual(mcpServerActions({ workspaceUri: W, source: 'user', name: 'git', state: 'ready', authorization: 'trust' }), []);
+  assert.deepEqual(mcpServerActions({ workspaceUri: W, source: 'user', name: 'time', state: 'ready' }), []);
+  assert.deepEqual(mcpAuthorizedMessage({ workspaceUri: W, source: 'user', name: 'web', state: 'ready', toolCount: 1 }), { ok: true, text: "MCP server 'web' is ready · 1 tool." });
+  assert.deepEqual(mcpAuthorizedMessage({ workspaceUri: W, source: 'user', name: 'web', state: 'needs-authorization', reason: 'access_denied' }), {
     ok: false, text: "MCP server 'web': needs authorization (access_denied)",
   });
 });

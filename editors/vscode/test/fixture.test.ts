@@ -5,13 +5,13 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EventView, LoadResult } from '../src/protocol';
+import { EventView, SessionLoadResult } from '../src/protocol';
 import { Item, TextItem, ToolItem, applyEvents, applyToolProgress, createTranscript, lastAssistantText, loadTranscript } from '../src/transcript';
 
 // out/test/fixture.test.js -> <repo>/tests/fixtures/session.json
 const recording = JSON.parse(readFileSync(join(__dirname, '..', '..', '..', '..', 'tests', 'fixtures', 'session.json'), 'utf8'));
 const sid: string = recording.sessionId;
-const load: LoadResult = recording.load;
+const load: SessionLoadResult = recording.load;
 
 function view(items: Item[]): unknown[] {
   return items.map((item) => {

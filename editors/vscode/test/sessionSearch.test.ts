@@ -1,7 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { PickItem, SearchablePick, mergeFound, searchAsYouType } from '../src/sessionSearch';
-import { SessionSummary } from '../src/protocol';
+import { FoundSession, PickItem, SearchablePick, mergeFound, searchAsYouType } from '../src/sessionSearch';
 
 /** A stand-in for VS Code's quick pick: its value, items, busy flag and value listeners. */
 class Pick implements SearchablePick<PickItem> {
@@ -24,7 +23,7 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 test('sessions found by their text come first, always shown, with the text that matched', () => {
   const listed = [item('a', 'Fix the parser'), item('b', 'Rename the loader'), item('c', 'Docs')];
-  const found: SessionSummary[] = [{ sessionId: 'b', excerpt: 'the parser is loaded twice' }];
+  const found: FoundSession[] = [{ sessionId: 'b', excerpt: 'the parser is loaded twice' }];
   const items = mergeFound(listed, found);
   assert.deepEqual(items.map((i) => i.sessionId), ['b', 'a', 'c']);
   assert.equal(items[0].alwaysShow, true);
