@@ -370,6 +370,7 @@ class EarlyPhase:
         self.editor.target = server.editor
         for root, host in self.hosts.items():
             host.on_agent = server.events.attach
+            host.use_editor_language(server.editor_language())
             server.folders[root] = host
         for agent in self.agents:
             server.events.attach(agent)

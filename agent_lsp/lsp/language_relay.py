@@ -25,6 +25,7 @@ from lsprotocol import converters
 from lsprotocol import types as lsp
 
 from agent_lsp.agent.ports import Editor
+from agent_lsp.config import LanguageSettings
 from agent_lsp.language.convert import Converter
 from agent_lsp.lsp.editor import as_json
 from agent_lsp.tools.language_port import (
@@ -82,7 +83,7 @@ class EditorLanguage:
         except Exception as error:  # the client answered with an error
             raise NoLanguageServer(f"the editor could not answer: {error}") from None
         answer = as_json(answer)
-        if not isinstance(answer, dict):
+        if not isinstance(answer, dict) or not answer.get("servers"):
             where = f" for {path.suffix or path.name} files" if path is not None else ""
             raise NoLanguageServer(f"the editor has no language server{where}")
         return answer
@@ -220,3 +221,16 @@ def _locations(items: Any) -> list[Any]:
 def _symbols(items: Any) -> list[Any]:
     return [_structure(i, lsp.DocumentSymbol if "selectionRange" in i else lsp.SymbolInformation)
             for i in items or () if isinstance(i, dict)]
+
+
+def relay_factory(protocol: Any, editor: Any) -> Callable[[LanguageSettings], EditorLanguage]:
+    """For a host: the relay over this connection, with the folder's settings."""
+    from agent_lsp.language import document_reader
+
+    async def ask(params: dict[str, Any]) -> Any:
+        return await protocol.send_request_async(METHOD, params)
+
+    def make(settings: LanguageSettings) -> EditorLanguage:
+        return EditorLanguage(ask, editor, editor.position_encoding, document_reader(editor), settings.wait_seconds)
+
+    return make

@@ -199,10 +199,18 @@ class AgentLanguageServer(LanguageServer):
 
             self.process.host_built()
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
-                                 on_agent=self.events.attach)
+                                 on_agent=self.events.attach, editor_language=self.editor_language())
             host.listing_warm_up.start()
             self.folders[root] = host
         return host
+
+    def editor_language(self):
+        """How the hosts ask the editor's own language servers; None if the client cannot relay."""
+        if not self.editor.agent_caps.language_query:
+            return None
+        from agent_lsp.lsp.language_relay import relay_factory
+
+        return relay_factory(self.protocol, self.editor)
 
     @property
     def hosts(self) -> list[WorkspaceHost]:

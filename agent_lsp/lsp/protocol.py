@@ -12,7 +12,7 @@ and a test fails when the committed file and these models differ.
 Methods are grouped by direction:
 - client -> server requests (`agent/followup`, `agent/session/*`, ...),
 - server -> client notifications (`session/event`, `agent/status`, ...),
-- server -> client requests (`agent/permission`, `agent/saveDocuments`).
+- server -> client requests (`agent/permission`, `agent/saveDocuments`, `agent/languageQuery`).
 """
 
 from __future__ import annotations
@@ -21,12 +21,16 @@ import functools
 import re
 from typing import Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, TypeAdapter, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, GetJsonSchemaHandler, TypeAdapter, create_model
 from pydantic.alias_generators import to_camel
 from pydantic.json_schema import JsonSchemaValue
 
 from agent_lsp.agent import events
 from agent_lsp.lsp import capabilities
+from agent_lsp.lsp.wire_base import (  # noqa: F401 (re-exported: the wire models' users import them from here)
+    Position, Range, WireModel, describe_validation_error, wire_dump,
+)
+from agent_lsp.lsp.wire_language import LanguageQueryParams, LanguageQueryResult
 
 PROTOCOL_VERSION = 1
 
@@ -46,40 +50,7 @@ CONSTANTS: dict[str, tuple[int, str]] = {
 }
 
 
-class WireModel(BaseModel):
-    """Base of every wire model: camelCase on the wire, snake_case in Python.
-    Unknown keys are ignored so that newer clients can talk to older servers."""
-
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
-
-
-def wire_dump(model: BaseModel) -> dict[str, Any]:
-    """The JSON object for the wire (aliases, optional fields left out when None)."""
-    return model.model_dump(mode="json", by_alias=True, exclude_none=True)
-
-
-def describe_validation_error(error: ValidationError) -> str:
-    """One readable line per problem: which field, what was wrong."""
-    parts = []
-    for item in error.errors():
-        where = ".".join(str(p) for p in item["loc"]) or "params"
-        parts.append(f"{where}: {item['msg']}")
-    return "; ".join(parts)
-
-
 # ----------------------------------------------------------------- shared pieces
-
-
-class Position(WireModel):
-    """LSP position (zero-based; character in the negotiated encoding, UTF-16 by default)."""
-
-    line: int = Field(ge=0)
-    character: int = Field(ge=0)
-
-
-class Range(WireModel):
-    start: Position
-    end: Position
 
 
 class ContentBlock(WireModel):
@@ -461,6 +432,8 @@ class AgentLspClientCapabilities(WireModel):
     save_documents: bool = False
     events: bool = False
     elicitation: bool = Field(default=False, description="the client answers agent/elicit (MCP servers' questions)")
+    language_query: bool = Field(default=False, description="the client answers agent/languageQuery from its own "
+                                 "language servers")
 
 
 class FollowupCommandArgs(WireModel):
@@ -800,6 +773,7 @@ SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/permission": (PermissionParams, PermissionResult),
     "agent/saveDocuments": (SaveDocumentsParams, Empty),
     "agent/elicit": (ElicitParams, ElicitResult),
+    "agent/languageQuery": (LanguageQueryParams, LanguageQueryResult),
 }
 
 COMMANDS = {

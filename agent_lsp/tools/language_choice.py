@@ -27,35 +27,40 @@ T = TypeVar("T")
 
 
 class EditorFirst:
-    def __init__(self, editor: LanguageIntelligence, own: LanguageIntelligence | None):
+    """`editor` may join later (None until then: the workspace's servers answer alone)."""
+
+    def __init__(self, editor: LanguageIntelligence | None, own: LanguageIntelligence | None):
         self.editor = editor
         self.own = own
         self._declined: set[str] = set()  # file suffixes the editor has no server for
 
     def _own_first(self, path: Path) -> bool:
-        return path.suffix in self._declined and self.own is not None
+        return self.editor is None or (path.suffix in self._declined and self.own is not None)
 
     async def _ask(self, path: Path, ask: Callable[[LanguageIntelligence], Awaitable[T]]) -> T:
-        if not self._own_first(path):
+        if self.editor is not None and not self._own_first(path):
             try:
                 return await ask(self.editor)
             except NoLanguageServer:
                 if self.own is None:
                     raise
                 self._declined.add(path.suffix)
-        assert self.own is not None
+        if self.own is None:
+            raise NoLanguageServer("no language server here; use grep and read_file instead")
         return await ask(self.own)
 
     def serves(self, path: Path) -> bool:
-        return self.editor.serves(path) or (self.own is not None and self.own.serves(path))
+        return (self.editor is not None and self.editor.serves(path)) or (self.own is not None and self.own.serves(path))
 
     def touch(self, path: Path) -> None:
-        if self._own_first(path):
-            self.own.touch(path)  # type: ignore[union-attr]
+        if self.own is not None and self._own_first(path):
+            self.own.touch(path)
 
     async def before_change(self, paths: list[Path]) -> Any:
-        if paths and self._own_first(paths[0]):
-            return ("own", await self.own.before_change(paths))  # type: ignore[union-attr]
+        if self.editor is None or (paths and self._own_first(paths[0])):
+            if self.own is None or not any(self.own.serves(p) for p in paths):
+                return ("none", None)
+            return ("own", await self.own.before_change(paths))
         try:
             return ("editor", await self.editor.before_change(paths))
         except NoLanguageServer:
@@ -88,7 +93,7 @@ class EditorFirst:
         return await self._ask(path, lambda side: side.document_symbols(path))
 
     async def workspace_symbols(self, query: str) -> list[Symbol]:
-        found = await self.editor.workspace_symbols(query)
+        found = await self.editor.workspace_symbols(query) if self.editor is not None else []
         return found if found or self.own is None else await self.own.workspace_symbols(query)
 
     async def rename(self, path: Path, position: tuple[int, int], new_name: str) -> list[FileEdits]:

@@ -161,6 +161,7 @@ class WorkspaceHost:
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
         self._language: WorkspaceLanguage | None = None  # the language servers we run, made with the tools
+        self._asked_language: EditorFirst | None = None  # what the tools ask: the editor's servers, then ours
         self.system_prompt = SystemPrompt([self.root])  # the stable start of every request
         self.subagents = Subagents(self, config_dir(env), Path.home())
         self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
@@ -536,13 +537,14 @@ class WorkspaceHost:
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
             language = self.settings.language
             self._language = workspace_language(self.root, language, self.settings.language_servers,
-                                                document_reader(self.editor), self.editor.open_documents)
-            asked: LanguageIntelligence | None = self._language
-            if self.editor_language is not None and language.enabled:
-                asked = EditorFirst(self.editor_language(language), self._language)
+                                                document_reader(self.editor), lambda: self.editor.open_documents())
+            self._asked_language = None
+            if language.enabled and (self._language is not None or self.editor_language is not None):
+                relay = self.editor_language(language) if self.editor_language is not None else None
+                self._asked_language = EditorFirst(relay, self._language)
             tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
                                 command_env=command_env, commands=self.checkpoints, review=self.review,
-                                language=asked, problems_after_edit=language.diagnostics_after_edit)
+                                language=self._asked_language, problems_after_edit=language.diagnostics_after_edit)
             env = ToolEnv(editor=self.editor, roots=WorkspaceRoots([self.root]), policy=self.policy, journal=self.journal,
                           command_env=command_env)
             tools += [Remember(env), SubagentTool(self.subagents), TodoWrite(self.modes)]
@@ -551,6 +553,12 @@ class WorkspaceHost:
             self._registry = ToolRegistry([t for t in tools if not self.managed_policy.denies_tool(t.name)])
             self.mcp_manager().set_registry(self._registry)
         return self._registry
+
+    def use_editor_language(self, editor_language: Callable[[LanguageSettings], LanguageIntelligence] | None) -> None:
+        """The editor connected (after an early start): its language servers answer first from now on."""
+        self.editor_language = editor_language
+        if self._asked_language is not None and editor_language is not None:
+            self._asked_language.editor = editor_language(self.settings.language)
 
     def rules(self) -> list[Rule]:
         """The project's rules files (read again after a settings change)."""

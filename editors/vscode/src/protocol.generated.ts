@@ -22,6 +22,7 @@ export const METHODS = {
   'agent/inbox/pause': 'agent/inbox/pause',
   'agent/inbox/remove': 'agent/inbox/remove',
   'agent/inbox/update': 'agent/inbox/update',
+  'agent/languageQuery': 'agent/languageQuery',
   'agent/mcp/authorize': 'agent/mcp/authorize',
   'agent/mcp/list': 'agent/mcp/list',
   'agent/mcp/logout': 'agent/mcp/logout',
@@ -112,6 +113,7 @@ export interface ServerNotifications {
 /** Every server -> client request: its params and its result. */
 export interface ServerRequests {
   'agent/elicit': { params: ElicitParams; result: ElicitResult };
+  'agent/languageQuery': { params: LanguageQueryParams; result: LanguageQueryResult };
   'agent/permission': { params: PermissionParams; result: PermissionResult };
   'agent/saveDocuments': { params: SaveDocumentsParams; result: Empty };
 }
@@ -294,6 +296,10 @@ export interface AgentLspClientCapabilities {
    */
   elicitation?: boolean;
   events?: boolean;
+  /**
+   * the client answers agent/languageQuery from its own language servers
+   */
+  languageQuery?: boolean;
   permissions?: boolean;
   saveDocuments?: boolean;
 }
@@ -1369,6 +1375,15 @@ export interface FallbackSettings {
   model?: string | null;
   provider?: ('openai' | 'anthropic' | 'scripted') | null;
 }
+export interface FileDiagnostics {
+  /**
+   * LSP Diagnostic objects
+   */
+  diagnostics: {
+    [k: string]: unknown;
+  }[];
+  uri: string;
+}
 /**
  * The object form of the `agentLsp.followup` / `agentLsp.steer` command argument.
  */
@@ -1452,6 +1467,119 @@ export interface InboxUpdateParams {
 }
 export interface InboxUpdateResult {
   updated: boolean;
+}
+/**
+ * Server -> client: ask the editor's own language servers for this document (never agent_lsp itself).
+ */
+export interface LanguageQueryParams {
+  /**
+   * diagnostics: every file the editor has diagnostics for, besides textDocument
+   */
+  everywhere?: boolean;
+  kind:
+    | 'diagnostics'
+    | 'definition'
+    | 'references'
+    | 'hover'
+    | 'documentSymbols'
+    | 'workspaceSymbols'
+    | 'rename'
+    | 'codeActions';
+  newName?: string | null;
+  /**
+   * definition, references, hover, rename
+   */
+  position?: Position | null;
+  query?: string | null;
+  /**
+   * codeActions: the lines to fix
+   */
+  range?: Range | null;
+  /**
+   * absent for workspaceSymbols, and for diagnostics of every file
+   */
+  textDocument?: QueriedDocument | null;
+  /**
+   * how long the client may wait for its servers
+   */
+  timeoutMs: number;
+}
+export interface QueriedDocument {
+  uri: string;
+  /**
+   * the buffer version the answer must be for: the client waits (up to timeoutMs) until its language servers have reported on it; null: the document is not open in the editor (open it unseen)
+   */
+  version?: number | null;
+}
+export interface LanguageQueryResult {
+  /**
+   * codeActions: LSP CodeAction objects with their edit
+   */
+  actions?:
+    | {
+        [k: string]: unknown;
+      }[]
+    | null;
+  /**
+   * rename: an LSP WorkspaceEdit
+   */
+  edit?: {
+    [k: string]: unknown;
+  } | null;
+  files?: FileDiagnostics[] | null;
+  /**
+   * the hover's text (markdown or plain)
+   */
+  hover?: string | null;
+  /**
+   * LSP Location or LocationLink objects
+   */
+  locations?:
+    | {
+        [k: string]: unknown;
+      }[]
+    | null;
+  /**
+   * diagnostics: the servers had not reported on the version within timeoutMs
+   */
+  pending?: boolean;
+  /**
+   * the language servers that answered; empty: the editor has none for this document, and the agent asks its own
+   */
+  servers: string[];
+  /**
+   * LSP DocumentSymbol or SymbolInformation
+   */
+  symbols?:
+    | {
+        [k: string]: unknown;
+      }[]
+    | null;
+}
+/**
+ * The language servers the agent asks (see docs/language.md).
+ */
+export interface LanguageSettings {
+  /**
+   * end each edit's result with the problems it added, from the language servers
+   */
+  diagnosticsAfterEdit?: boolean;
+  /**
+   * use the built-in servers found on PATH; false: only those in languageServers
+   */
+  discovery?: boolean;
+  /**
+   * offer the language tool and run language servers for the agent
+   */
+  enabled?: boolean;
+  /**
+   * a server unused this long is stopped
+   */
+  idleShutdownSeconds?: number;
+  /**
+   * how long an edit's result waits for the servers' fresh diagnostics
+   */
+  waitSeconds?: number;
 }
 export interface McpListParams {
   /**
@@ -2072,6 +2200,13 @@ export interface Settings {
    * user hooks by event name (see docs/capabilities.md)
    */
   hooks?: {
+    [k: string]: unknown;
+  };
+  language?: LanguageSettings;
+  /**
+   * language servers by name, added or changing a built-in (see docs/language.md)
+   */
+  languageServers?: {
     [k: string]: unknown;
   };
   /**

@@ -55,6 +55,7 @@ M.METHODS = {
   ["agent/permission"] = "agent/permission",
   ["agent/saveDocuments"] = "agent/saveDocuments",
   ["agent/elicit"] = "agent/elicit",
+  ["agent/languageQuery"] = "agent/languageQuery",
 }
 
 return M
