@@ -24,6 +24,7 @@ RANK = {
     "cli": 7,
     "lsp": 6,
     "acp": 6,  # the ACP face: beside lsp, above workspace
+    "service": 5.5,  # the application service: what both faces do when a request arrives, above workspace
     "workspace": 5,
     "mcp": 4.5,  # MCP servers as tools: uses tools/base.py and config, used by the workspace host
     "config": 4,
@@ -183,6 +184,12 @@ def test_every_layer_imports_only_downward_and_only_its_own_libraries():
         ("lsp/features.py", "import sys\nsys.modules['agent_lsp.cli.run']\n", "lsp may only import layers below it"),
         ("agent/agent.py", "from agent_lsp.llm.factory import create_provider\n", "agent may only import agent_lsp.llm.types"),
         ("cli/client.py", "from pygls.lsp.server import LanguageServer\n", "only lsp, cli may use pygls (here: pygls.client"),
+        ("service/agent_service.py", "from agent_lsp.lsp.language_server import AgentLanguageServer\n", "service may only import layers below it"),
+        ("service/agent_service.py", "from agent_lsp.acp.folders import AcpFolders\n", "service may only import layers below it"),
+        ("service/messages.py", "from pygls.exceptions import JsonRpcInvalidParams\n", "only lsp, cli may use pygls"),
+        ("service/messages.py", "from lsprotocol import types\n", "only lsp, cli may use lsprotocol"),
+        ("service/directory.py", "from acp import RequestError\n", "only acp may use acp"),
+        ("workspace/host.py", "from agent_lsp.service import AgentService\n", "workspace may only import layers below it"),
     ],
 )
 def test_the_checker_reports_forbidden_imports(relative, source, expected):
@@ -197,6 +204,9 @@ def test_the_checker_allows_what_the_rules_allow():
         ("lsp/editor.py", "from pygls.workspace.position_codec import PositionCodec\nfrom agent_lsp.tools.text import line_starts\n"),
         ("agent/agent.py", "from agent_lsp.llm.types import LlmError\nfrom agent_lsp.store.session import Event\nfrom . import inbox\n"),
         ("llm/transport.py", "import httpx\n"),
+        ("lsp/features/agent_requests.py", "from agent_lsp.service import AgentService\n"),
+        ("acp/face.py", "from agent_lsp.service import AgentService, Message\n"),
+        ("service/agent_service.py", "from agent_lsp.workspace.host import WorkspaceHost\nfrom agent_lsp.mcp import McpManager\n"),
     ]
     for relative, source in allowed:
         assert violations(relative, source) == [], relative

@@ -8,20 +8,19 @@ so a saved `.mcp.json` restarts its changed servers at once. The same check
 runs at the start of every turn and before the skill and MCP lists are
 answered: clients that cannot watch files, and files outside the workspace
 (the user's skills and agent types), are covered by it. It costs a few
-`stat` calls.
+`stat` calls; the rule is the application service's
+(`agent_lsp.service.capability_refresh`).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
 from agent_lsp.lsp.language_server import AgentLanguageServer
-
-if TYPE_CHECKING:
-    from agent_lsp.workspace.host import WorkspaceHost
+from agent_lsp.service.capability_refresh import refresh
 
 log = logging.getLogger(__name__)
 
@@ -55,11 +54,3 @@ async def watch_capability_files(ls: AgentLanguageServer) -> None:
     except Exception as error:  # the turn-start check still covers this client
         log.warning("client/registerCapability for file watchers failed: %s", error)
 
-
-def refresh(host: WorkspaceHost) -> None:
-    """Re-read what changed of the folder's capability files; a problem is logged, never raised
-    (a followup must not fail because a skill folder is unreadable)."""
-    try:
-        host.refresh_capabilities()
-    except Exception:
-        log.exception("re-reading the capability files of %s", host.root)
