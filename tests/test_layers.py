@@ -212,6 +212,32 @@ def test_the_checker_allows_what_the_rules_allow():
         assert violations(relative, source) == [], relative
 
 
+def feature_imports(relative: str, source: str) -> list[str]:
+    """Imports of another LSP feature module by a feature module: what features share
+    is in the application service or a module of lsp/ beside them, not in a feature."""
+    if not relative.startswith("lsp/features/") or relative.endswith("__init__.py"):
+        return []
+    found = [(imp.line, imp.module) for imp in imports_of(relative, source) if imp.module.startswith("agent_lsp.lsp.features.")]
+    found += [(node.lineno, f"agent_lsp.lsp.features.{alias.name}")  # `from agent_lsp.lsp.features import x`
+              for node in ast.walk(ast.parse(source))
+              if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "agent_lsp.lsp.features"
+              for alias in node.names]
+    return [f"agent_lsp/{relative}:{line} imports {module}" for line, module in found]
+
+
+def test_lsp_feature_modules_do_not_import_each_other():
+    problems = [problem for relative, source in all_modules() for problem in feature_imports(relative, source)]
+    assert problems == [], "feature modules importing each other:\n" + "\n".join(problems)
+
+
+def test_the_feature_checker_sees_an_import_of_another_feature():
+    source = ("from agent_lsp.lsp.features.watched_files import refresh\nfrom . import review_requests\n"
+              "from agent_lsp.lsp.features import mcp_requests\n")
+    assert len(feature_imports("lsp/features/commands.py", source)) == 3
+    assert feature_imports("lsp/features/commands.py", "from agent_lsp.lsp.messages import message\n") == []
+    assert feature_imports("lsp/handlers.py", source) == []  # the registration imports them all
+
+
 # Rule 4: the variables that are settings (or choose and reach a model) are read by config only.
 SETTING_VARIABLE = re.compile(r"^(AGENT_LSP|OPENAI|ANTHROPIC)_[A-Z0-9_]+$")
 READS_SETTINGS_ITSELF = {
