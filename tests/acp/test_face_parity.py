@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +24,16 @@ SKILL_BODY = "Say hello in Portuguese: Olá."
 
 
 class GatedModel(FakeServer):
-    """The fake model; a reply with a `gate` is held until the test opens it."""
+    """The fake model; a reply with a `gate` is held (`held` set) until the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.held = asyncio.Event()
 
     async def _reply(self, reply: Reply, reader: Any, writer: Any) -> bool:
         gate = getattr(reply, "gate", None)
         if gate is not None:
+            self.held.set()
             await gate.wait()
         return await super()._reply(reply, reader, writer)
 
@@ -80,12 +84,8 @@ def add_skill(workspace: Path) -> None:
                                      encoding="utf-8")
 
 
-async def until(predicate: Any, what: str, timeout: float = TURN_S) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.01)
+async def reached(event: asyncio.Event) -> None:
+    await asyncio.wait_for(event.wait(), TURN_S)
 
 
 def model_view(model: FakeServer, workspace: Path) -> list[Any]:
@@ -118,13 +118,13 @@ async def run_over_lsp(root: Path, mcp: HttpMcpServer) -> tuple[list[Any], dict[
             await turn("change a.txt", sid)
             statuses = len(editor.statuses)
             await editor.request("agent/followup", {"sessionId": sid, "content": "a long job"})
-            await until(lambda: len(model.requests) == 6, "the gated request")
+            await reached(model.held)
             await editor.request("agent/steer", {"sessionId": sid, "content": "be brief"})
             gate.set()
             await editor.wait_for(lambda: (sid, "idle") in editor.statuses[statuses:], timeout=TURN_S, what="idle")
             statuses = len(editor.statuses)
             await editor.request("agent/followup", {"sessionId": sid, "content": "wait forever"})
-            await until(lambda: len(model.requests) == 8, "the stalled request")
+            await reached(model.stall_started)
             await editor.request("agent/cancel", {"sessionId": sid})
             await editor.wait_for(lambda: (sid, "idle") in editor.statuses[statuses:], timeout=TURN_S, what="idle")
             hunks = (await editor.request("agent/review/list", {"sessionId": sid}))["hunks"]
@@ -167,12 +167,12 @@ async def run_over_acp(root: Path, mcp: HttpMcpServer) -> tuple[list[Any], dict[
             await turn("greet me as @web:docs://readme says")
             await turn("change a.txt")
             running = asyncio.ensure_future(turn("a long job"))
-            await until(lambda: len(model.requests) == 6, "the gated request")
+            await reached(model.held)
             await conn.ext_method("session/steering", {"sessionId": sid, "prompt": [{"type": "text", "text": "be brief"}]})
             gate.set()
             await running
             running = asyncio.ensure_future(turn("wait forever"))
-            await until(lambda: len(model.requests) == 8, "the stalled request")
+            await reached(model.stall_started)
             await conn.cancel(session_id=sid)
             await running
             updates = client.of(sid)
