@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from server_relay import Client, _model_server  # noqa: E402
 
-TARGET_FILES = 8
+TARGET_FILES = 9  # the face's handler, the application service both faces share, then the agent's way
 
 # Runs in the server process: traces between the second followup read and the next idle.
 TRACER = r"""

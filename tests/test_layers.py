@@ -24,6 +24,7 @@ RANK = {
     "cli": 7,
     "lsp": 6,
     "acp": 6,  # the ACP face: beside lsp, above workspace
+    "service": 5.5,  # the application service: what both faces do when a request arrives, above workspace
     "workspace": 5,
     "mcp": 4.5,  # MCP servers as tools: uses tools/base.py and config, used by the workspace host
     "language": 4.5,  # language servers we run, as an LSP client: implements tools' language port
@@ -185,6 +186,12 @@ def test_every_layer_imports_only_downward_and_only_its_own_libraries():
         ("lsp/features.py", "import sys\nsys.modules['agent_lsp.cli.run']\n", "lsp may only import layers below it"),
         ("agent/agent.py", "from agent_lsp.llm.factory import create_provider\n", "agent may only import agent_lsp.llm.types"),
         ("cli/client.py", "from pygls.lsp.server import LanguageServer\n", "only lsp, cli, language may use pygls (here: pygls.client"),
+        ("service/agent_service.py", "from agent_lsp.lsp.language_server import AgentLanguageServer\n", "service may only import layers below it"),
+        ("service/agent_service.py", "from agent_lsp.acp.folders import AcpFolders\n", "service may only import layers below it"),
+        ("service/messages.py", "from pygls.exceptions import JsonRpcInvalidParams\n", "only lsp, cli, language may use pygls"),
+        ("service/messages.py", "from lsprotocol import types\n", "only lsp, cli, language may use lsprotocol"),
+        ("service/directory.py", "from acp import RequestError\n", "only acp may use acp"),
+        ("workspace/host.py", "from agent_lsp.service import AgentService\n", "workspace may only import layers below it"),
     ],
 )
 def test_the_checker_reports_forbidden_imports(relative, source, expected):
@@ -199,9 +206,38 @@ def test_the_checker_allows_what_the_rules_allow():
         ("lsp/editor.py", "from pygls.workspace.position_codec import PositionCodec\nfrom agent_lsp.tools.text import line_starts\n"),
         ("agent/agent.py", "from agent_lsp.llm.types import LlmError\nfrom agent_lsp.store.session import Event\nfrom . import inbox\n"),
         ("llm/transport.py", "import httpx\n"),
+        ("lsp/features/agent_requests.py", "from agent_lsp.service import AgentService\n"),
+        ("acp/face.py", "from agent_lsp.service import AgentService, Message\n"),
+        ("service/agent_service.py", "from agent_lsp.workspace.host import WorkspaceHost\nfrom agent_lsp.mcp import McpManager\n"),
     ]
     for relative, source in allowed:
         assert violations(relative, source) == [], relative
+
+
+def feature_imports(relative: str, source: str) -> list[str]:
+    """Imports of another LSP feature module by a feature module: what features share
+    is in the application service or a module of lsp/ beside them, not in a feature."""
+    if not relative.startswith("lsp/features/") or relative.endswith("__init__.py"):
+        return []
+    found = [(imp.line, imp.module) for imp in imports_of(relative, source) if imp.module.startswith("agent_lsp.lsp.features.")]
+    found += [(node.lineno, f"agent_lsp.lsp.features.{alias.name}")  # `from agent_lsp.lsp.features import x`
+              for node in ast.walk(ast.parse(source))
+              if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module == "agent_lsp.lsp.features"
+              for alias in node.names]
+    return [f"agent_lsp/{relative}:{line} imports {module}" for line, module in found]
+
+
+def test_lsp_feature_modules_do_not_import_each_other():
+    problems = [problem for relative, source in all_modules() for problem in feature_imports(relative, source)]
+    assert problems == [], "feature modules importing each other:\n" + "\n".join(problems)
+
+
+def test_the_feature_checker_sees_an_import_of_another_feature():
+    source = ("from agent_lsp.lsp.features.watched_files import refresh\nfrom . import review_requests\n"
+              "from agent_lsp.lsp.features import mcp_requests\n")
+    assert len(feature_imports("lsp/features/commands.py", source)) == 3
+    assert feature_imports("lsp/features/commands.py", "from agent_lsp.lsp.messages import message\n") == []
+    assert feature_imports("lsp/handlers.py", source) == []  # the registration imports them all
 
 
 # Rule 4: the variables that are settings (or choose and reach a model) are read by config only.

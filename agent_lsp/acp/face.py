@@ -1,7 +1,10 @@
 """The ACP agent: ACP's methods over the workspace hosts, the same agents and store as LSP.
 
 The `acp` library (agent-client-protocol) speaks the JSON-RPC and calls these
-methods; each maps onto the workspace/agent API:
+methods; each maps onto the workspace/agent API, and what the LSP face does
+too (a prompt, a steer, a cancel, a queued prompt removed) is one call of the
+application service (`agent_lsp.service`), with this face's folders and
+sessions (acp/folders.py) as its SessionDirectory:
 
     initialize          the client's fs capabilities switch the editor to client files
     session/new         a session in the store of the client's cwd (one WorkspaceHost per folder)
@@ -55,6 +58,7 @@ from acp.schema import (
 from agent_lsp import __version__
 from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session, current_tool
 from agent_lsp.acp.client_mcp import ClientMcp, ClientServerError, client_servers
+from agent_lsp.acp.folders import AcpFolders, in_use, invalid
 from agent_lsp.acp.mcp_prompts import PromptCommand, run_prompt_command, session_prompt_commands
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
 from agent_lsp.acp.queue import REMOVE_METHOD
@@ -64,6 +68,7 @@ from agent_lsp.acp.updates import UpdateMapper
 from agent_lsp.agent import Agent
 from agent_lsp.agent.compaction import CompactionError
 from agent_lsp.config import SettingsLayers
+from agent_lsp.service import AgentService, Message
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
@@ -74,7 +79,6 @@ log = logging.getLogger(__name__)
 
 STOP_REASONS = {"completed": "end_turn", "max-tokens": "max_tokens", "blocked": "refusal",
                 "aborted": "cancelled", "interrupted": "cancelled"}
-SESSION_IN_USE_CODE = -32010  # the LSP face's code for the same refusal (docs/protocol.md)
 CANCEL_ANSWER_S = 0.08  # a cancelled prompt is answered by then even if its turn has not ended yet
 FILE_TOOLS = frozenset({"read_file", "edit_file", "write_file"})
 # Extension methods are named here without the "_" they have on the wire.
@@ -99,14 +103,11 @@ MODES = [
 ]
 
 
-def _invalid(message: str, **data: Any) -> RequestError:
-    return RequestError(-32602, message, data or None)
-
-
 class AcpAgent:
     def __init__(self, settings: SettingsLayers):
         self.settings = settings
-        self.hosts: dict[Path, WorkspaceHost] = {}
+        self.folders = AcpFolders(self._build_host)  # one host per session cwd
+        self.service = AgentService(self.folders)  # the operations both faces share
         self.sessions: dict[str, AcpSession] = {}
         self.models: dict[str, ModelChoice] = {}  # the model each session uses (acp/models.py)
         self.client_mcp: dict[str, ClientMcp] = {}  # the MCP servers the client passed for a session
@@ -118,7 +119,7 @@ class AcpAgent:
 
     def on_connect(self, connection: Any) -> None:
         self.connection = connection
-        self.editor = AcpEditor(connection, lambda: list(self.hosts), self._updates_sent,
+        self.editor = AcpEditor(connection, lambda: list(self.folders.hosts), self._updates_sent,
                                 permission_timeout_s=self.settings.current.permissions.ask_timeout_seconds)
 
     # --------------------------------------------------------------- lifecycle
@@ -152,42 +153,29 @@ class AcpAgent:
             session.close()
         for servers in self.client_mcp.values():
             await servers.stop()
-        for host in self.hosts.values():
+        for host in self.folders.all_hosts():
             await host.close()
 
     # ----------------------------------------------------------------- folders
 
-    def _host(self, cwd: str) -> WorkspaceHost:
-        root = Path(cwd)
-        if not root.is_absolute():
-            raise _invalid(f"cwd must be an absolute path, got {cwd!r}", cwd=cwd)
-        if not root.is_dir():
-            raise _invalid(f"cwd {cwd} is not a directory", cwd=cwd)
-        root = root.resolve()
-        host = self.hosts.get(root)
-        if host is None:
-            assert self.editor is not None
-            host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, on_agent=self._attach)
-            host.listing_warm_up.start()
-            self.hosts[root] = host
+    def _build_host(self, root: Path) -> WorkspaceHost:
+        assert self.editor is not None
+        host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, on_agent=self._attach)
+        host.listing_warm_up.start()
         return host
 
-    def _host_of(self, session_id: str) -> WorkspaceHost:
-        session = self.sessions.get(session_id)
-        if session is None:
-            raise _invalid(f"unknown session {session_id}: create it with session/new or open it with session/load",
-                           sessionId=session_id)
-        for host in self.hosts.values():
-            if host.agents.get(session_id) is session.agent:
-                return host
-        raise _invalid(f"session {session_id} is closed", sessionId=session_id)
+    def _session(self, session_id: str) -> tuple[WorkspaceHost, AcpSession]:
+        """A session of this connection and how the client follows it (its agent built
+        again first if its host retired it)."""
+        host, agent = self.folders.agent_for(session_id)
+        return host, self.sessions[agent.session_id]
 
     # ---------------------------------------------------------------- sessions
 
     def _attach(self, agent: Agent) -> None:
         """Called for every agent a host builds: follow it, and give its file
         tools the client's text and its session (acp/client_editor.py)."""
-        host = next(h for h in self.hosts.values() if h.agents.get(agent.session_id) is agent)
+        host = self.folders.attached(agent)
         old = self.sessions.pop(agent.session_id, None)
         if old is not None:
             old.close()
@@ -286,7 +274,7 @@ class AcpAgent:
         try:
             return client_servers(mcp_servers)
         except ClientServerError as error:
-            raise _invalid(str(error)) from None
+            raise invalid(str(error)) from None
 
     async def _use_client_servers(self, host: WorkspaceHost, agent: Agent, servers: list) -> None:
         """Run the servers the client passed for this session (acp/client_mcp.py)."""
@@ -302,7 +290,7 @@ class AcpAgent:
             self.client_mcp[agent.session_id].attach(agent)
 
     async def new_session(self, cwd: str, mcp_servers: Any = None, **kwargs: Any) -> NewSessionResponse:
-        host = self._host(cwd)
+        host = self.folders.host(cwd)
         servers = self._client_servers(mcp_servers)
         agent = host.new_session()
         await self._use_client_servers(host, agent, servers)
@@ -313,15 +301,14 @@ class AcpAgent:
                                   modes=self._modes(host, agent.session_id))
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
-        host = self._host(cwd)
+        host = self.folders.host(cwd)
         servers = self._client_servers(mcp_servers)
         try:
             agent = host.use(session_id)
         except UnknownSession:
-            raise _invalid(f"unknown session {session_id} in {host.root}", sessionId=session_id) from None
+            raise invalid(f"unknown session {session_id} in {host.root}", sessionId=session_id) from None
         except SessionLockedError as error:
-            raise RequestError(SESSION_IN_USE_CODE, f"session {session_id} is open in another agent-lsp process: {error}",
-                               {"sessionId": session_id}) from None
+            raise in_use(session_id, error) from None
         await self._use_client_servers(host, agent, servers)
         session = self.sessions[agent.session_id]
         session.replay()
@@ -336,14 +323,14 @@ class AcpAgent:
         return SessionModeState(current_mode_id=host.modes.mode_of(session_id), available_modes=MODES)
 
     async def set_session_mode(self, session_id: str, mode_id: str, **kwargs: Any) -> SetSessionModeResponse:
-        host = self._host_of(session_id)
+        host, session = self._session(session_id)
         if mode_id not in PERMISSION_MODES:
-            raise _invalid(f"unknown mode {mode_id!r}; the modes are: {', '.join(PERMISSION_MODES)}", modeId=mode_id)
-        host.modes.set_mode(self.sessions[session_id].agent, mode_id)  # logged: current_mode_update follows
+            raise invalid(f"unknown mode {mode_id!r}; the modes are: {', '.join(PERMISSION_MODES)}", modeId=mode_id)
+        host.modes.set_mode(session.agent, mode_id)  # logged: current_mode_update follows
         return SetSessionModeResponse()
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
-        hosts = [self._host(cwd)] if cwd else list(self.hosts.values())
+        hosts = [self.folders.host(cwd)] if cwd else self.folders.all_hosts()
         infos = []
         for host in hosts:
             for listing in await host.list_sessions_off_loop():
@@ -356,9 +343,10 @@ class AcpAgent:
     # ----------------------------------------------------------------- prompts
 
     async def prompt(self, session_id: str, prompt: list[Any], **kwargs: Any) -> PromptResponse:
-        host = self._host_of(session_id)
-        session = self.sessions[session_id]
+        host, session = self._session(session_id)
         text = prompt_text(prompt)
+        typed = "".join(getattr(block, "text", "") for block in prompt if getattr(block, "type", None) == "text")
+        mentions = True  # `@server:uri` in the user's own words (not in the files they embedded) attaches it
         command = text.strip().split(maxsplit=1)
         if command and command[0] in COMMAND_NAMES:
             await self._command(host, session, command[0][1:], command[1] if len(command) > 1 else "")
@@ -368,15 +356,21 @@ class AcpAgent:
             try:
                 text = await run_prompt_command(self._managers(host, session_id), mcp_prompt,
                                                 command[1] if len(command) > 1 else "")
+                mentions = False  # the prompt's text is the server's, not the user's
             except Exception as error:  # PromptProblem (a missing argument), or the server failed
                 session.push(update_agent_message_text(f"Could not run /{mcp_prompt.name}: {error}"))
                 await session.drained()
                 return PromptResponse(stop_reason="end_turn")
         message_id = f"acp_{uuid.uuid4().hex[:16]}"
-        ended = session.expect(message_id)
-        session.agent.followup(text, id=message_id)
-        reason = await ended
-        await session.drained()
+        ended: list[asyncio.Future[dict[str, Any]]] = []
+
+        def expect(agent: Agent) -> None:  # the agent that takes it: a changed rule or hook rebuilds an idle one
+            ended.append(self.sessions[agent.session_id].expect(message_id))
+
+        await self.service.followup(Message(text, typed=typed), session_id=session_id, message_id=message_id,
+                                    mentions=mentions, before_queue=expect)
+        reason = await ended[0]
+        await self.sessions[session_id].drained()
         stop = STOP_REASONS.get(reason.get("kind", ""))
         if stop is None:  # error: the client shows the message of the failure
             error = reason.get("error") or {}
@@ -413,16 +407,16 @@ class AcpAgent:
         await session.drained()
 
     async def set_config_option(self, config_id: str, session_id: str, value: Any, **kwargs: Any) -> SetSessionConfigOptionResponse:
-        self._host_of(session_id)
+        self._session(session_id)
         choice = self.models[session_id]
         if config_id != MODEL_OPTION:
-            raise _invalid(f"unknown config option {config_id!r}; the options are: {MODEL_OPTION}", configId=config_id)
+            raise invalid(f"unknown config option {config_id!r}; the options are: {MODEL_OPTION}", configId=config_id)
         try:
             choice.choose(value if isinstance(value, str) else "")
         except KeyError:
-            raise _invalid(f"unknown model {value!r}; the choices are: {', '.join(choice.offered)}", value=value) from None
+            raise invalid(f"unknown model {value!r}; the choices are: {', '.join(choice.offered)}", value=value) from None
         except ModelSwitchError as error:
-            raise _invalid(str(error), value=value) from None
+            raise invalid(str(error), value=value) from None
         return SetSessionConfigOptionResponse(config_options=[choice.option()])
 
     async def cancel(self, session_id: str, **kwargs: Any) -> None:
@@ -430,7 +424,7 @@ class AcpAgent:
         if session is None:
             return
         cancelled = session.open_prompts()
-        session.agent.cancel("user")
+        self.service.cancel(session_id)
         # the turn ends within its grace; the client hears `cancelled` by CANCEL_ANSWER_S at the latest
         asyncio.get_running_loop().call_later(CANCEL_ANSWER_S, session.cancel_prompts, cancelled)
 
@@ -439,30 +433,29 @@ class AcpAgent:
             raise RequestError.method_not_found(f"_{method}")
         session_id = params.get("sessionId")
         if not isinstance(session_id, str):
-            raise _invalid("sessionId (a string) is required")
-        self._host_of(session_id)
-        agent = self.sessions[session_id].agent
+            raise invalid("sessionId (a string) is required")
+        _, session = self._session(session_id)
         if method == REMOVE_METHOD:
             message_id = params.get("messageId")
             if not isinstance(message_id, str):
-                raise _invalid("messageId (a string) is required")
-            return {"removed": agent.remove(message_id)}
+                raise invalid("messageId (a string) is required")
+            return {"removed": self.service.remove_queued(session_id, message_id)}
         text = params.get("prompt")
         if isinstance(text, list):  # text content blocks
             text = "".join(b.get("text") or "" for b in text if isinstance(b, dict) and b.get("type") == "text")
         if not isinstance(text, str) or not text.strip():
-            raise _invalid("prompt (text or content blocks) is required")
-        running = agent.status == "running"
+            raise invalid("prompt (text or content blocks) is required")
         if method == STEERING_METHOD:
             meta = params.get("_meta")
             steering = meta.get("steering") if isinstance(meta, dict) else None
             idle = steering.get("idleBehavior") if isinstance(steering, dict) else None
-            if not running and idle == "promptRequired":  # the client sends it as a prompt itself
+            if session.agent.status != "running" and idle == "promptRequired":  # the client sends it as a prompt
                 return {"outcome": "promptRequired", "reason": "noRunningTurn"}
-        message = agent.steer(text) if running else agent.followup(text)
+        queued = await self.service.steer(Message(text), session_id=session_id, idle_followup=True)
+        steered = queued.delivery == "steer"
         if method == STEERING_METHOD:
-            return {"outcome": "injected" if running else "startedNewTurn", "_meta": {"messageId": message["id"]}}
-        return {"messageId": message["id"], "delivery": "steer" if running else "followup"}
+            return {"outcome": "injected" if steered else "startedNewTurn", "_meta": {"messageId": queued.message_id}}
+        return {"messageId": queued.message_id, "delivery": queued.delivery}
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None

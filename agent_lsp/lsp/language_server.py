@@ -28,6 +28,7 @@ from agent_lsp.lsp.progress import ProgressReporter
 from agent_lsp.lsp.relay import AgentEvents, Relay
 from agent_lsp.lsp.rpc import AgentProtocol, SessionInUse, raw_params_converter, refused
 from agent_lsp.secrets import mask
+from agent_lsp.service import AgentService
 from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.workspace.documents import Documents
@@ -126,6 +127,7 @@ class AgentLanguageServer(LanguageServer):
         self.early_configuration: asyncio.Future | bool | None = None
         self.process = process or _NoProcess()
         self._tasks: set[asyncio.Task] = set()
+        self.service = AgentService(self)  # the handlers' operations; this server is its SessionDirectory
 
     # --------------------------------------------------------------- plumbing
 
@@ -217,6 +219,9 @@ class AgentLanguageServer(LanguageServer):
         """Every folder's host (built now if need be)."""
         return [self.host(root) for root in list(self.folders)]
 
+    def all_hosts(self) -> list[WorkspaceHost]:
+        return self.hosts
+
     @property
     def live_hosts(self) -> list[WorkspaceHost]:
         return [host for host in self.folders.values() if host is not None]
@@ -240,6 +245,11 @@ class AgentLanguageServer(LanguageServer):
     def folder_of(self, path: Path) -> Path | None:
         """The workspace folder holding `path` (or being it), if one does."""
         return next((root for root in self.folders if _holds(root, path)), None)
+
+    def host_holding(self, path: Path) -> WorkspaceHost | None:
+        """The host of the workspace folder holding `path`, if one does."""
+        folder = self.folder_of(path)
+        return self.host(folder) if folder is not None else None
 
     def host_for_uri(self, uri: str | None) -> WorkspaceHost:
         """The host of a workspace folder URI (or of a folder containing it); no URI: the first folder."""

@@ -16,8 +16,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import capabilities
-from agent_lsp.lsp.features.review_requests import pending_hunks
 from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
+from agent_lsp.workspace.documents import normalise_path
 
 ASK_SELECTION_PROMPT = "Look at the selected code: explain what it does and point out any problem."
 FIX_RANGE_PROMPT = "Find the problem in this code and fix it."
@@ -75,13 +75,16 @@ def build_code_actions(ls: AgentLanguageServer, params: types.CodeActionParams) 
 def review_actions(ls: AgentLanguageServer, uri: str, range_: types.Range) -> list[types.CodeAction]:
     """Keep / Undo for the agent's pending hunks the range touches ("edits.review": "review"),
     and for all of the document's when it has more than one."""
-    hunks = pending_hunks(ls, None, uri) if uri_to_path(uri) is not None else []
+    path = uri_to_path(uri)
+    placed_hunks = ls.service.pending_hunks(None, normalise_path(path)) if path is not None else []
     actions = []
-    for hunk in hunks:
-        first, last = hunk.range.start.line, max(hunk.range.start.line, hunk.range.end.line - 1)
+    for placed in placed_hunks:
+        first, last = placed.start, max(placed.start, placed.end - 1)
         if first <= range_.end.line and range_.start.line <= last:
+            hunk = placed.hunk
             for action, title in (("keep", "Keep agent change"), ("undo", "Undo agent change")):
                 actions.append(_resolve_action(title, {"sessionId": hunk.session_id, "hunkId": hunk.hunk_id, "action": action}))
+    hunks = [placed.hunk for placed in placed_hunks]
     sessions = list(dict.fromkeys(hunk.session_id for hunk in hunks))
     if len(hunks) > 1 and len(sessions) == 1:
         for action, title in (("keep", "Keep all agent changes in this file"), ("undo", "Undo all agent changes in this file")):

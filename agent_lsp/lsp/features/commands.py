@@ -10,8 +10,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import capabilities
 from agent_lsp.lsp import protocol as wire
-from agent_lsp.lsp.features.agent_requests import content_value, context_dicts, start_followup
 from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.messages import message, message_ref
 from agent_lsp.lsp.rpc import parse
 
 
@@ -27,22 +27,20 @@ def register(server: AgentLanguageServer) -> None:
         # in the same read as the answer to its synchronous executeCommand unread until more
         # output comes, so a turn whose first output raced the answer could wait forever on an
         # applyEdit the editor never saw.
-        ref = start_followup(ls, p.session_id, p.workspace_uri, p.content, p.context, use_current=True,
-                             after_s=COMMAND_TURN_DELAY_S)
-        ls.command_sessions.add(ref.session_id)
-        return wire.wire_dump(ref)
+        queued = await ls.service.followup(message(p.content, p.context), session_id=p.session_id or None,
+                                           workspace_uri=p.workspace_uri, use_current=True, mentions=False,
+                                           after_s=COMMAND_TURN_DELAY_S)
+        ls.command_sessions.add(queued.session_id)
+        return message_ref(queued)
 
     @server.command(capabilities.STEER)
     async def cmd_steer(ls: AgentLanguageServer, *args: Any) -> dict:
         p = _command_args(args)
         await ls.ready()
-        if p.session_id:
-            _, agent = ls.agent_for(p.session_id)
-        else:
-            agent = ls.host_for_uri(p.workspace_uri).current()
-        message = agent.steer(content_value(p.content), context=context_dicts(p.context))
-        ls.command_sessions.add(agent.session_id)
-        return wire.wire_dump(wire.MessageRef(session_id=agent.session_id, message_id=message["id"]))
+        queued = await ls.service.steer(message(p.content, p.context), session_id=p.session_id or None,
+                                        workspace_uri=p.workspace_uri)
+        ls.command_sessions.add(queued.session_id)
+        return message_ref(queued)
 
     @server.command(capabilities.CANCEL)
     async def cmd_cancel(ls: AgentLanguageServer, *args: Any) -> dict:
@@ -53,14 +51,7 @@ def register(server: AgentLanguageServer) -> None:
             session_id = args[0].get("sessionId")
             keep_inbox = bool(args[0].get("keepInbox", False))
             workspace_uri = args[0].get("workspaceUri")
-        if session_id:
-            _, agent = ls.agent_for(session_id)
-        else:
-            host = ls.host_for_uri(workspace_uri)
-            if host.current_session_id is None:
-                return {}
-            agent = host.current()
-        agent.cancel("user", keep_inbox=keep_inbox)
+        ls.service.cancel(session_id or None, workspace_uri=workspace_uri, keep_inbox=keep_inbox)
         return {}
 
     @server.command(capabilities.NEW_SESSION)

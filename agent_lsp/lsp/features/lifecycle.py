@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.early import CHANGE_SOURCE, CONFIG_SECTION, CONFIGURATION_SOURCE
-from agent_lsp.lsp.features import watched_files
+from agent_lsp.lsp.file_watchers import watch_capability_files
 from agent_lsp.lsp.language_server import AgentLanguageServer, uri_to_path
 
 log = logging.getLogger(__name__)
@@ -47,7 +47,7 @@ def register(server: AgentLanguageServer) -> None:
     @server.feature(types.INITIALIZED)
     async def on_initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
         ls.warm_up()
-        ls.spawn(watched_files.watch_capability_files(ls))
+        ls.spawn(watch_capability_files(ls))
         async with ls.settings_lock:
             ls.report_problems(ls.pending_problems)
             ls.pending_problems = []

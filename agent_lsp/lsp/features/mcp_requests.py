@@ -1,8 +1,9 @@
 """The MCP requests (see docs/protocol.md, "MCP servers"): agent/mcp/list (the
 servers of the workspace folders and their state), agent/mcp/authorize and
 agent/mcp/logout (sign a server in again, forget its tokens), agent/mcp/prompts and
-agent/mcp/prompt/run (the servers' prompts as commands the user runs), and
-the `@server:uri` attachments of a followup's text."""
+agent/mcp/prompt/run (the servers' prompts as commands the user runs). The
+`@server:uri` attachments of a followup's text are the application service's
+(`agent_lsp.service.messages`)."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ from typing import Any
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
-from agent_lsp.lsp.features.watched_files import refresh
 from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.messages import message_ref
 from agent_lsp.lsp.rpc import parse
+from agent_lsp.service import Message
+from agent_lsp.service.capability_refresh import refresh
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -56,10 +59,7 @@ def register(server: AgentLanguageServer) -> None:
 
         p = parse(wire.McpPromptRunParams, params)
         await ls.ready()
-        if p.session_id:
-            host, agent = ls.agent_for(p.session_id)
-        else:
-            host, agent = ls.host_for_uri(p.workspace_uri), None
+        host = ls.host_for_session(p.session_id) if p.session_id else ls.host_for_uri(p.workspace_uri)
         try:
             text = await prompt_text(host.mcp_manager(), p.server, p.name, p.arguments)
         except PromptProblem as problem:
@@ -68,24 +68,8 @@ def register(server: AgentLanguageServer) -> None:
             raise JsonRpcInvalidParams(
                 f"name: MCP server {p.server!r} could not give the prompt {p.name!r}: {error_text(error)}"
             ) from None
-        if agent is None:
-            agent = host.new_session()
-        message = agent.followup(text)
-        return wire.wire_dump(wire.MessageRef(session_id=agent.session_id, message_id=message["id"]))
-
-
-async def with_resource_attachments(
-    ls: AgentLanguageServer, p: wire.FollowupParams
-) -> list[wire.ContextItem] | None:
-    """The followup's context plus one `mcp-resource` item per `@server:uri` in its text."""
-    from agent_lsp.mcp.attachments import attachments, mentions
-
-    text = p.content if isinstance(p.content, str) else "\n".join(b.text or "" for b in p.content if b.type == "text")
-    if not mentions(text):
-        return p.context
-    host = ls.agent_for(p.session_id)[0] if p.session_id else ls.host_for_uri(p.workspace_uri)
-    found = [wire.ContextItem.model_validate(item) for item in await attachments(host.mcp_manager(), text)]
-    return [*(p.context or []), *found]
+        return message_ref(await ls.service.followup(Message(text), session_id=p.session_id or None,
+                                                     workspace_uri=p.workspace_uri, mentions=False))
 
 
 async def _on_server(ls: AgentLanguageServer, params: Any, action: str) -> dict:

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from agent_lsp.workspace.edit_review import PlacedHunk
-    from agent_lsp.workspace.host import WorkspaceHost
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -27,7 +26,8 @@ def register(server: AgentLanguageServer) -> None:
     async def review_list(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.ReviewListParams, params)
         await ls.ready()
-        return wire.wire_dump(wire.ReviewListResult(hunks=pending_hunks(ls, p.session_id, p.uri)))
+        hunks = ls.service.pending_hunks(p.session_id or None, path_of(p.uri))
+        return wire.wire_dump(wire.ReviewListResult(hunks=[hunk_info(ls, placed) for placed in hunks]))
 
     @server.feature("agent/review/resolve")
     async def review_resolve(ls: AgentLanguageServer, params: Any) -> dict:
@@ -38,20 +38,6 @@ def register(server: AgentLanguageServer) -> None:
         if len(args) != 1:
             raise JsonRpcInvalidParams("arguments: expected one argument, {sessionId, action, hunkId? | uri? | all?}")
         return await resolve(ls, parse(wire.ReviewResolveParams, args[0]))
-
-
-def pending_hunks(ls: AgentLanguageServer, session_id: str | None, uri: str | None) -> list[wire.PendingHunkInfo]:
-    """The pending hunks of one session (or every session), of one document (or all).
-    The folders' hosts are built if need be: after a restart the hunks are in
-    the session logs, and the first list reads them back."""
-    path = _path_of(uri)
-    if session_id:
-        hosts = [ls.host_for_session(session_id)]
-    elif path is not None:
-        hosts = [host for host in (_host_of(ls, path),) if host is not None]
-    else:
-        hosts = ls.hosts
-    return [hunk_info(ls, placed) for host in hosts for placed in host.review.pending(session_id, path)]
 
 
 def hunk_info(ls: AgentLanguageServer, placed: PlacedHunk) -> wire.PendingHunkInfo:
@@ -71,20 +57,15 @@ async def resolve(ls: AgentLanguageServer, p: wire.ReviewResolveParams) -> dict:
     await ls.ready()
     host = ls.host_for_session(p.session_id)
     try:
-        outcome = await host.review.resolve(p.session_id, p.action, path=_path_of(p.uri), hunk_id=p.hunk_id)
+        outcome = await host.review.resolve(p.session_id, p.action, path=path_of(p.uri), hunk_id=p.hunk_id)
     except ReviewError as error:
         raise JsonRpcInvalidParams(str(error)) from None
     return wire.wire_dump(wire.ReviewResolveResult(
         resolved=outcome.resolved, skipped=[wire.ReviewSkip(hunk_id=h, reason=why) for h, why in outcome.skipped]))
 
 
-def _host_of(ls: AgentLanguageServer, path: Path) -> WorkspaceHost | None:
-    """The host of the workspace folder holding this file, if one does."""
-    folder = ls.folder_of(path)
-    return ls.host(folder) if folder is not None else None
-
-
-def _path_of(uri: str | None):
+def path_of(uri: str | None) -> Path | None:
+    """The normalised path of a document URI; invalid params when it is not a file URI."""
     if uri is None:
         return None
     path = uri_to_path(uri)

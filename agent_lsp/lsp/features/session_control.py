@@ -12,8 +12,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from agent_lsp.agent.inbox import NEXT_STEP, NEXT_TURN
 from agent_lsp.agent.rewind import RewindError
 from agent_lsp.lsp import protocol as wire
-from agent_lsp.lsp.features.agent_requests import content_value
 from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.messages import content_value
 from agent_lsp.lsp.rpc import SessionInUse, parse
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.workspace.session_family import ForkError

@@ -4,15 +4,20 @@ the skills of the workspace folders, and a skill invoked by the user
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import capabilities
 from agent_lsp.lsp import protocol as wire
-from agent_lsp.lsp.features.watched_files import refresh
 from agent_lsp.lsp.language_server import AgentLanguageServer
+from agent_lsp.lsp.messages import message_ref
 from agent_lsp.lsp.rpc import parse
+from agent_lsp.service import Message
+from agent_lsp.service.capability_refresh import refresh
+
+if TYPE_CHECKING:
+    from agent_lsp.service import Queued
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -34,7 +39,7 @@ def register(server: AgentLanguageServer) -> None:
     async def skill_run_request(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.SkillRunParams, params)
         await ls.ready()
-        return wire.wire_dump(run_skill(ls, p))
+        return message_ref(await run_skill(ls, p))
 
     @server.command(capabilities.RUN_SKILL)
     async def cmd_run_skill(ls: AgentLanguageServer, *args: Any) -> dict:
@@ -43,22 +48,16 @@ def register(server: AgentLanguageServer) -> None:
         value = {"name": args[0]} if isinstance(args[0], str) else args[0]
         p = parse(wire.SkillRunParams, value)
         await ls.ready()
-        ref = run_skill(ls, p, use_current=True)
-        ls.command_sessions.add(ref.session_id)
-        return wire.wire_dump(ref)
+        queued = await run_skill(ls, p, use_current=True)
+        ls.command_sessions.add(queued.session_id)
+        return message_ref(queued)
 
 
-def run_skill(ls: AgentLanguageServer, p: wire.SkillRunParams, *, use_current: bool = False) -> wire.MessageRef:
+async def run_skill(ls: AgentLanguageServer, p: wire.SkillRunParams, *, use_current: bool = False) -> Queued:
     from agent_lsp.tools.base import ToolError  # with the agent machinery, not at server start
     from agent_lsp.tools.skills import invocation_text
 
-    if p.session_id:
-        refresh(ls.host_for_session(p.session_id))  # before the agent is taken: a change may rebuild it
-        host, agent = ls.agent_for(p.session_id)
-    else:
-        host = ls.host_for_uri(p.workspace_uri)
-        refresh(host)
-        agent = None
+    host = ls.service.turn_host(p.session_id or None, p.workspace_uri)  # the skills as they are now
     skill = host.skills().get(p.name)
     if skill is None:
         known = ", ".join(host.skills()) or "none"
@@ -67,7 +66,5 @@ def run_skill(ls: AgentLanguageServer, p: wire.SkillRunParams, *, use_current: b
         text = invocation_text(skill, p.arguments)
     except ToolError as error:  # the file changed since it was listed
         raise JsonRpcInvalidParams(f"name: skill {p.name!r}: {error.message}") from None
-    if agent is None:
-        agent = host.current() if use_current else host.new_session()
-    message = agent.followup(text)
-    return wire.MessageRef(session_id=agent.session_id, message_id=message["id"])
+    return await ls.service.followup(Message(text), session_id=p.session_id or None, workspace_uri=p.workspace_uri,
+                                     use_current=use_current, mentions=False)
