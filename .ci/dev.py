@@ -135,7 +135,9 @@ def _vscode_parts() -> list[Part]:
             part.whole, part.why = "skipped", "npm not found (Node 20+ with npm runs the extension's tests)"
         return [unit, editor]
     script = VSCODE / "scripts" / "ci.sh"
-    env = {**os.environ, "AGENT_LSP_PYTHON": str(PYTHON)}
+    # The agent's own language servers are tested in the Python part; here, as in
+    # the rest of the suite, they stay off (tests/conftest.py says why).
+    env = {**os.environ, "AGENT_LSP_PYTHON": str(PYTHON), "AGENT_LSP_LANGUAGE_SERVERS": "false"}
 
     print("== VS Code unit tests (log: %s)" % (LOGS / "vscode-unit.log"), flush=True)
     code, out = _run_logged(["bash", script, "unit"], LOGS / "vscode-unit.log", env)

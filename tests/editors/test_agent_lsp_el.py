@@ -30,7 +30,7 @@ def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissio
     if permissions:
         settings["permissions"] = permissions
     out = tmp_path / "agent.txt"
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AGENT_LSP_")}
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and (not k.startswith("AGENT_LSP_") or k == "AGENT_LSP_LANGUAGE_SERVERS")}
     env.update(
         HOME=str(tmp_path),
         XDG_CONFIG_HOME=str(tmp_path / "config"),

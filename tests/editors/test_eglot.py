@@ -28,7 +28,7 @@ def run_eglot(tmp_path: Path, script: list[dict], final_answer: str, extra_setti
     (prepare or (lambda path: path.write_text(BUGGY)))(workspace / "stats.py")
     settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions"),
                 **(extra_settings or {})}
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("AGENT_LSP_")}
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and (not k.startswith("AGENT_LSP_") or k == "AGENT_LSP_LANGUAGE_SERVERS")}
     env.update(
         HOME=str(tmp_path),  # no user init files, no user agent-lsp config
         XDG_CONFIG_HOME=str(tmp_path / "config"),

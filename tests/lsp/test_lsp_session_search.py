@@ -49,7 +49,7 @@ async def test_a_query_finds_sessions_by_the_text_of_their_messages(tmp_path: Pa
         await editor.wait_idle(emoji, before)
         assert [s["sessionId"] for s in await found({"query": "narwhal"})] == [emoji]
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_LSP_") and not k.endswith("_API_KEY")}
+    env = {k: v for k, v in os.environ.items() if (not k.startswith("AGENT_LSP_") or k == "AGENT_LSP_LANGUAGE_SERVERS") and not k.endswith("_API_KEY")}
     env.update(AGENT_LSP_SESSIONS_DIR=str(sessions), XDG_CONFIG_HOME=str(tmp_path / "config"),
                XDG_CACHE_HOME=str(tmp_path / "cache"), AGENT_LSP_PROVIDER="scripted")
 

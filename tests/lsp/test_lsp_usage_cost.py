@@ -72,7 +72,7 @@ async def test_cost_adds_up_over_a_two_turn_session_with_cached_tokens(tmp_path:
     assert info["usage"] == total
 
     # the command line shows the same session total
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_LSP_") and not k.endswith("_API_KEY")}
+    env = {k: v for k, v in os.environ.items() if (not k.startswith("AGENT_LSP_") or k == "AGENT_LSP_LANGUAGE_SERVERS") and not k.endswith("_API_KEY")}
     env.update(AGENT_LSP_SESSIONS_DIR=str(sessions), XDG_CONFIG_HOME=str(tmp_path / "config"),
                XDG_CACHE_HOME=str(tmp_path / "cache"))
     done = subprocess.run([sys.executable, "-m", "agent_lsp", "sessions", "list", "-w", str(workspace)],
