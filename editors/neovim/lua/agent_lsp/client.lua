@@ -70,7 +70,8 @@ end
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
-  caps.experimental.agentLsp = { permissions = true, saveDocuments = true, events = true, elicitation = true }
+  caps.experimental.agentLsp =
+    { permissions = true, saveDocuments = true, events = true, elicitation = true, languageQuery = true }
   return caps
 end
 

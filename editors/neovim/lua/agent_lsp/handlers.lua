@@ -109,6 +109,9 @@ function M.all()
   all["agent/elicit"] = require("agent_lsp.elicitation").handle
   all["window/showMessageRequest"] = permissions.handle_message_request
   all["agent/saveDocuments"] = edits.handle_save_documents
+  local language = require("agent_lsp.language")
+  language.install()
+  all["agent/languageQuery"] = language.handle
   all["workspace/applyEdit"] = edits.handle_apply_edit
   return all
 end

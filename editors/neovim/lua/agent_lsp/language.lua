@@ -1,0 +1,296 @@
+-- agent/languageQuery: the agent asks the language servers this Neovim runs for
+-- a buffer (every attached client but agent_lsp itself) and gets LSP's own
+-- shapes back (docs/protocol.md#language-queries). Diagnostics are answered for
+-- the buffer version the agent names: the answer waits (bounded) until each
+-- server that reports diagnostics has reported on that version.
+local M = {}
+
+local api = vim.api
+local await = require("agent_lsp.permissions").await
+
+local AGENT = "agent_lsp"
+local POLL_MS = 20
+
+M.reports = {} ---@type table<integer, table<integer, {version: integer|nil, at: integer}>> bufnr -> client id -> last report
+M.reporters = {} ---@type table<integer, boolean> clients that have reported diagnostics at all
+local ticks = 0
+
+local function has_011()
+  return vim.fn.has("nvim-0.11") == 1
+end
+
+local function method_of(obj, name, ...)
+  if has_011() then
+    return obj[name](obj, ...)
+  end
+  return obj[name](...)
+end
+
+local function noted(client_id, uri, version)
+  local bufnr = vim.uri_to_bufnr(uri)
+  ticks = ticks + 1
+  M.reports[bufnr] = M.reports[bufnr] or {}
+  M.reports[bufnr][client_id] = { version = version, at = ticks }
+  M.reporters[client_id] = true
+end
+
+--- Note every diagnostics report with its version (push and pull), then hand it on.
+function M.install()
+  if M.installed then
+    return
+  end
+  M.installed = true
+  local push = vim.lsp.handlers["textDocument/publishDiagnostics"]
+  vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
+    if result and result.uri then
+      noted(ctx.client_id, result.uri, result.version)
+    end
+    return push(err, result, ctx, config)
+  end
+  local pull = vim.lsp.handlers["textDocument/diagnostic"]
+  if pull then
+    vim.lsp.handlers["textDocument/diagnostic"] = function(err, result, ctx, config)
+      local document = ctx.params and ctx.params.textDocument
+      if result and document then
+        noted(ctx.client_id, document.uri, ctx.version)
+      end
+      return pull(err, result, ctx, config)
+    end
+  end
+end
+
+local function is_agent(client)
+  return client.name == AGENT
+end
+
+--- The language servers of a buffer (or of every buffer), agent_lsp left out.
+local function servers(bufnr, encoding, method)
+  local out = {}
+  for _, client in ipairs(vim.lsp.get_clients(bufnr and { bufnr = bufnr } or {})) do
+    local fits = client.offset_encoding == encoding -- positions pass through unconverted
+    if not is_agent(client) and fits and (not method or method_of(client, "supports_method", method, bufnr)) then
+      out[#out + 1] = client
+    end
+  end
+  return out
+end
+
+local function names(clients)
+  return vim.tbl_map(function(c)
+    return c.name
+  end, clients)
+end
+
+local function wait_until(ready, timeout_ms)
+  if ready() then
+    return true
+  end
+  return await(function(done)
+    local timer = assert(vim.uv.new_timer())
+    local started = vim.uv.now()
+    timer:start(POLL_MS, POLL_MS, vim.schedule_wrap(function()
+      if timer:is_closing() then
+        return
+      end
+      local ok = ready()
+      if ok or vim.uv.now() - started > timeout_ms then
+        timer:stop()
+        timer:close()
+        done(ok)
+      end
+    end))
+  end)
+end
+
+--- The buffer of a document, loaded (so its language servers attach) if it was not.
+local function buffer_of(uri, timeout_ms)
+  local bufnr = vim.uri_to_bufnr(uri)
+  if not api.nvim_buf_is_loaded(bufnr) then
+    vim.fn.bufload(bufnr)
+    if vim.bo[bufnr].filetype == "" then
+      api.nvim_buf_call(bufnr, function()
+        vim.cmd("filetype detect")
+      end)
+    end
+    wait_until(function()
+      return #vim.lsp.get_clients({ bufnr = bufnr }) > 0
+    end, math.min(timeout_ms, 3000))
+  end
+  return bufnr
+end
+
+--- Whether every diagnostics reporter of the buffer has reported on `version`.
+local function reported(bufnr, clients, version, since)
+  local seen = M.reports[bufnr] or {}
+  for _, client in ipairs(clients) do
+    if M.reporters[client.id] then
+      local last = seen[client.id]
+      if not last then
+        return false
+      end
+      if last.version ~= nil and version ~= nil then
+        if last.version < version then
+          return false
+        end
+      elseif last.at <= since then
+        return false
+      end
+    end
+  end
+  return true
+end
+
+local function diagnostics_of(bufnr, clients)
+  local out = {}
+  for _, client in ipairs(clients) do
+    for _, pull in ipairs({ false, true }) do
+      local ns = vim.lsp.diagnostic.get_namespace(client.id, pull)
+      for _, d in ipairs(vim.diagnostic.get(bufnr, { namespace = ns })) do
+        local lsp = d.user_data and d.user_data.lsp
+        if lsp then
+          out[d.bufnr] = out[d.bufnr] or {}
+          table.insert(out[d.bufnr], lsp)
+        end
+      end
+    end
+  end
+  return out
+end
+
+local function files(by_buffer)
+  local out = {}
+  for bufnr, diagnostics in pairs(by_buffer) do
+    out[#out + 1] = { uri = vim.uri_from_bufnr(bufnr), diagnostics = diagnostics }
+  end
+  return out
+end
+
+local function diagnostics(params, encoding)
+  local timeout = params.timeoutMs or 1500
+  local document = params.textDocument
+  local answer = { servers = {}, files = {} }
+  local everyone = servers(nil, encoding)
+  if document then
+    local since = ticks
+    local bufnr = buffer_of(document.uri, timeout)
+    local own = servers(bufnr, encoding)
+    if #own == 0 then
+      return answer -- no language server for this buffer: the agent asks its own
+    end
+    answer.servers = names(own)
+    local version = document.version
+    answer.pending = not wait_until(function()
+      return reported(bufnr, own, version, since)
+    end, timeout)
+    if not params.everywhere then
+      answer.files = files(diagnostics_of(bufnr, own))
+      return answer
+    end
+  elseif #everyone == 0 then
+    return answer
+  end
+  answer.servers = #answer.servers > 0 and answer.servers or names(everyone)
+  answer.files = files(diagnostics_of(nil, everyone))
+  return answer
+end
+
+local REQUESTS = {
+  definition = "textDocument/definition",
+  references = "textDocument/references",
+  hover = "textDocument/hover",
+  documentSymbols = "textDocument/documentSymbol",
+  workspaceSymbols = "workspace/symbol",
+  rename = "textDocument/rename",
+  codeActions = "textDocument/codeAction",
+}
+
+local function request(client, method, params, bufnr, timeout_ms)
+  return await(function(done)
+    local ok = method_of(client, "request", method, params, function(err, result)
+      done({ err = err, result = result })
+    end, bufnr)
+    if not ok then
+      done({ err = "not sent" })
+    end
+    vim.defer_fn(function()
+      done({ err = "timeout" })
+    end, timeout_ms)
+  end)
+end
+
+local function hover_text(result)
+  local contents = result and result.contents
+  if type(contents) == "string" then
+    return contents
+  end
+  if type(contents) == "table" then
+    if contents.value then
+      return contents.value
+    end
+    local parts = {}
+    for _, part in ipairs(contents) do
+      parts[#parts + 1] = type(part) == "string" and part or part.value
+    end
+    return table.concat(parts, "\n")
+  end
+end
+
+local function ask(params, encoding)
+  local method = REQUESTS[params.kind]
+  local timeout = math.max(params.timeoutMs or 1500, 5000)
+  local bufnr = params.textDocument and buffer_of(params.textDocument.uri, timeout) or nil
+  local clients = servers(bufnr, encoding, method)
+  local lsp_params = { textDocument = params.textDocument and { uri = params.textDocument.uri } or nil }
+  if params.kind == "workspaceSymbols" then
+    lsp_params = { query = params.query or "" }
+  elseif params.kind == "codeActions" then
+    lsp_params.range = params.range
+    local diagnostics_here = diagnostics_of(bufnr, clients)[bufnr] or {}
+    lsp_params.context = { diagnostics = diagnostics_here, only = nil }
+  else
+    lsp_params.position = params.position
+    if params.kind == "references" then
+      lsp_params.context = { includeDeclaration = true }
+    elseif params.kind == "rename" then
+      lsp_params.newName = params.newName
+    end
+  end
+  for _, client in ipairs(clients) do
+    local reply = request(client, method, lsp_params, bufnr, timeout)
+    if not reply.err and reply.result ~= nil and reply.result ~= vim.NIL then
+      local answer = { servers = { client.name } }
+      local result = reply.result
+      if params.kind == "hover" then
+        answer.hover = hover_text(result)
+      elseif params.kind == "rename" then
+        answer.edit = result
+      elseif params.kind == "codeActions" then
+        answer.actions = vim.tbl_filter(function(a)
+          return type(a.command) ~= "string" and a.edit ~= nil
+        end, result)
+      elseif params.kind == "documentSymbols" or params.kind == "workspaceSymbols" then
+        answer.symbols = result
+      else
+        answer.locations = vim.islist(result) and result or { result }
+      end
+      return answer
+    end
+  end
+  return { servers = {} }
+end
+
+--- Handler of the server request agent/languageQuery -> LanguageQueryResult.
+function M.handle(_, params, ctx)
+  params = params or {}
+  local agent = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+  local encoding = agent and agent.offset_encoding or "utf-16"
+  if params.kind == "diagnostics" then
+    return diagnostics(params, encoding)
+  end
+  if not REQUESTS[params.kind] then
+    return nil, { code = -32602, message = "unknown language query kind: " .. tostring(params.kind) }
+  end
+  return ask(params, encoding)
+end
+
+return M
