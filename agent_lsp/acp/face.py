@@ -64,6 +64,7 @@ from agent_lsp.acp.updates import UpdateMapper
 from agent_lsp.agent import Agent
 from agent_lsp.agent.compaction import CompactionError
 from agent_lsp.config import SettingsLayers
+from agent_lsp.jsonrpc import shown
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
@@ -175,12 +176,12 @@ class AcpAgent:
     def _host_of(self, session_id: str) -> WorkspaceHost:
         session = self.sessions.get(session_id)
         if session is None:
-            raise _invalid(f"unknown session {session_id}: create it with session/new or open it with session/load",
+            raise _invalid(f"unknown session {shown(session_id)}: create it with session/new or open it with session/load",
                            sessionId=session_id)
         for host in self.hosts.values():
             if host.agents.get(session_id) is session.agent:
                 return host
-        raise _invalid(f"session {session_id} is closed", sessionId=session_id)
+        raise _invalid(f"session {shown(session_id)} is closed", sessionId=session_id)
 
     # ---------------------------------------------------------------- sessions
 
@@ -315,10 +316,12 @@ class AcpAgent:
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
         host = self._host(cwd)
         servers = self._client_servers(mcp_servers)
+        if not session_id:
+            raise _invalid("sessionId: must not be empty")
         try:
             agent = host.use(session_id)
-        except UnknownSession:
-            raise _invalid(f"unknown session {session_id} in {host.root}", sessionId=session_id) from None
+        except (UnknownSession, ValueError, OSError):  # also an id no file can be named by (a path, too long, a NUL)
+            raise _invalid(f"unknown session {shown(session_id)} in {host.root}", sessionId=session_id) from None
         except SessionLockedError as error:
             raise RequestError(SESSION_IN_USE_CODE, f"session {session_id} is open in another agent-lsp process: {error}",
                                {"sessionId": session_id}) from None

@@ -55,6 +55,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from agent_lsp.jsonrpc import INTERNAL_ERROR_MESSAGE
 from agent_lsp.lsp.handshake import EarlyInitialize, frame
 
 if TYPE_CHECKING:
@@ -65,7 +66,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # What the server answers when a handler fails unexpectedly (the traceback goes to the log).
-INTERNAL_ERROR_MESSAGE = "internal error in the server (the server log has the details)"
 INTERNAL_ERROR_CODE = -32603
 WARNING = 2  # window/showMessage's MessageType.Warning
 

@@ -22,6 +22,7 @@ from pygls.lsp.server import LanguageServer
 
 from agent_lsp import __version__
 from agent_lsp.config import SettingsLayers
+from agent_lsp.jsonrpc import shown
 from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.editor import LspEditor
 from agent_lsp.lsp.progress import ProgressReporter
@@ -72,11 +73,6 @@ class _NoProcess:
 
     def release_memory(self) -> None:
         gc.collect()
-
-
-def shown(text: str, limit: int = 80) -> str:
-    """A client's string as an error message quotes it: cut short if long."""
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
 
 
 def unknown_session(session_id: str) -> JsonRpcInvalidParams:
