@@ -29,6 +29,7 @@ from agent_lsp.lsp.progress import ProgressReporter
 from agent_lsp.lsp.relay import AgentEvents, Relay
 from agent_lsp.lsp.rpc import AgentProtocol, SessionInUse, raw_params_converter, refused
 from agent_lsp.secrets import mask
+from agent_lsp.visible import visible
 from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.workspace.documents import Documents
@@ -140,11 +141,11 @@ class AgentLanguageServer(LanguageServer):
         return task
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
-        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        self.window_show_message(types.ShowMessageParams(type=kind, message=visible(message)))
 
     def log_line(self, line: str) -> None:
         """One line of the conversation for a client that does not render events (window/logMessage)."""
-        self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=mask(line)))
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=visible(mask(line))))
 
     def report_problems(self, problems: list[str]) -> None:
         for problem in problems:
