@@ -58,3 +58,12 @@ def test_a_terminal_without_unicode_gets_ascii_escapes(tmp_path: Path, workspace
     done = agent_lsp(["run", "go", "-w", str(workspace), "--settings", json.dumps(settings)], env)
     assert done.returncode == 0, done.stderr
     assert "model:\\x1b]52;c;aGk=\\x07|\\x1b[2J|\\x00|<U+202E>evil|\\x0dhidden|\\x9b" in done.stdout
+
+
+def test_config_show_shows_a_projects_control_characters_escaped(tmp_path: Path, workspace: Path):
+    servers = {"mcpServers": {"tool": {"command": "run\x1b]52;c;aGk=\x07\x1b[2J", "args": ["\u202eevil"]}}}
+    (workspace / ".mcp.json").write_text(json.dumps(servers), encoding="utf-8")
+    done = agent_lsp(["config", "show", "-w", str(workspace)], clean_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "run␛]52;c;aGk=␇␛[2J <U+202E>evil" in done.stdout
+    assert [char for char in RAW if char in done.stdout] == []
