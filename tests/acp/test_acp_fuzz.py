@@ -83,7 +83,7 @@ def test_a_line_over_the_size_limit_is_skipped_in_bounded_memory(tmp_path):
     (answer,) = agent.null_id_answers(1)
     assert answer["error"] == {"code": -32600, "message": f"invalid request: a message of {size + 1} bytes is over the "
                                                           f"limit of {MAX_LINE_BYTES}; skipped"}
-    assert process.memory_info().rss - before < MAX_LINE_BYTES // 4  # never held whole
+    assert process.memory_info().rss - before < MAX_LINE_BYTES // 4  # dropped, not kept
     assert agent.stop() == 0
 
 
