@@ -36,6 +36,8 @@ RANK = {
     # Leaves every layer may use; they import nothing of ours.
     "secrets": 0,  # agent_lsp/secrets.py: masking secrets in whatever leaves the process
     "process": 0,  # agent_lsp/process.py: child processes that die with the server
+    "visible": 0,  # agent_lsp/visible.py: control characters shown, not acted on, where a person reads text
+    "jsonrpc": 0,  # agent_lsp/jsonrpc.py: how both faces answer a message that is not JSON-RPC
     "__init__": 0,  # the package root: only the version, imports nothing of ours
 }
 

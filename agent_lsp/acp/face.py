@@ -69,6 +69,7 @@ from agent_lsp.agent import Agent
 from agent_lsp.agent.compaction import CompactionError
 from agent_lsp.config import SettingsLayers
 from agent_lsp.service import AgentService, Message
+from agent_lsp.jsonrpc import shown
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
@@ -303,10 +304,12 @@ class AcpAgent:
     async def load_session(self, cwd: str, session_id: str, mcp_servers: Any = None, **kwargs: Any) -> LoadSessionResponse:
         host = self.folders.host(cwd)
         servers = self._client_servers(mcp_servers)
+        if not session_id:
+            raise invalid("sessionId: must not be empty")
         try:
             agent = host.use(session_id)
-        except UnknownSession:
-            raise invalid(f"unknown session {session_id} in {host.root}", sessionId=session_id) from None
+        except (UnknownSession, ValueError, OSError):  # also an id no file can be named by (a path, too long, a NUL)
+            raise invalid(f"unknown session {shown(session_id)} in {host.root}", sessionId=session_id) from None
         except SessionLockedError as error:
             raise in_use(session_id, error) from None
         await self._use_client_servers(host, agent, servers)

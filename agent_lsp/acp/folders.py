@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from acp import RequestError
 
+from agent_lsp.jsonrpc import shown
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import file_uri_to_path
 
@@ -64,7 +65,7 @@ class AcpFolders:
     def host_for_session(self, session_id: str) -> WorkspaceHost:
         host = self._of_session.get(session_id)
         if host is None:
-            raise invalid(f"unknown session {session_id}: create it with session/new or open it with session/load",
+            raise invalid(f"unknown session {shown(session_id)}: create it with session/new or open it with session/load",
                           sessionId=session_id)
         return host
 
@@ -84,7 +85,7 @@ class AcpFolders:
         try:
             return host, host.agent(session_id)
         except UnknownSession:
-            raise invalid(f"session {session_id} is closed", sessionId=session_id) from None
+            raise invalid(f"session {shown(session_id)} is closed", sessionId=session_id) from None
         except SessionLockedError as error:
             raise in_use(session_id, error) from None
 

@@ -12,6 +12,7 @@ from typing import Any
 import acp
 
 from agent_lsp.acp.face import AcpAgent
+from agent_lsp.acp.transport import READ_LIMIT, StdioTransport
 from agent_lsp.config import SettingsLayers
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,8 @@ def _stdin_problem() -> str | None:
 
 async def _serve(agent: AcpAgent) -> int:
     try:
-        await acp.run_agent(agent)
+        reader, writer = await acp.stdio_streams(limit=READ_LIMIT)
+        await acp.run_agent(agent, StdioTransport(reader, writer))
     finally:
         await agent.close()
     return 0

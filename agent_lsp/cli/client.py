@@ -12,6 +12,7 @@ type them.
 from __future__ import annotations
 
 import asyncio
+import codecs
 import collections
 import contextlib
 import inspect
@@ -32,6 +33,7 @@ from agent_lsp import __version__
 from agent_lsp.cli.permission_prompt import PermissionResponder
 from agent_lsp.cli.transcript import Transcript
 from agent_lsp.cli.workspace_edit import WorkspaceEditError, apply_workspace_edit
+from agent_lsp.visible import visible
 
 log = logging.getLogger(__name__)
 
@@ -250,12 +252,14 @@ class HeadlessClient:
         # Always read it: an undrained stderr pipe fills up and then blocks the
         # server at its next log line.
         sink = self._log_sink
-        if sink is None and self.show_server_log:
+        to_terminal = sink is None and self.show_server_log  # the log file keeps the bytes as they are
+        if to_terminal:
             sink = sys.stderr.buffer
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
         while chunk := await stream.read(65536):
             self._stderr_tail.extend(chunk.splitlines(keepends=True))
             if sink is not None:
-                sink.write(chunk)
+                sink.write(visible(decoder.decode(chunk)).encode("utf-8") if to_terminal else chunk)
                 sink.flush()
 
     def _initialize_params(self) -> dict[str, Any]:

@@ -9,6 +9,7 @@ import os
 import sys
 
 from agent_lsp.cli.run import EXIT_OK, EXIT_USAGE, UsageError, load_settings, workspace_from
+from agent_lsp.visible import visible
 
 
 def config_command(args: argparse.Namespace) -> int:
@@ -24,5 +25,5 @@ def config_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(view.to_json(), indent=2))
     else:
-        sys.stdout.write(format_view(view))
+        sys.stdout.write(visible(format_view(view)))  # a project's files may name things with control characters
     return EXIT_OK

@@ -52,7 +52,7 @@ class PermissionResponder:
         lines.append("Allow? [y] once, [s] for this session, [a] always, [N] deny: ")
         prompt = "\n".join(lines)
         while True:
-            self.transcript.err.write(prompt)
+            self.transcript.err.write(self.transcript.visible(prompt))
             self.transcript.err.flush()
             reply = await self.lines.readline()
             if not reply:  # end of input: nobody will answer

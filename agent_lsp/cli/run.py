@@ -19,6 +19,7 @@ from agent_lsp.cli.permission_prompt import PermissionResponder
 from agent_lsp.cli.settings_arg import UsageError, load_settings  # noqa: F401 (the commands' usage errors)
 from agent_lsp.cli.terminal_input import LineReader
 from agent_lsp.cli.transcript import Transcript
+from agent_lsp.visible import visible
 
 EXIT_OK = 0
 EXIT_TURN_FAILED = 1
@@ -131,10 +132,10 @@ def run_main(name: str, main: Coroutine[Any, Any, int]) -> int:
         return asyncio.run(main)
     except UsageError as error:
         for line in str(error).splitlines():
-            print(f"agent-lsp {name}: {line}", file=sys.stderr)
+            print(f"agent-lsp {name}: {visible(line)}", file=sys.stderr)
         return EXIT_USAGE
     except ServerError as error:
-        print(f"agent-lsp {name}: {error}", file=sys.stderr)
+        print(f"agent-lsp {name}: {visible(str(error))}", file=sys.stderr)
         return EXIT_TURN_FAILED
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED

@@ -117,12 +117,12 @@ async def list_sessions(client: HeadlessClient, filters: dict[str, Any] | None =
     id_width = max(len(s["sessionId"]) for s in sessions)
     out.write(f"{'SESSION':<{id_width}}  {'UPDATED':<16}  TURNS  {'TOKENS':>7}  {'CACHED':>7}  {'COST':>8}  TITLE\n")
     for s in sessions:
-        title = shorten(s.get("title") or "(untitled)", 60)
+        title = client.transcript.visible(shorten(s.get("title") or "(untitled)", 60))
         tokens, cached, cost = _usage_columns(s.get("usage") or {})
         out.write(f"{s['sessionId']:<{id_width}}  {_when(s.get('updatedAt')):<16}  {s.get('turns', 0):>5}  "
                   f"{tokens:>7}  {cached:>7}  {cost:>8}  {title}\n")
         if s.get("excerpt"):
-            out.write(f"{'':<{id_width}}  {shorten(s['excerpt'], 100)}\n")
+            out.write(f"{'':<{id_width}}  {client.transcript.visible(shorten(s['excerpt'], 100))}\n")
     out.flush()
     if any((s.get("usage") or {}).get("costUsd") is not None for s in sessions):
         client.transcript.info("COST is an estimate from list prices (the model.prices setting changes them)")

@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from agent_lsp.visible import visible
+
 _SUMMARY_WIDTH = 100
 
 
@@ -110,10 +112,17 @@ class Transcript:
 
     # ---------------------------------------------------------------- output
 
+    def visible(self, text: str) -> str:
+        """`text` as it may reach the terminal: controls and bidi overrides shown, not acted on."""
+        return visible(text, ascii_only=not self.fancy)
+
     def style(self, text: str, code: str) -> str:
-        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+        """`text` made visible, styled with an SGR code (e.g. "32" green) on a terminal."""
+        text = self.visible(text)
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color and code else text
 
     def _write(self, text: str) -> None:
+        """Write text already made visible (`style`, `visible`)."""
         if not text:
             return
         self.out.write(text)
@@ -128,7 +137,7 @@ class Transcript:
 
     def line(self, text: str, code: str = "") -> None:
         """A line of output, styled with an SGR code (e.g. "32" green) on a terminal."""
-        self._line(self.style(text, code) if code else text)
+        self._line(self.style(text, code))
 
     def note(self, text: str) -> None:
         """A line in the conversation that is not the model's (e.g. an applied edit)."""
@@ -148,6 +157,7 @@ class Transcript:
 
     def _err_line(self, text: str, code: str) -> None:
         self.end_line()
+        text = self.visible(text)
         self.err.write((f"\x1b[{code}m{text}\x1b[0m" if self.err_color else text) + "\n")
         self.err.flush()
 
@@ -254,7 +264,7 @@ class Transcript:
             self._end_reasoning()
             text = chunk.get("text", "")
             self.text += text
-            self._write(text)
+            self._write(self.visible(text))
         elif kind == "reasoning-delta" and self.color:
             # Reasoning is shown (dimmed) to a person watching, never into a pipe.
             if not self._in_reasoning:

@@ -55,7 +55,9 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
+from agent_lsp.jsonrpc import INTERNAL_ERROR_MESSAGE
 from agent_lsp.lsp.handshake import EarlyInitialize, frame
+from agent_lsp.visible import visible
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
@@ -65,7 +67,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 # What the server answers when a handler fails unexpectedly (the traceback goes to the log).
-INTERNAL_ERROR_MESSAGE = "internal error in the server (the server log has the details)"
 INTERNAL_ERROR_CODE = -32603
 WARNING = 2  # window/showMessage's MessageType.Warning
 
@@ -292,7 +293,7 @@ class EarlyPhase:
         for problem in problems:
             log.warning("%s", problem)
             self._send({"jsonrpc": "2.0", "method": "window/showMessage",
-                        "params": {"type": WARNING, "message": f"agent-lsp: {problem}"}})
+                        "params": {"type": WARNING, "message": visible(f"agent-lsp: {problem}")}})
 
     def _session_new(self, request_id: Any, params: Any) -> bool:
         plain = _plain_session_new(params)

@@ -60,6 +60,7 @@ from agent_lsp.lsp.protocol import (
 from agent_lsp.tools.text import line_content, line_starts
 from agent_lsp.workspace.disk_editor import EditFailed, apply_text_edits, write_text_if_changed
 from agent_lsp.workspace.documents import Documents, normalise_path
+from agent_lsp.visible import visible
 
 if TYPE_CHECKING:  # the MCP layer is imported with the agent machinery, not at server start
     from agent_lsp.mcp.elicitation import Answer, Question
@@ -303,7 +304,7 @@ class LspEditor:
         lines = [request.title, request.detail, request.diff, request.asks_every_time, f"Answer: {' / '.join(titles)}"]
         params = types.ShowMessageRequestParams(
             type=types.MessageType.Warning,
-            message="agent-lsp: " + "\n".join(line for line in lines if line),
+            message="agent-lsp: " + visible("\n".join(line for line in lines if line)),
             actions=[types.MessageActionItem(title=title) for title in titles],
         )
         try:
@@ -339,11 +340,11 @@ class LspEditor:
         if choices is None:
             return Answer("decline", reason="its form has fields a message with buttons cannot ask; "
                                              "answering needs a client with experimental.agentLsp.elicitation")
-        picks = {title: content for title, content in choices}
+        picks = {visible(title): content for title, content in choices}
         titles = [*picks, "Decline"]
         params_ = types.ShowMessageRequestParams(
             type=types.MessageType.Info,
-            message=f"agent-lsp: the MCP server '{question.server}' asks: {question.message}\nAnswer: {' / '.join(titles)}",
+            message=visible(f"agent-lsp: the MCP server '{question.server}' asks: {question.message}\nAnswer: {' / '.join(titles)}"),
             actions=[types.MessageActionItem(title=title) for title in titles],
         )
         try:
@@ -375,7 +376,7 @@ class LspEditor:
                 raise
             except Exception as error:
                 log.warning("window/showDocument failed: %s", error)
-        self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=f"agent-lsp: {why}: open {url}"))
+        self.server.window_show_message(types.ShowMessageParams(type=types.MessageType.Info, message=visible(f"agent-lsp: {why}: open {url}")))
 
 
 class _Unsupported(Exception):

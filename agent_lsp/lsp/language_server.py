@@ -22,6 +22,7 @@ from pygls.lsp.server import LanguageServer
 
 from agent_lsp import __version__
 from agent_lsp.config import SettingsLayers
+from agent_lsp.jsonrpc import shown
 from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.editor import LspEditor
 from agent_lsp.lsp.progress import ProgressReporter
@@ -29,6 +30,7 @@ from agent_lsp.lsp.relay import AgentEvents, Relay
 from agent_lsp.lsp.rpc import AgentProtocol, SessionInUse, raw_params_converter, refused
 from agent_lsp.secrets import mask
 from agent_lsp.service import AgentService
+from agent_lsp.visible import visible
 from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.workspace.documents import Documents
@@ -73,11 +75,6 @@ class _NoProcess:
 
     def release_memory(self) -> None:
         gc.collect()
-
-
-def shown(text: str, limit: int = 80) -> str:
-    """A client's string as an error message quotes it: cut short if long."""
-    return text if len(text) <= limit else text[:limit] + f"… ({len(text)} characters)"
 
 
 def unknown_session(session_id: str) -> JsonRpcInvalidParams:
@@ -146,11 +143,11 @@ class AgentLanguageServer(LanguageServer):
         return task
 
     def show(self, message: str, kind: types.MessageType = types.MessageType.Info) -> None:
-        self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+        self.window_show_message(types.ShowMessageParams(type=kind, message=visible(message)))
 
     def log_line(self, line: str) -> None:
         """One line of the conversation for a client that does not render events (window/logMessage)."""
-        self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=mask(line)))
+        self.window_log_message(types.LogMessageParams(type=types.MessageType.Info, message=visible(mask(line))))
 
     def report_problems(self, problems: list[str]) -> None:
         for problem in problems:

@@ -46,16 +46,18 @@ from pygls.protocol import (
 )
 from pygls.protocol.language_server import lsp_method
 
+from agent_lsp.jsonrpc import INTERNAL_ERROR_MESSAGE, MAX_ERROR_MESSAGE, envelope_problem, invalid_text, not_unicode
+from agent_lsp.jsonrpc import brief as _brief
+from agent_lsp.jsonrpc import json_type as _json_type
+from agent_lsp.jsonrpc import valid_id as _valid_id
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.apply_edit_params import register_agent_member
-from agent_lsp.lsp.early import INTERNAL_ERROR_MESSAGE
 from agent_lsp.store.lock import SessionLockedError
 
 log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 
-MAX_ERROR_MESSAGE = 1000
 LARGE_MESSAGE_BYTES = 2**20
 NOTIFICATIONS = frozenset(
     method for method, (message_type, *_) in types.METHOD_TO_TYPES.items() if message_type.__name__.endswith("Notification")
@@ -123,20 +125,11 @@ class AgentProtocol(LanguageServerProtocol):
             self._shutdown = True
 
     def _envelope_problem(self, data: Any) -> str | None:
-        if not isinstance(data, dict):
-            return f"expected a JSON object, got {_json_type(data)}"
-        if "id" in data and not _valid_id(data["id"]):
-            return f"id must be an integer or a string, got {_json_type(data['id'])}"
-        if data.get("jsonrpc") != "2.0":
-            return '"jsonrpc" must be "2.0"'
+        problem = envelope_problem(data)
+        if problem is not None:
+            return problem
         method = data.get("method")
-        if "method" in data and not isinstance(method, str):
-            return f"method must be a string, got {_json_type(method)}"
-        if method is None:
-            if "result" in data or "error" in data:
-                return None  # a response (pygls logs one to an unknown request)
-            return "a request needs a method" if "id" in data else "a notification needs a method"
-        if "id" in data:
+        if method is not None and "id" in data:
             if method in NOTIFICATIONS:
                 return f"{method} is a notification: send it without an id"
             if self._shutdown and method != types.EXIT:
@@ -270,53 +263,6 @@ def quiet_refusals() -> None:
         logger.addFilter(RefusalLogFilter())
 
 
-def _invalid_text(value: Any, path: str) -> str | None:
-    """The path of the first string that cannot be encoded as UTF-8, if any."""
-    if isinstance(value, str):
-        if value.isascii():
-            return None
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return path
-        return None
-    if isinstance(value, dict):
-        items: Any = value.items()
-    elif isinstance(value, list):
-        items = enumerate(value)
-    else:
-        return None
-    for key, item in items:
-        inner = f"{path}.{key}" if path else str(key)
-        where = _invalid_text(key, inner) if isinstance(key, str) else None
-        if where is None:
-            where = _invalid_text(item, inner)
-        if where is not None:
-            return where.encode("utf-8", "backslashreplace").decode()
-    return None
-
-
-def _valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return "an array" if isinstance(value, list) else "an object"
-
-
-def _brief(value: object, limit: int = 120) -> str:
-    text = str(value)
-    return text if len(text) <= limit else text[:limit] + "…"
-
-
 def _structure_problem(method: str, error: Exception) -> str:
     cause = error.__cause__
     if isinstance(cause, ClassValidationError):
@@ -341,9 +287,9 @@ def parse(model: type[M], params: Any) -> M:
         params = {}
     if not isinstance(params, dict):
         raise JsonRpcInvalidParams(f"params must be an object, got {_json_type(params)}")
-    where = _invalid_text(params, "")
+    where = invalid_text(params)
     if where is not None:  # JSON may escape one half of a UTF-16 pair; no file or model request can hold it
-        raise JsonRpcInvalidParams(f"{_brief(where) or 'params'}: not valid Unicode (an unpaired surrogate)")
+        raise JsonRpcInvalidParams(not_unicode(where))
     try:
         return model.model_validate(params)
     except ValidationError as error:

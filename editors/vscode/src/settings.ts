@@ -40,9 +40,18 @@ export interface SettingValues {
 }
 
 /**
+ * The settings that choose the program the extension runs or where the user's
+ * key is sent. Only the user sets them: package.json gives them
+ * `"scope": "machine"`, which VS Code does not read from a folder's
+ * .vscode/settings.json, and the extension keeps to the user's value too.
+ */
+export const USER_ONLY_SETTINGS = ['server.path', 'server.pythonPath', 'server.args', 'server.env', 'model.baseUrl'];
+
+/**
  * The settings object without the values the user never set: VS Code's
  * defaults are not the user's choice, and sent, they would override the
- * server's own layers (config.toml, a project's .agent-lsp).
+ * server's own layers (config.toml, a project's .agent-lsp). A user-only
+ * setting (`USER_ONLY_SETTINGS`) keeps the user's value, whatever a folder says.
  * @param names the contributed setting names under `agentLsp.` (e.g. `model.provider`)
  */
 export function withoutDefaults(
@@ -53,12 +62,20 @@ export function withoutDefaults(
   const out = JSON.parse(JSON.stringify(config ?? {})) as Record<string, any>;
   for (const name of names) {
     const values = inspect(name);
-    if (values && [values.globalValue, values.workspaceValue, values.workspaceFolderValue].every((v) => v === undefined)) {
-      const path = name.split('.');
-      const parent = path.slice(0, -1).reduce<any>((node, key) => (node && typeof node === 'object' ? node[key] : undefined), out);
-      if (parent && typeof parent === 'object') {
-        delete parent[path[path.length - 1]];
-      }
+    const userOnly = USER_ONLY_SETTINGS.includes(name);
+    const set = userOnly ? [values?.globalValue] : [values?.globalValue, values?.workspaceValue, values?.workspaceFolderValue];
+    if (!values && !userOnly) {
+      continue;
+    }
+    const path = name.split('.');
+    const parent = path.slice(0, -1).reduce<any>((node, key) => (node && typeof node === 'object' ? node[key] : undefined), out);
+    if (!parent || typeof parent !== 'object') {
+      continue;
+    }
+    if (set.every((v) => v === undefined)) {
+      delete parent[path[path.length - 1]];
+    } else if (userOnly) {
+      parent[path[path.length - 1]] = JSON.parse(JSON.stringify(values?.globalValue));
     }
   }
   return out;

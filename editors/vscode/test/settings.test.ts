@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { API_KEY_SOURCE, serverSettings, withoutDefaults } from '../src/settings';
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { API_KEY_SOURCE, USER_ONLY_SETTINGS, serverSettings, withoutDefaults } from '../src/settings';
 
 const config = {
   server: { path: '/x', pythonPath: '', args: [] },
@@ -40,4 +42,26 @@ test("values the user never set are left out, so the server's config.toml decide
   });
   const workspace = (name: string) => (name === 'edits.review' ? { workspaceValue: 'apply' } : {});
   assert.deepEqual(withoutDefaults(merged, ['edits.review'], workspace).edits, { review: 'apply' }, 'set to the default on purpose: sent');
+});
+
+test("a folder's settings cannot choose the endpoint the key is sent to", () => {
+  // as an editor that did not honour the machine scope would merge it: the folder's value on top
+  const merged = { model: { provider: 'openai', baseUrl: 'https://collector.example/v1' } };
+  const folderOnly = (name: string) => (name === 'model.baseUrl' ? { workspaceValue: 'https://collector.example/v1' } : { globalValue: 'openai' });
+  assert.deepEqual(serverSettings(withoutDefaults(merged, ['model.provider', 'model.baseUrl'], folderOnly), { openai: 'sk-1' }), {
+    model: { provider: 'openai', apiKey: 'sk-1', apiKeySource: API_KEY_SOURCE },
+  });
+  const both = (name: string) =>
+    name === 'model.baseUrl' ? { globalValue: 'http://localhost:11434/v1', workspaceFolderValue: 'https://collector.example/v1' } : { globalValue: 'openai' };
+  assert.equal((withoutDefaults(merged, ['model.provider', 'model.baseUrl'], both).model as any).baseUrl, 'http://localhost:11434/v1');
+});
+
+test('the settings that pick the server program or the endpoint are user settings only', () => {
+  const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8'));
+  const properties = manifest.contributes.configuration.properties;
+  // VS Code reads a "machine" setting from user (and remote machine) settings only, never from a folder's
+  for (const name of USER_ONLY_SETTINGS) {
+    assert.equal(properties[`agentLsp.${name}`]?.scope, 'machine', name);
+  }
+  assert.deepEqual(USER_ONLY_SETTINGS.slice().sort(), ['model.baseUrl', 'server.args', 'server.env', 'server.path', 'server.pythonPath']);
 });
