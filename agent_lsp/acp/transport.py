@@ -74,6 +74,9 @@ class StdioTransport:
         if isinstance(error, dict):
             if error.get("code") == INTERNAL_ERROR and error.get("message") == _LIBRARY_INTERNAL_ERROR:
                 message = {**message, "error": {"code": INTERNAL_ERROR, "message": INTERNAL_ERROR_MESSAGE}}
+            elif error.get("code") == INVALID_PARAMS and isinstance(error.get("data"), dict) and "errors" in error["data"]:
+                # the library's validation error echoes the params back: say what is wrong instead, as the LSP face does
+                message = {**message, "error": {"code": INVALID_PARAMS, "message": _validation_text(error["data"])}}
             elif isinstance(error.get("message"), str) and len(error["message"]) > MAX_ERROR_MESSAGE:
                 message = {**message, "error": {**error, "message": brief(error["message"], MAX_ERROR_MESSAGE)}}
         data = (_dumps(message) + "\n").encode("utf-8")
@@ -161,6 +164,16 @@ def _checked_answer(data: dict[str, Any]) -> dict[str, Any]:
         return data
     return {"jsonrpc": "2.0", "id": data.get("id"),
             "error": {"code": INVALID_PARAMS, "message": f"the client's answer: {not_unicode(where)}"}}
+
+
+def _validation_text(data: dict[str, Any]) -> str:
+    """"sessionId: Field required; prompt.0.text: ..." from pydantic's errors, without the input."""
+    parts = []
+    for item in data.get("errors") or ():
+        if isinstance(item, dict):
+            where = ".".join(str(p) for p in item.get("loc") or ()) or "params"
+            parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    return brief("invalid params: " + ("; ".join(parts) or "not what the method takes"), MAX_ERROR_MESSAGE)
 
 
 def _dumps(message: dict[str, Any]) -> str:

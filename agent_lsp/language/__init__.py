@@ -4,7 +4,9 @@
     report = await language.after_change(await language.before_change([path]), {path: new_text})
 
 Above tools (it implements `agent_lsp.tools.language_port`) and config, below
-workspace, beside mcp. It may use pygls' client side and lsprotocol.
+workspace, beside mcp. It may use pygls' client side and lsprotocol, which load
+with the first language server, not with this package (the ACP face and an
+idle server never load them).
 """
 
 from __future__ import annotations
@@ -13,18 +15,21 @@ import logging
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
-from agent_lsp.agent.ports import Editor
+from typing import TYPE_CHECKING
+
 from agent_lsp.config import LanguageSettings
-from agent_lsp.language.intelligence import WorkspaceLanguage
-from agent_lsp.language.pool import ServerPool
 from agent_lsp.language.specs import Choice, choose_servers, server_specs
 from agent_lsp.tools.text import decode
+
+if TYPE_CHECKING:
+    from agent_lsp.agent.ports import Editor
+    from agent_lsp.language.intelligence import WorkspaceLanguage
 
 MAX_FILE_BYTES = 4_000_000  # larger files are not sent to a language server
 
 log = logging.getLogger(__name__)
 
-__all__ = ["WorkspaceLanguage", "document_reader", "server_choices", "workspace_language"]
+__all__ = ["document_reader", "server_choices", "workspace_language"]
 
 
 def server_choices(settings: LanguageSettings, entries: Mapping[str, Any],
@@ -36,7 +41,7 @@ def server_choices(settings: LanguageSettings, entries: Mapping[str, Any],
     return choose_servers(specs, path_env), problems
 
 
-def document_reader(editor: Editor) -> Callable[[Path], str | None]:
+def document_reader(editor: "Editor") -> Callable[[Path], str | None]:
     """The text the agent sees of a file: the editor's buffer, else the file on disk."""
 
     def read(path: Path) -> str | None:
@@ -55,7 +60,7 @@ def document_reader(editor: Editor) -> Callable[[Path], str | None]:
 
 def workspace_language(root: Path, settings: LanguageSettings, entries: Mapping[str, Any],
                        read: Callable[[Path], str | None],
-                       open_paths: Callable[[], list[Path]] = list) -> WorkspaceLanguage | None:
+                       open_paths: Callable[[], list[Path]] = list) -> "LazyLanguage | None":
     """The folder's language port over its own servers; None when turned off or
     when no server is found (then no language tool is offered)."""
     if not settings.enabled:
@@ -65,5 +70,42 @@ def workspace_language(root: Path, settings: LanguageSettings, entries: Mapping[
         log.warning("%s", problem)
     if not any(choice.executable for choice in choices):
         return None
-    pool = ServerPool(root, choices, settings.idle_shutdown_seconds)
-    return WorkspaceLanguage(pool, read, settings.wait_seconds, open_paths)
+
+    def build() -> "WorkspaceLanguage":
+        from agent_lsp.language.intelligence import WorkspaceLanguage
+        from agent_lsp.language.pool import ServerPool
+
+        return WorkspaceLanguage(ServerPool(root, choices, settings.idle_shutdown_seconds), read,
+                                 settings.wait_seconds, open_paths)
+
+    return LazyLanguage(choices, build)
+
+
+class LazyLanguage:
+    """The port, made with its first real use: until a file a server serves is
+    read or edited, neither pygls' client nor lsprotocol is loaded."""
+
+    def __init__(self, choices: list[Choice], build: Callable[[], "WorkspaceLanguage"]):
+        self.choices = choices
+        self._build = build
+        self._real: WorkspaceLanguage | None = None
+
+    def serves(self, path: Path) -> bool:
+        return any(c.executable is not None and c.spec.serves(path) for c in self.choices)
+
+    def touch(self, path: Path) -> None:
+        if self.serves(path):
+            self.real.touch(path)
+
+    @property
+    def real(self) -> "WorkspaceLanguage":
+        if self._real is None:
+            self._real = self._build()
+        return self._real
+
+    def __getattr__(self, name: str) -> Any:  # the rest of the port, on the real one
+        return getattr(self.real, name)
+
+    async def close(self) -> None:
+        if self._real is not None:
+            await self._real.close()

@@ -30,7 +30,7 @@ from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
 from agent_lsp.config import LanguageSettings, Settings, config_dir, data_dir, model_environment, read_policy
-from agent_lsp.language import WorkspaceLanguage, document_reader, workspace_language
+from agent_lsp.language import document_reader, workspace_language
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.mcp.token_store import DIR_NAME as TOKEN_DIR_NAME
@@ -63,6 +63,7 @@ from agent_lsp.workspace.subagents import Subagents
 from agent_lsp.workspace.session_family import FORKED_FROM, RewindOutcome, fork_boundary, fork_turn_of
 
 if TYPE_CHECKING:
+    from agent_lsp.language import LazyLanguage
     from agent_lsp.llm.factory import ResolvedModel
 
 log = logging.getLogger(__name__)
@@ -160,7 +161,7 @@ class WorkspaceHost:
         self._stale: set[Agent] = set()  # running agents built with settings since replaced
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
-        self._language: WorkspaceLanguage | None = None  # the language servers we run, made with the tools
+        self._language: LazyLanguage | None = None  # the language servers we run, made with the tools
         self._asked_language: EditorFirst | None = None  # what the tools ask: the editor's servers, then ours
         self.system_prompt = SystemPrompt([self.root])  # the stable start of every request
         self.subagents = Subagents(self, config_dir(env), Path.home())
