@@ -60,6 +60,8 @@ log = logging.getLogger(__name__)
 CHECKPOINT_HEADER = "[RECOVERY CHECKPOINT] Summary of the earlier conversation, which was compacted:\n\n"
 SUMMARY_INSTRUCTION = summaries.SUMMARY_INSTRUCTION
 OVERFLOW_AIM = 0.9  # with no window known, a rejected request's size times this is taken as the window
+DISCOVERY_WAIT_S = 0.2  # the first step of a route waits this long for the server to say its window
+PENDING_WINDOW = 8192  # the window reckoned with while the server's answer is still coming
 
 
 def estimate_tokens(message: dict[str, Any]) -> int:
@@ -121,6 +123,7 @@ class Compaction:
         self.estimate = TokenEstimate()
         self._learned: dict[tuple[str, str], int] = {}  # windows the server's rejections taught
         self._refused: dict[tuple[str, str], int] = {}  # a rejected size, where the window is only a guess from it
+        self._asked: set[tuple[str, str]] = set()  # routes whose server was waited for once
 
     # ---------------------------------------------------------------- install
 
@@ -130,6 +133,22 @@ class Compaction:
         hooks.register("agent/request-error", self._on_request_error)
         self.agent.session.subscribe(self._on_event)
         self.agent.idle_listeners.append(self._reset_budget)
+        self._ask_window_soon()
+
+    def _ask_window_soon(self) -> None:
+        """Start asking the model server for its context window now, in the
+        background, so the first step knows it (providers that can ask)."""
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        options = self.agent.options
+        soon = getattr(self.agent.providers.get(options.provider), "discover_soon", None)
+        if soon is not None:
+            try:
+                soon(options.model)
+            except Exception:
+                log.debug("could not start asking for the context window", exc_info=True)
 
     def _reset_budget(self) -> None:
         self.overflow_retries = 0
@@ -170,6 +189,27 @@ class Compaction:
         if known and learned:
             return min(known, learned)  # the server's own refusal wins
         return known or learned
+
+    async def _window_now(self, target: tuple[str, str]) -> tuple[int | None, bool]:
+        """(the window of `target`, whether it is only a stand-in): a provider
+        that asks its server is waited for at the route's first step only;
+        while its answer is still coming, `PENDING_WINDOW` stands in."""
+        window = self.window(target)
+        if window:
+            return window, False
+        ask = getattr(self.agent.providers.get(target[0]), "context_window_within", None)
+        if ask is None:
+            return None, False
+        wait = 0.0 if target in self._asked else DISCOVERY_WAIT_S
+        self._asked.add(target)
+        try:
+            _, pending = await ask(target[1], wait)
+        except Exception:
+            return None, False
+        window = self.window(target)
+        if window:
+            return window, False
+        return (PENDING_WINDOW, True) if pending else (None, False)
 
     def _reserve(self, window: int, target: tuple[str, str]) -> int:
         info = self.agent.model_info(*target)
@@ -299,7 +339,7 @@ class Compaction:
         when the fixed prompt leaves no room, or the request still would not fit."""
         extra = list(extra)
         target = target or self.agent.next_route()
-        window = self.window(target)
+        window, stand_in = await self._window_now(target)
         if not window:
             if target not in self._warned:
                 self._warned.add(target)
@@ -311,6 +351,8 @@ class Compaction:
         trigger = min(int(window * o.threshold_ratio), limit)
         fixed = self._fixed()
         if fixed >= limit:
+            if stand_in:
+                return False  # the real window may well hold it: the next step knows
             raise LlmError(self._does_not_fit(target, window, fixed, reserve, None, None))
         if self.measure(extra) < trigger:
             return False
@@ -364,7 +406,7 @@ class Compaction:
         if signal.aborted:
             return session.replace_generation > gen0
         now = self.measure(extra)
-        if now > limit:
+        if now > limit and not stand_in:
             raise LlmError(self._does_not_fit(target, window, fixed, reserve, now, error))
         return session.replace_generation > gen0
 
