@@ -41,6 +41,7 @@ from agent_lsp.agent import summary as summaries
 from agent_lsp.agent.summary import CompactionError
 from agent_lsp.agent.context_budget import (
     CHARS_PER_TOKEN,
+    SurfaceTally,
     TokenEstimate,
     output_reserve,
     raw_envelope_tokens,
@@ -121,6 +122,7 @@ class Compaction:
         self._warned: set[tuple[str, str]] = set()
         self.summary_requests = 0
         self.estimate = TokenEstimate()
+        self._tally = SurfaceTally()
         self._learned: dict[tuple[str, str], int] = {}  # windows the server's rejections taught
         self._refused: dict[tuple[str, str], int] = {}  # a rejected size, where the window is only a guess from it
         self._asked: set[tuple[str, str]] = set()  # routes whose server was waited for once
@@ -160,12 +162,11 @@ class Compaction:
             self.overflow_retries = 0
         usage = event.data.get("usage") or {}
         actual = int(usage.get("inputTokens") or 0)
-        if actual > 0:  # calibrate: the server's count of the request this reply answered
+        if actual > 0:  # calibrate: the server's count of the request this reply answered (the surface before it)
             header = self.agent.last_header or {}
-            events = self.agent.session.events
-            before = [events[s] for s in self.agent.session.surface if s < event.seq]
-            self.estimate.observe(actual, self.estimate.raw_request(
-                str(header.get("system") or ""), header.get("tools") or (), before))
+            raw = raw_envelope_tokens(str(header.get("system") or ""), header.get("tools") or ())
+            raw += self._tally.raw(self.agent.session) - self.estimate.raw_of_event(event)
+            self.estimate.observe(actual, raw)
 
     # ---------------------------------------------------------------- measure
 
@@ -218,10 +219,8 @@ class Compaction:
     def measure(self, extra: Iterable[dict[str, Any]] = ()) -> int:
         """Estimated tokens of the next request: the fixed prompt, the surface
         and the messages about to enter (`extra`), calibrated."""
-        session = self.agent.session
-        events = session.events
         system, tools = self._envelope()
-        raw = self.estimate.raw_request(system, tools, (events[s] for s in session.surface), extra)
+        raw = self.estimate.raw_request(system, tools, (), extra) + self._tally.raw(self.agent.session)
         return self.estimate.scale(raw)
 
     def _fixed(self) -> int:

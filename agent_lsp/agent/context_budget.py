@@ -61,7 +61,6 @@ class TokenEstimate:
     def __init__(self) -> None:
         self.ratio = 1.0
         self.calibrated = False
-        self._cache: dict[int, int] = {}  # event seq -> raw tokens of its message (events never change)
 
     def observe(self, actual: int, raw: int) -> None:
         """The server counted `actual` tokens where we counted `raw`."""
@@ -74,12 +73,11 @@ class TokenEstimate:
     def scale(self, raw: int) -> int:
         return int(raw * self.ratio + 0.999)
 
-    def raw_of_event(self, event: Any) -> int:
-        cached = self._cache.get(event.seq)
-        if cached is None:
-            message = event.data.get("message") or {}
-            cached = self._cache[event.seq] = raw_message_tokens(message) if message else 0
-        return cached
+    @staticmethod
+    def raw_of_event(event: Any) -> int:
+        """Raw tokens of a surface node's message (none for a node without one, or an empty one)."""
+        message = event.data.get("message") or {}
+        return raw_message_tokens(message) if message.get("content") else 0
 
     def raw_request(self, system: str, tools: Sequence[Any], events: Iterable[Any],
                     extra: Iterable[dict[str, Any]] = ()) -> int:
@@ -87,3 +85,23 @@ class TokenEstimate:
         the messages about to enter (`extra`)."""
         return (raw_envelope_tokens(system, tools) + sum(self.raw_of_event(e) for e in events)
                 + sum(raw_message_tokens(m) for m in extra))
+
+
+class SurfaceTally:
+    """The raw tokens of a session's surface, kept up to date by adding what
+    was appended since the last look; a replacement (compaction, rewind)
+    makes it count afresh."""
+
+    def __init__(self) -> None:
+        self._state = (-1, 0, 0)  # (replace generation, surface length, raw tokens)
+
+    def raw(self, session: Any) -> int:
+        generation, counted, total = self._state
+        surface = session.surface
+        if generation != session.replace_generation or counted > len(surface):
+            counted, total = 0, 0
+        events = session.events
+        for seq in surface[counted:]:
+            total += TokenEstimate.raw_of_event(events[seq])
+        self._state = (session.replace_generation, len(surface), total)
+        return total
