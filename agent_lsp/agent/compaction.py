@@ -39,11 +39,11 @@ from typing import TYPE_CHECKING, Any, Iterable
 
 from agent_lsp.agent import summary as summaries
 from agent_lsp.agent.summary import CompactionError
+from agent_lsp.agent.context_window import PENDING_WINDOW, PROBE_WAIT_S, ContextWindows
 from agent_lsp.agent.context_budget import (
     CHARS_PER_TOKEN,
     SurfaceTally,
     TokenEstimate,
-    output_reserve,
     raw_envelope_tokens,
     raw_message_tokens,
 )
@@ -60,9 +60,6 @@ log = logging.getLogger(__name__)
 
 CHECKPOINT_HEADER = "[RECOVERY CHECKPOINT] Summary of the earlier conversation, which was compacted:\n\n"
 SUMMARY_INSTRUCTION = summaries.SUMMARY_INSTRUCTION
-OVERFLOW_AIM = 0.9  # with no window known, a rejected request's size times this is taken as the window
-DISCOVERY_WAIT_S = 0.2  # the first step of a route waits this long for the server to say its window
-PENDING_WINDOW = 8192  # the window reckoned with while the server's answer is still coming
 
 
 def estimate_tokens(message: dict[str, Any]) -> int:
@@ -119,13 +116,10 @@ class Compaction:
         self.options = agent.options.compaction
         self.overflow_retries = 0
         self._busy = False
-        self._warned: set[tuple[str, str]] = set()
         self.summary_requests = 0
         self.estimate = TokenEstimate()
         self._tally = SurfaceTally()
-        self._learned: dict[tuple[str, str], int] = {}  # windows the server's rejections taught
-        self._refused: dict[tuple[str, str], int] = {}  # a rejected size, where the window is only a guess from it
-        self._asked: set[tuple[str, str]] = set()  # routes whose server was waited for once
+        self.windows = ContextWindows(agent)
 
     # ---------------------------------------------------------------- install
 
@@ -135,22 +129,7 @@ class Compaction:
         hooks.register("agent/request-error", self._on_request_error)
         self.agent.session.subscribe(self._on_event)
         self.agent.idle_listeners.append(self._reset_budget)
-        self._ask_window_soon()
-
-    def _ask_window_soon(self) -> None:
-        """Start asking the model server for its context window now, in the
-        background, so the first step knows it (providers that can ask)."""
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        options = self.agent.options
-        soon = getattr(self.agent.providers.get(options.provider), "discover_soon", None)
-        if soon is not None:
-            try:
-                soon(options.model)
-            except Exception:
-                log.debug("could not start asking for the context window", exc_info=True)
+        self.windows.ask_soon()
 
     def _reset_budget(self) -> None:
         self.overflow_retries = 0
@@ -184,37 +163,9 @@ class Compaction:
         source = self.agent.assembly or self._last_header()
         return str(source.get("system") or ""), tuple(source.get("tools") or ())
 
-    def window(self, target: tuple[str, str]) -> int | None:
-        known = self.agent.context_window(*target)
-        learned = self._learned.get(target)
-        if known and learned:
-            return min(known, learned)  # the server's own refusal wins
-        return known or learned
-
-    async def _window_now(self, target: tuple[str, str]) -> tuple[int | None, bool]:
-        """(the window of `target`, whether it is only a stand-in): a provider
-        that asks its server is waited for at the route's first step only;
-        while its answer is still coming, `PENDING_WINDOW` stands in."""
-        window = self.window(target)
-        if window:
-            return window, False
-        ask = getattr(self.agent.providers.get(target[0]), "context_window_within", None)
-        if ask is None:
-            return None, False
-        wait = 0.0 if target in self._asked else DISCOVERY_WAIT_S
-        self._asked.add(target)
-        try:
-            _, pending = await ask(target[1], wait)
-        except Exception:
-            return None, False
-        window = self.window(target)
-        if window:
-            return window, False
-        return (PENDING_WINDOW, True) if pending else (None, False)
-
-    def _reserve(self, window: int, target: tuple[str, str]) -> int:
-        info = self.agent.model_info(*target)
-        return output_reserve(window, self.agent.options.max_tokens, getattr(info, "max_output_tokens", None))
+    def _trigger_of(self, window: int, target: tuple[str, str]) -> int:
+        """Pressure starts here: `threshold_ratio` of the window, or the budget (window less the reply's room)."""
+        return min(int(window * self.options.threshold_ratio), window - self.windows.reserve(window, target))
 
     def measure(self, extra: Iterable[dict[str, Any]] = ()) -> int:
         """Estimated tokens of the next request: the fixed prompt, the surface
@@ -309,7 +260,7 @@ class Compaction:
             raise CompactionError("summary", f"no provider named {provider_name!r}")
         system, tools = self._envelope()
         if window:
-            reserve = min(self.options.summary_max_tokens or self._reserve(window, target), max(1, window // 4))
+            reserve = min(self.options.summary_max_tokens or self.windows.reserve(window, target), max(1, window // 4))
         else:
             reserve = self.options.summary_max_tokens or 0
 
@@ -338,16 +289,19 @@ class Compaction:
         when the fixed prompt leaves no room, or the request still would not fit."""
         extra = list(extra)
         target = target or self.agent.next_route()
-        window, stand_in = await self._window_now(target)
+        window, stand_in = await self.windows.now(target)
+        if stand_in and self.measure(extra) >= self._trigger_of(PENDING_WINDOW, target):
+            # Compacting loses context the real window may hold: worth waiting for the server's answer.
+            window, stand_in = await self.windows.now(target, PROBE_WAIT_S)
+            if stand_in:
+                return False
         if not window:
-            if target not in self._warned:
-                self._warned.add(target)
-                log.warning("no context window known for %s/%s; compaction pressure is off", *target)
+            self.windows.warn_unknown(target)
             return False
         o = self.options
-        reserve = self._reserve(window, target)
+        reserve = self.windows.reserve(window, target)
         limit = window - reserve
-        trigger = min(int(window * o.threshold_ratio), limit)
+        trigger = self._trigger_of(window, target)
         fixed = self._fixed()
         if fixed >= limit:
             if stand_in:
@@ -412,7 +366,7 @@ class Compaction:
     def _does_not_fit(self, target: tuple[str, str], window: int, fixed: int, reserve: int, now: int | None,
                       error: BaseException | None) -> LlmFailure:
         tools = len(self._envelope()[1])
-        refused = self._refused.get(target)
+        refused = self.windows.refused.get(target)
         size = f"{window} tokens" if refused is None else f"less than the {refused} tokens of a request it refused"
         if now is None:
             message = (f"The model's context window ({size}) is too small for this agent: the system prompt "
@@ -458,7 +412,7 @@ class Compaction:
         session = self.agent.session
         gen0 = session.replace_generation
         self._learn(target, failure)
-        if self.window(target):
+        if self.windows.known(target):
             try:
                 await self.fit(p["turn"], signal, target=target)
             except LlmError:
@@ -471,26 +425,15 @@ class Compaction:
         return await next_()
 
     def _learn(self, target: tuple[str, str], failure: dict[str, Any]) -> None:
-        """What a rejection says: the request was over the window. The size the
-        server counted calibrates the estimate; the window is at most what the
-        server names, and below the rejected request's size in any case."""
+        """What a rejection says: the size the server counted calibrates the
+        estimate; the window is learned (agent/context_window.py)."""
         session = self.agent.session
-        events = session.events
         system, tools = self._envelope()
-        raw = self.estimate.raw_request(system, tools, (events[s] for s in session.surface))
+        raw = raw_envelope_tokens(system, tools) + self._tally.raw(session)
         prompt = failure.get("promptTokens")
-        named = failure.get("contextWindow")
         if isinstance(prompt, int) and prompt > 0:
             self.estimate.observe(prompt, raw)
-        if isinstance(named, int) and named > 0:
-            self._learned[target] = min(named, self._learned.get(target, named))
-            self._refused.pop(target, None)
-            return
-        rejected = self.estimate.scale(raw)
-        window = self.window(target)
-        if not window or window > rejected:
-            self._learned[target] = max(1, int(rejected * OVERFLOW_AIM))
-            self._refused[target] = rejected
+        self.windows.learn(target, failure.get("contextWindow"), self.estimate.scale(raw))
 
     # ----------------------------------------------------------------- manual
 
@@ -502,7 +445,7 @@ class Compaction:
         if rng is None:
             return None  # a no-op writes nothing
         try:
-            result = await self.compact_region(rng, None, signal, self.window(self.agent.next_route()))
+            result = await self.compact_region(rng, None, signal, self.windows.known(self.agent.next_route()))
         except CompactionError:
             raise
         except (Aborted, asyncio.CancelledError):

@@ -356,6 +356,7 @@ class OpenAIProvider:
         self._body_defaults = {"top_p": top_p, "stop": list(stop or [])}
         self._extra_body = dict(extra_body or {})
         self._discovered: dict[str, int | None] = {}  # model -> the context window the server reported
+        self._wait_until: dict[str, float] = {}  # model -> until when requests wait for its probe
         # OpenAI's reasoning models reject the deprecated `max_tokens`; most other servers only know it.
         self._is_openai = (urlsplit(base_url).hostname or "").endswith("openai.com")
         # Other servers may reject an unknown key, so by default only OpenAI's own gets it.
@@ -407,11 +408,21 @@ class OpenAIProvider:
         finally:
             _PENDING.pop(key, None)
 
-    async def context_window_within(self, model: str, wait_s: float) -> tuple[int | None, bool]:
+    async def context_window_within(self, model: str, wait_s: float, *, shared: bool = True
+                                    ) -> tuple[int | None, bool]:
         """(the context window of `model`, whether a probe is still under way),
-        waiting at most `wait_s` for the probe."""
+        waiting at most `wait_s` for the probe; a `shared` wait counts from the
+        first wait for it, so the agent's check before a step and the request
+        share one wait."""
         task = self.discover_soon(model)
+        if task is not None and wait_s > 0 and shared:
+            loop = asyncio.get_running_loop()
+            deadline = self._wait_until.setdefault(model, loop.time() + wait_s)
+            wait_s = min(wait_s, deadline - loop.time())
         if task is not None and wait_s > 0:
+            # The HTTP client (httpx's import, the TLS context) is made first: the
+            # request needs it anyway, and the wait is for the server, not for us.
+            self._http.client  # noqa: B018
             try:
                 await asyncio.wait_for(asyncio.shield(task), wait_s)
             except (asyncio.TimeoutError, TimeoutError):

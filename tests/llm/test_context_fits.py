@@ -16,6 +16,7 @@ from agent_lsp.agent.ports import ToolOutput
 from agent_lsp.llm.openai import OpenAIProvider
 from agent_lsp.llm.transport import Timeouts
 from agent_lsp.store import SessionStore
+from llm_fake_server import Reply
 from llm_window_server import WindowedModel
 
 UNIT = ("You are a careful coding agent working in the user's repository. Read before you edit, keep changes "
@@ -105,5 +106,26 @@ async def test_a_window_too_small_for_the_fixed_prompt_is_refused_with_the_reaso
     assert "context window (1536 tokens) is too small" in message
     assert "larger context" in message and "fewer tools" in message
     assert server.requests == [] and model.rejected == []
+    await agent.dispose()
+    await provider.aclose()
+
+
+async def test_a_slow_server_s_window_is_waited_for_rather_than_compacting_by_a_guess(server, tmp_path):
+    """While the server's answer is still coming, a guessed window stands in; a
+    first request the guess would compact waits for the real window instead."""
+    model = WindowedModel(server, 32768, tool="read_chunk", steps_per_turn=0)
+    server.routes["GET /props"] = Reply(parts=[b'{"default_generation_settings": ', b'{"n_ctx": 32768}}'],
+                                        headers={"content-type": "application/json"}, delay_s=0.6)
+    provider = OpenAIProvider(base_url=server.url + "/v1", timeouts=Timeouts(5, 5, 5))
+    agent = Agent(SessionStore(tmp_path).create(), providers={"openai": provider},
+                  tools=ToolRegistry([ReadChunk(10)]),
+                  options=AgentOptions(provider="openai", model="slow-probe-coder", system_prompt=SYSTEM))
+    agent.followup("start batch 0: look at this log\n" + LOG * 120)  # some 9,000 tokens
+    await asyncio.wait_for(agent.when_idle(), 30)
+    assert [e.data["reason"]["kind"] for e in agent.session.events if e.type == "turn/end"] == ["completed"]
+    assert [e for e in agent.session.events if e.type.startswith("compaction/")] == []
+    routes = [e.data for e in agent.session.events if e.type == "request/context"]
+    assert routes[0]["contextWindow"] == 32768
+    assert model.rejected == [] and len(model.prompts) == 1
     await agent.dispose()
     await provider.aclose()
