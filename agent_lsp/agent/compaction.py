@@ -120,6 +120,7 @@ class Compaction:
         self.estimate = TokenEstimate()
         self._tally = SurfaceTally()
         self.windows = ContextWindows(agent)
+        self._refusal: Any = None  # unregisters the listener that fails the step's request
 
     # ---------------------------------------------------------------- install
 
@@ -390,13 +391,32 @@ class Compaction:
         if not isinstance(decision, dict) or decision.get("kind") != "enter":
             return decision
         extra = [_as_message(m) for m in decision.get("messages") or ()]
+        self._refuse_next(None)
         try:
             await self.fit(p["turn"], p["signal"], extra)
-        except (LlmError, Aborted):
+        except LlmError as e:
+            self._refuse_next(e)
+        except Aborted:
             raise
         except Exception:
             log.warning("compaction under pressure failed; continuing the turn", exc_info=True)
         return decision
+
+    def _refuse_next(self, error: LlmError | None) -> None:
+        """Fail the step's request with `error` (None: forget one pending). The
+        step still starts, so the user's message enters the history and is
+        kept, as with a failure the server reports; nothing is sent."""
+        if self._refusal is not None:
+            self._refusal()
+            self._refusal = None
+        if error is None:
+            return
+
+        def refuse(p: dict[str, Any], next_: Any) -> Any:
+            self._refuse_next(None)
+            raise error
+
+        self._refusal = self.agent.hooks.register("agent/request", refuse, first=True)
 
     async def pressure(self, turn: int, signal: "CancelToken") -> None:
         await self.fit(turn, signal)

@@ -106,6 +106,8 @@ async def test_a_window_too_small_for_the_fixed_prompt_is_refused_with_the_reaso
     assert "context window (1536 tokens) is too small" in message
     assert "larger context" in message and "fewer tools" in message
     assert server.requests == [] and model.rejected == []
+    # the message is kept in the history, as after a failure the server reports
+    assert [m["content"][0]["text"] for m in agent.derive_messages()] == ["start batch 0"]
     await agent.dispose()
     await provider.aclose()
 
