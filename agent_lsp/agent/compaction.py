@@ -150,12 +150,6 @@ class Compaction:
 
     # ---------------------------------------------------------------- measure
 
-    def routed_target(self) -> tuple[str, str] | None:
-        h = self.agent.last_header
-        if not h:
-            return None
-        return str(h.get("provider")), str(h.get("model"))
-
     def _last_header(self) -> dict[str, Any]:
         return self.agent.last_header or {}
 
@@ -417,9 +411,6 @@ class Compaction:
             raise error
 
         self._refusal = self.agent.hooks.register("agent/request", refuse, first=True)
-
-    async def pressure(self, turn: int, signal: "CancelToken") -> None:
-        await self.fit(turn, signal)
 
     async def _on_request_error(self, p: dict[str, Any], next_: Any) -> Any:
         signal = p["signal"]
