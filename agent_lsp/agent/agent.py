@@ -149,6 +149,18 @@ class Agent:
     def context_window(self, provider_name: str, model: str) -> int | None:
         return self.loop.context_window(provider_name, model)
 
+    def model_info(self, provider_name: str, model: str) -> Any:
+        return self.loop.model_info(provider_name, model)
+
+    @property
+    def assembly(self) -> dict[str, Any] | None:
+        """The system prompt and tools of the step being prepared (or the last one)."""
+        return self.loop.assembly
+
+    def next_route(self) -> tuple[str, str]:
+        """(provider, model) the next request goes to, as far as known before `agent/request`."""
+        return self.loop.next_route()
+
     def switch_model(self, provider_name: str, model: str, effort: str | None,
                      provider: ModelProvider | None = None) -> ModelProvider | None:
         """Use `model` of `provider_name` from the next step on (the step running

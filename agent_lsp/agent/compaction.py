@@ -1,18 +1,33 @@
 """Compaction (R10): a plugin on the hook bus, not part of the loop spine.
 
+The request about to be sent must fit the context window with room for the
+reply. Its size is estimated (agent/context_budget.py: characters / 4,
+calibrated by the server's reported usage) with the messages about to enter
+included: the claimed inbox, the runtime context, the tool results of the
+last step.
+
 - Pressure, in `agent/pre-step` (before `step/start`, inside the open turn):
-  when the measured request exceeds `threshold_ratio` of the context window,
-  prune large tool results first; if still above, summarise the oldest part
-  of the surface (keeping about `retain` tokens) into a checkpoint message.
-  Failures are logged and swallowed; `next()` always runs.
-- Overflow, in `agent/request-error`, for CONTEXT_WINDOW_EXCEEDED only:
-  prune, then summarise everything up to the last balanced cut, and retry
-  iff the surface replacement generation advanced (the proof of progress).
+  when the request would exceed `threshold_ratio` of the window (or leave the
+  reply less than its room), old tool results are shrunk first, then the
+  oldest part of the surface is summarised (keeping about `retain` tokens,
+  then none), then the newest tool results are shrunk. All of it is one
+  `compaction/start` ... `compaction/end` bracket, which clients show. A
+  window too small for the fixed prompt (system prompt and tool schemas), or
+  a request that still does not fit, ends the turn with a
+  CONTEXT_WINDOW_EXCEEDED error that says what to do: nothing is sent that
+  the server would reject, and nothing loops.
+- Overflow, in `agent/request-error`, for CONTEXT_WINDOW_EXCEEDED only: the
+  rejection calibrates the estimate (and teaches the window, when the server
+  names it), then the same fitting runs; the request is retried iff the
+  surface replacement generation advanced (the proof of progress).
 - Manual `compact_now()`: a maintenance task between turns (retain 0, a
   standalone bracket with `turn: null`).
 
-The summary transaction never splits an assistant tool call from its result:
-ranges end at balanced cuts only.
+The summary (agent/summary.py) is one request when the conversation fits
+the window with the fixed prompt, else it is made in pieces that fit; the
+rejected request is never what is sent to be summarised. The summary
+transaction never splits an assistant tool call from its result: ranges end
+at balanced cuts only.
 """
 
 from __future__ import annotations
@@ -20,12 +35,22 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
-from agent_lsp.agent.history import Assembler
+from agent_lsp.agent import summary as summaries
+from agent_lsp.agent.summary import CompactionError
+from agent_lsp.agent.context_window import PENDING_WINDOW, PROBE_WAIT_S, ContextWindows
+from agent_lsp.agent.context_budget import (
+    CHARS_PER_TOKEN,
+    SurfaceTally,
+    TokenEstimate,
+    raw_envelope_tokens,
+    raw_message_tokens,
+)
 from agent_lsp.agent.inbox import new_message_id
 from agent_lsp.agent.signal import Aborted
-from agent_lsp.llm.types import CONTEXT_WINDOW_EXCEEDED, ModelRequest
+from agent_lsp.agent.surface_cuts import PRUNE_MARKER, last_reply_at, message_of, prune_results, select_range
+from agent_lsp.llm.types import CONTEXT_WINDOW_EXCEEDED, LlmError, LlmFailure, ModelRequest
 
 if TYPE_CHECKING:
     from agent_lsp.agent.host import AgentHost
@@ -33,40 +58,56 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PRUNE_MARKER = "\n\n[... tool result middle pruned ...]\n\n"
 CHECKPOINT_HEADER = "[RECOVERY CHECKPOINT] Summary of the earlier conversation, which was compacted:\n\n"
-SUMMARY_INSTRUCTION = (
-    "Summarise the conversation so far for your own later use: the user's goals and constraints, decisions made, "
-    "files read or changed and why, tool results that still matter, and the work that remains. Be concise and "
-    "factual; do not call tools."
-)
-CHARS_PER_TOKEN = 4
-
-
-class CompactionError(Exception):
-    """A typed compaction failure: kind is busy, cancelled, changed, summary, commit or persistence."""
-
-    def __init__(self, kind: str, message: str):
-        self.kind = kind
-        super().__init__(f"{kind}: {message}")
+SUMMARY_INSTRUCTION = summaries.SUMMARY_INSTRUCTION
 
 
 def estimate_tokens(message: dict[str, Any]) -> int:
-    n = 0
-    for b in message.get("content") or ():
-        n += len(b.get("text") or "") + len(b.get("arguments") or "") + len(b.get("name") or "")
-    return 4 + (n + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+    """Raw (uncalibrated) tokens of one message."""
+    return raw_message_tokens(message)
 
 
-def _message(event: Any) -> dict[str, Any]:
-    """A surface node's message; a node without one (a rewind) is an empty message."""
-    return event.data.get("message") or {}
+def _as_message(m: Any) -> dict[str, Any]:
+    if isinstance(m, str):
+        return {"role": "user", "content": [{"type": "text", "text": m}]}
+    return m if isinstance(m, dict) else {}
 
 
-def _prune_text(text: str, threshold: int, head: int, tail: int) -> str:
-    if len(text) <= threshold:  # len counts code points
-        return text
-    return text[:head] + PRUNE_MARKER + text[-tail:]
+class _Bracket:
+    """One compaction's `compaction/start` ... `compaction/end`, opened at its first change."""
+
+    def __init__(self, owner: "Compaction", turn: int | None):
+        self.owner = owner
+        self.turn = turn
+        self.compaction_id: str | None = None
+        self.start_seq = -1
+        self.summarised = False
+
+    def open(self) -> str:
+        if self.compaction_id is None:
+            if self.owner._busy:
+                raise CompactionError("busy", "a compaction is already running")
+            self.owner._busy = True
+            self.compaction_id = f"cmp_{secrets.token_hex(4)}"
+            self.start_seq = self.owner.agent.session.append(
+                "compaction/start", {"compactionId": self.compaction_id, "turn": self.turn}).seq
+        return self.compaction_id
+
+    def close(self, error: BaseException | None = None) -> None:
+        if self.compaction_id is None:
+            return
+        data: dict[str, Any] = {"compactionId": self.compaction_id, "turn": self.turn}
+        if error is not None:
+            data["error"] = {"message": str(error) or type(error).__name__, "kind": getattr(error, "kind", "summary")}
+        agent = self.owner.agent
+        agent.session.append("compaction/end", data)
+        self.owner._busy = False
+        if self.summarised and error is None:
+            # The history now starts from a checkpoint: plugins that re-inject
+            # context at a session start hear it (R8, source "compact").
+            agent.emit("agent/session-start", {"source": "compact", "sessionId": agent.session_id,
+                                               "compactionId": self.compaction_id})
+        self.compaction_id = None
 
 
 class Compaction:
@@ -75,8 +116,11 @@ class Compaction:
         self.options = agent.options.compaction
         self.overflow_retries = 0
         self._busy = False
-        self._warned: set[tuple[str, str]] = set()
         self.summary_requests = 0
+        self.estimate = TokenEstimate()
+        self._tally = SurfaceTally()
+        self.windows = ContextWindows(agent)
+        self._refusal: Any = None  # unregisters the listener that fails the step's request
 
     # ---------------------------------------------------------------- install
 
@@ -86,270 +130,321 @@ class Compaction:
         hooks.register("agent/request-error", self._on_request_error)
         self.agent.session.subscribe(self._on_event)
         self.agent.idle_listeners.append(self._reset_budget)
+        self.windows.ask_soon()
 
     def _reset_budget(self) -> None:
         self.overflow_retries = 0
 
     def _on_event(self, event: Any) -> None:
-        if event.type == "assistant/message" and not event.data.get("interrupted"):
+        if event.type != "assistant/message":
+            return
+        if not event.data.get("interrupted"):
             self.overflow_retries = 0
+        usage = event.data.get("usage") or {}
+        actual = int(usage.get("inputTokens") or 0)
+        if actual > 0:  # calibrate: the server's count of the request this reply answered (the surface before it)
+            header = self.agent.last_header or {}
+            raw = raw_envelope_tokens(str(header.get("system") or ""), header.get("tools") or ())
+            raw += self._tally.raw(self.agent.session) - self.estimate.raw_of_event(event)
+            self.estimate.observe(actual, raw)
 
     # ---------------------------------------------------------------- measure
-
-    def routed_target(self) -> tuple[str, str] | None:
-        h = self.agent.last_header
-        if not h:
-            return None
-        return str(h.get("provider")), str(h.get("model"))
 
     def _last_header(self) -> dict[str, Any]:
         return self.agent.last_header or {}
 
-    def measure(self) -> int:
-        """Tokens of the next request: envelope + surface. Reuses the latest
-        provider usage when nothing before it was replaced since, else estimates."""
-        session = self.agent.session
-        events = session.events
-        surface = session.surface
-        for i in range(len(surface) - 1, -1, -1):
-            e = events[surface[i]]
-            if e.type == "assistant/message" and e.data.get("usage"):
-                if session.last_replace_seq > e.seq:
-                    break  # a replacement landed after this usage was measured
-                usage = e.data["usage"]
-                base = int(usage.get("inputTokens") or 0) + int(usage.get("outputTokens") or 0)
-                if base <= 0:
-                    break
-                return base + sum(estimate_tokens(_message(events[s])) for s in surface[i + 1 :])
-        header = self._last_header()
-        envelope = (len(header.get("system") or "") + len(str(header.get("tools") or ""))) // CHARS_PER_TOKEN
-        return envelope + sum(estimate_tokens(_message(events[s])) for s in surface)
+    def _envelope(self) -> tuple[str, tuple[Any, ...]]:
+        """The fixed prompt of the next request: the step's assembly, else the last header's."""
+        source = self.agent.assembly or self._last_header()
+        return str(source.get("system") or ""), tuple(source.get("tools") or ())
 
-    # ----------------------------------------------------------------- prune
+    def _trigger_of(self, window: int, target: tuple[str, str]) -> int:
+        """Pressure starts here: `threshold_ratio` of the window, or the budget (window less the reply's room)."""
+        return min(int(window * self.options.threshold_ratio), window - self.windows.reserve(window, target))
 
-    def prune(self) -> int:
-        """Replace each oversized tool result on the surface by head + marker +
-        tail. Idempotent. Returns how many results were pruned."""
+    def measure(self, extra: Iterable[dict[str, Any]] = ()) -> int:
+        """Estimated tokens of the next request: the fixed prompt, the surface
+        and the messages about to enter (`extra`), calibrated."""
+        system, tools = self._envelope()
+        raw = self.estimate.raw_request(system, tools, (), extra) + self._tally.raw(self.agent.session)
+        return self.estimate.scale(raw)
+
+    def _fixed(self) -> int:
+        system, tools = self._envelope()
+        return self.estimate.scale(raw_envelope_tokens(system, tools))
+
+    # ------------------------------------------------------- prune, select
+
+    def prune(self, threshold: int | None = None, *, upto: int | None = None,
+              bracket: _Bracket | None = None) -> int:
+        """Prune the tool results on the surface (before position `upto`, when
+        given) longer than `threshold` characters (default: the option) to
+        head + marker + tail. Idempotent. Returns how many were pruned."""
         o = self.options
-        session = self.agent.session
-        events = session.events
-        pruned = 0
-        for seq in list(session.surface):
-            e = events[seq]
-            if e.type != "tool/result":
-                continue
-            content = e.data["message"].get("content") or []
-            if not any(b.get("type") == "text" and len(b.get("text") or "") > o.prune_threshold_chars for b in content):
-                continue
-            new_content = [
-                {**b, "text": _prune_text(b["text"], o.prune_threshold_chars, o.prune_head_chars, o.prune_tail_chars)}
-                if b.get("type") == "text" else b
-                for b in content
-            ]
-            before = estimate_tokens(e.data["message"])
-            message = {**e.data["message"], "content": new_content}
-            session.append("compaction/prune", {"seq": seq, "tokensBefore": before, "tokensAfter": estimate_tokens(message)})
-            data = {k: v for k, v in e.data.items() if k not in ("message", "surfaceOp", "sourceEventSeqs")}
-            data["message"] = message
-            data["surfaceOp"] = {"kind": "replace", "start": seq, "end": seq}
-            data["sourceEventSeqs"] = [seq]
-            session.append("tool/result", data)
-            pruned += 1
-        return pruned
+        if threshold is None or threshold >= o.prune_threshold_chars:
+            threshold, head, tail = o.prune_threshold_chars, o.prune_head_chars, o.prune_tail_chars
+        else:
+            threshold = max(64, threshold)
+            head = max(0, (threshold - len(PRUNE_MARKER)) * 4 // 5)
+            tail = max(0, threshold - len(PRUNE_MARKER) - head)
+        return prune_results(self.agent.session, threshold, head, tail, upto=upto,
+                             before_first=bracket.open if bracket is not None else lambda: None)
 
-    # ------------------------------------------------------------ selection
+    def _chars(self, tokens: int) -> int:
+        return int(tokens * CHARS_PER_TOKEN / self.estimate.ratio)
 
     def select_range(self, retain: int) -> list[int] | None:
-        """Surface seqs to compact, keeping about `retain` tokens at the tail
-        and cutting only where no tool call is separated from its result."""
-        session = self.agent.session
-        events = session.events
-        surface = session.surface
-        if len(surface) < 2:
-            return None  # one message (a prompt too big by itself): a summary of it is not the prompt
-        keep_from = len(surface)
-        total = 0
-        while keep_from > 0 and total < retain:
-            keep_from -= 1
-            total += estimate_tokens(_message(events[surface[keep_from]]))
-        while keep_from > 0 and not self._balanced_cut(keep_from):
-            keep_from -= 1
-        if keep_from <= 0:
-            return None
-        rng = surface[:keep_from]
-        if len(rng) == 1 and _message(events[rng[0]]).get("source") == "compaction":
-            return None  # only a checkpoint: nothing to gain
-        return rng
-
-    def _balanced_cut(self, pos: int) -> bool:
-        events = self.agent.session.events
-        open_calls: set[str] = set()
-        for seq in self.agent.session.surface[:pos]:
-            m = _message(events[seq])
-            role = m.get("role")
-            if role == "assistant":
-                for b in m.get("content") or ():
-                    if b.get("type") == "tool-call":
-                        open_calls.add(str(b.get("id")))
-            elif role == "tool":
-                open_calls.discard(str(m.get("callId")))
-        return not open_calls
+        return select_range(self.agent.session, retain)
 
     # ----------------------------------------------------------- transaction
 
-    async def compact_region(self, rng: list[int], turn: int | None, signal: "CancelToken") -> dict[str, Any]:
-        if self._busy:
-            raise CompactionError("busy", "a compaction is already running")
-        self._busy = True
-        session = self.agent.session
-        compaction_id = f"cmp_{secrets.token_hex(4)}"
-        start_event = session.append("compaction/start", {"compactionId": compaction_id, "turn": turn})
+    async def compact_region(self, rng: list[int], turn: int | None, signal: "CancelToken",
+                             window: int | None = None) -> dict[str, Any]:
+        """Summarise `rng` in a bracket of its own; raises on failure (after `compaction/end` with the error)."""
+        bracket = _Bracket(self, turn)
         try:
-            surface_before = list(session.surface)
-            events = session.events
-            shadowed = [m for s in rng if (m := _message(events[s]))]
-            shadowed_tokens = sum(estimate_tokens(m) for m in shadowed)
-            summary, provider_name, model, usage = await self._summarise(shadowed, signal)
-            framed = CHECKPOINT_HEADER + summary.strip()
-            checkpoint = {"role": "user", "id": new_message_id(), "source": "compaction",
-                          "compactionId": compaction_id, "content": [{"type": "text", "text": framed}]}
-            if estimate_tokens(checkpoint) >= shadowed_tokens:
-                raise CompactionError("summary", "the summary is not smaller than what it replaces")
-            if session.surface != surface_before:
-                raise CompactionError("changed", "the conversation changed during summarisation")
-            summary_data: dict[str, Any] = {
-                "compactionId": compaction_id, "summary": summary, "shadowedRange": [rng[0], rng[-1]],
-                "shadowedSeqs": list(rng), "shadowedTokenCount": shadowed_tokens, "provider": provider_name,
-                "model": model,
-            }
-            if self.options.summary_max_tokens:
-                summary_data["maxTokens"] = self.options.summary_max_tokens
-            if usage:
-                summary_data["usage"] = usage
-            summary_event = session.append("compaction/summary", summary_data)
-            session.append("user/message", {
-                "turn": turn, "step": None, "message": checkpoint,
-                "surfaceOp": {"kind": "replace", "start": rng[0], "end": rng[-1]},
-                "sourceEventSeqs": [start_event.seq, summary_event.seq, *rng],
-            })
-            session.append("compaction/end", {"compactionId": compaction_id, "turn": turn})
-            # The history now starts from a checkpoint: plugins that re-inject
-            # context at a session start hear it (R8, source "compact").
-            self.agent.emit("agent/session-start", {"source": "compact", "sessionId": self.agent.session_id,
-                                                     "compactionId": compaction_id})
-            return {"compactionId": compaction_id, "shadowedSeqs": list(rng), "shadowedTokenCount": shadowed_tokens}
+            result = await self._summarise_range(bracket, rng, turn, signal, window)
         except BaseException as e:
-            session.append("compaction/end", {"compactionId": compaction_id, "turn": turn,
-                                              "error": {"message": str(e) or type(e).__name__,
-                                                        "kind": getattr(e, "kind", "summary")}})
+            bracket.close(e)
             raise
-        finally:
-            self._busy = False
+        bracket.close()
+        return result
 
-    async def _summarise(self, shadowed: list[dict[str, Any]], signal: "CancelToken") -> tuple[str, str, str, Any]:
+    async def _summarise_range(self, bracket: _Bracket, rng: list[int], turn: int | None, signal: "CancelToken",
+                               window: int | None) -> dict[str, Any]:
+        compaction_id = bracket.open()
+        session = self.agent.session
+        surface_before = list(session.surface)
+        events = session.events
+        shadowed = [m for s in rng if (m := message_of(events[s]))]
+        shadowed_tokens = sum(estimate_tokens(m) for m in shadowed)
+        summary, provider_name, model, usage = await self._summarise(shadowed, signal, window)
+        framed = CHECKPOINT_HEADER + summary.strip()
+        checkpoint = {"role": "user", "id": new_message_id(), "source": "compaction",
+                      "compactionId": compaction_id, "content": [{"type": "text", "text": framed}]}
+        if estimate_tokens(checkpoint) >= shadowed_tokens:
+            raise CompactionError("summary", "the summary is not smaller than what it replaces")
+        if session.surface != surface_before:
+            raise CompactionError("changed", "the conversation changed during summarisation")
+        summary_data: dict[str, Any] = {
+            "compactionId": compaction_id, "summary": summary, "shadowedRange": [rng[0], rng[-1]],
+            "shadowedSeqs": list(rng), "shadowedTokenCount": shadowed_tokens, "provider": provider_name,
+            "model": model,
+        }
+        if self.options.summary_max_tokens:
+            summary_data["maxTokens"] = self.options.summary_max_tokens
+        if usage:
+            summary_data["usage"] = usage
+        summary_event = session.append("compaction/summary", summary_data)
+        session.append("user/message", {
+            "turn": turn, "step": None, "message": checkpoint,
+            "surfaceOp": {"kind": "replace", "start": rng[0], "end": rng[-1]},
+            "sourceEventSeqs": [bracket.start_seq, summary_event.seq, *rng],
+        })
+        bracket.summarised = True
+        return {"compactionId": compaction_id, "shadowedSeqs": list(rng), "shadowedTokenCount": shadowed_tokens}
+
+    async def _summarise(self, shadowed: list[dict[str, Any]], signal: "CancelToken",
+                         window: int | None) -> tuple[str, str, str, Any]:
         agent = self.agent
-        target = self.routed_target() or (agent.options.provider, agent.options.model)
+        target = agent.next_route()
         provider_name = self.options.summary_provider or target[0]
         model = self.options.summary_model or target[1]
         provider = agent.providers.get(provider_name)
         if provider is None:
             raise CompactionError("summary", f"no provider named {provider_name!r}")
-        header = self._last_header()
-        instruction = {"role": "user", "id": new_message_id(), "source": "compaction",
-                       "content": [{"type": "text", "text": SUMMARY_INSTRUCTION}]}
-        request = ModelRequest(
-            provider=provider_name, model=model, system=str(header.get("system") or ""),
-            messages=(*shadowed, instruction), tools=tuple(header.get("tools") or ()),
-            max_tokens=self.options.summary_max_tokens, session_id=agent.session_id, signal=signal,
-            options={"purpose": "compaction-summary"},
-        )
-        self.summary_requests += 1
-        asm = Assembler()
+        system, tools = self._envelope()
+        if window:
+            reserve = min(self.options.summary_max_tokens or self.windows.reserve(window, target), max(1, window // 4))
+        else:
+            reserve = self.options.summary_max_tokens or 0
 
-        async def consume() -> None:
-            async for chunk in provider.stream(request):
-                asm.feed(chunk)
-                if asm.finish is not None:
-                    return
+        async def call(system: str, messages: tuple[dict[str, Any], ...], tools: tuple[Any, ...],
+                       max_tokens: int | None) -> tuple[str, Any]:
+            request = ModelRequest(
+                provider=provider_name, model=model, system=system, messages=messages, tools=tools,
+                max_tokens=max_tokens, session_id=agent.session_id, signal=signal,
+                options={"purpose": "compaction-summary"},
+            )
+            return await summaries.stream_text(provider, request, signal, agent.options.cancel_grace_s)
 
-        task = asyncio.ensure_future(consume())
-        waiter = asyncio.ensure_future(signal.wait())
+        text, usage, requests = await summaries.summarise(
+            call, self.estimate, shadowed, system=system, tools=tools, window=window, reserve=reserve,
+            max_tokens=self.options.summary_max_tokens)
+        self.summary_requests += requests
+        return text, provider_name, model, usage
+
+    # ------------------------------------------------------------------- fit
+
+    async def fit(self, turn: int | None, signal: "CancelToken", extra: Iterable[dict[str, Any]] = (), *,
+                  target: tuple[str, str] | None = None) -> bool:
+        """Make the next request (the surface and `extra`, about to enter)
+        fit its window with room for the reply. True when the surface was
+        changed. Raises LlmError (CONTEXT_WINDOW_EXCEEDED, saying what to do)
+        when the fixed prompt leaves no room, or the request still would not fit."""
+        extra = list(extra)
+        target = target or self.agent.next_route()
+        window, stand_in = await self.windows.now(target)
+        if stand_in and self.measure(extra) >= self._trigger_of(PENDING_WINDOW, target):
+            # Compacting loses context the real window may hold: worth waiting for the server's answer.
+            window, stand_in = await self.windows.now(target, PROBE_WAIT_S)
+            if stand_in:
+                return False
+        if not window:
+            self.windows.warn_unknown(target)
+            return False
+        o = self.options
+        reserve = self.windows.reserve(window, target)
+        limit = window - reserve
+        trigger = self._trigger_of(window, target)
+        fixed = self._fixed()
+        if fixed >= limit:
+            if stand_in:
+                return False  # the real window may well hold it: the next step knows
+            raise LlmError(self._does_not_fit(target, window, fixed, reserve, None, None))
+        if self.measure(extra) < trigger:
+            return False
+        session = self.agent.session
+        gen0 = session.replace_generation
+        room = limit - fixed
+        bracket = _Bracket(self, turn)
+        error: BaseException | None = None
         try:
-            await asyncio.wait([task, waiter], return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            waiter.cancel()
-        if not task.done():
-            task.cancel()
-            await asyncio.wait([task], timeout=agent.options.cancel_grace_s)
-            raise CompactionError("cancelled", "compaction was cancelled")
-        exc = task.exception()
-        if exc is not None:
-            raise CompactionError("summary", str(exc)) from exc
-        if asm.finish in ("error", "aborted"):
-            raise CompactionError("summary", str((asm.failure or {}).get("message", "the summary call failed")))
-        text = "".join(b["text"] for b in asm.content() if b.get("type") == "text")
-        if not text.strip():
-            raise CompactionError("summary", "the summary was empty")
-        return text, provider_name, model, asm.usage
+            old_cap, new_cap = self._chars(max(32, room // 8)), self._chars(max(64, room // 3))
+            newest = last_reply_at(self.agent.session)
+            if o.prune and newest > 0:  # old tool results first: the model has seen them
+                self.prune(old_cap, upto=newest, bracket=bracket)
+            if o.prune and self.measure(extra) >= trigger:  # a new one too large for any room left
+                self.prune(new_cap, bracket=bracket)
+            if self.measure(extra) >= trigger:
+                retain = o.retain_tokens if o.retain_tokens is not None else int(window * o.retain_ratio)
+                for keep in dict.fromkeys((min(retain, max(0, (trigger - fixed) // 2)), 0)):
+                    if signal.aborted:
+                        break
+                    rng = self.select_range(keep)
+                    if rng is None:
+                        continue
+                    try:
+                        await self._summarise_range(bracket, rng, turn, signal, window)
+                    except CompactionError as e:
+                        if e.kind == "cancelled":
+                            raise
+                        log.warning("compaction's summary failed: %s", e)
+                        error = e
+                        break
+                    if self.measure(extra) < trigger:
+                        break
+            if o.prune and self.measure(extra) > limit:  # the last resort: every result to the old ones' size
+                self.prune(old_cap, bracket=bracket)
+        except (Aborted, asyncio.CancelledError) as e:
+            bracket.close(CompactionError("cancelled", "compaction was cancelled"))
+            if isinstance(e, asyncio.CancelledError):
+                raise
+            return session.replace_generation > gen0
+        except CompactionError as e:
+            if e.kind == "cancelled":
+                bracket.close(e)
+                return session.replace_generation > gen0
+            log.warning("compaction failed: %s", e)
+            error = e
+        except Exception as e:
+            log.warning("compaction failed", exc_info=True)
+            error = e
+        bracket.close(error)
+        if signal.aborted:
+            return session.replace_generation > gen0
+        now = self.measure(extra)
+        if now > limit and not stand_in:
+            raise LlmError(self._does_not_fit(target, window, fixed, reserve, now, error))
+        return session.replace_generation > gen0
+
+    def _does_not_fit(self, target: tuple[str, str], window: int, fixed: int, reserve: int, now: int | None,
+                      error: BaseException | None) -> LlmFailure:
+        tools = len(self._envelope()[1])
+        refused = self.windows.refused.get(target)
+        size = f"{window} tokens" if refused is None else f"less than the {refused} tokens of a request it refused"
+        if now is None:
+            message = (f"The model's context window ({size}) is too small for this agent: the system prompt "
+                       f"and {tools} tool descriptions take about {fixed} tokens, and a reply needs {reserve} more. "
+                       "Run the model with a larger context (the server's context size setting), "
+                       "or use a model with a larger window, or offer fewer tools.")
+        else:
+            message = (f"The conversation does not fit the model's context window ({size}) even after "
+                       f"compaction: the next request would take about {now} tokens (the system prompt and {tools} "
+                       f"tool descriptions about {fixed}), and a reply needs {reserve} more. Start a new session, "
+                       "send a shorter message, run the model with a larger context, or offer fewer tools.")
+            if error is not None:
+                message += f" (Compacting failed: {error}.)"
+        return {"code": CONTEXT_WINDOW_EXCEEDED, "message": message, "provider": target[0], "model": target[1],
+                "retryable": False}
 
     # -------------------------------------------------------------- triggers
 
     async def _on_pre_step(self, p: dict[str, Any], next_: Any) -> Any:
+        decision = await next_()
+        if not isinstance(decision, dict) or decision.get("kind") != "enter":
+            return decision
+        extra = [_as_message(m) for m in decision.get("messages") or ()]
+        self._refuse_next(None)
         try:
-            await self.pressure(p["turn"], p["signal"])
+            await self.fit(p["turn"], p["signal"], extra)
+        except LlmError as e:
+            self._refuse_next(e)
+        except Aborted:
+            raise
         except Exception:
             log.warning("compaction under pressure failed; continuing the turn", exc_info=True)
-        return await next_()
+        return decision
 
-    async def pressure(self, turn: int, signal: "CancelToken") -> None:
-        target = self.routed_target()
-        if target is None:
+    def _refuse_next(self, error: LlmError | None) -> None:
+        """Fail the step's request with `error` (None: forget one pending). The
+        step still starts, so the user's message enters the history and is
+        kept, as with a failure the server reports; nothing is sent."""
+        if self._refusal is not None:
+            self._refusal()
+            self._refusal = None
+        if error is None:
             return
-        window = self.agent.context_window(*target)
-        if not window:
-            if target not in self._warned:
-                self._warned.add(target)
-                log.warning("no context window known for %s/%s; compaction pressure is off", *target)
-            return
-        o = self.options
-        threshold = int(window * o.threshold_ratio)
-        retain = o.retain_tokens if o.retain_tokens is not None else int(window * o.retain_ratio)
-        retain = min(retain, threshold - 1)
-        if self.measure() < threshold:
-            return
-        if o.prune and self.prune() and self.measure() < threshold:
-            return
-        for _ in range(o.compaction_retries + 1):
-            if signal.aborted:
-                return
-            rng = self.select_range(retain)
-            if rng is None:
-                break
-            await self.compact_region(rng, turn, signal)
-            if self.measure() < threshold:
-                return
-        raise CompactionError("summary", "still above the threshold after compaction")
+
+        def refuse(p: dict[str, Any], next_: Any) -> Any:
+            self._refuse_next(None)
+            raise error
+
+        self._refusal = self.agent.hooks.register("agent/request", refuse, first=True)
 
     async def _on_request_error(self, p: dict[str, Any], next_: Any) -> Any:
         signal = p["signal"]
-        if p["failure"].get("code") != CONTEXT_WINDOW_EXCEEDED or signal.aborted:
+        failure = p["failure"]
+        if failure.get("code") != CONTEXT_WINDOW_EXCEEDED or signal.aborted:
             return await next_()
-        if self.overflow_retries >= self.options.max_overflow_retries or self.routed_target() is None:
+        if self.overflow_retries >= self.options.max_overflow_retries:
             return await next_()
+        target = (str(p.get("provider")), str(p.get("model")))
         session = self.agent.session
         gen0 = session.replace_generation
-        try:
-            if self.options.prune:
-                self.prune()
-            rng = self.select_range(0)
-            if rng is not None:
-                await self.compact_region(rng, p["turn"], signal)
-        except Exception:
-            log.warning("overflow compaction failed", exc_info=True)
+        self._learn(target, failure)
+        if self.windows.known(target):
+            try:
+                await self.fit(p["turn"], signal, target=target)
+            except LlmError:
+                raise  # it says what to do, where the server's refusal does not
+            except Exception:
+                log.warning("overflow compaction failed", exc_info=True)
         if not signal.aborted and session.replace_generation > gen0:
             self.overflow_retries += 1
             return {"kind": "retry"}
         return await next_()
+
+    def _learn(self, target: tuple[str, str], failure: dict[str, Any]) -> None:
+        """What a rejection says: the size the server counted calibrates the
+        estimate; the window is learned (agent/context_window.py)."""
+        session = self.agent.session
+        system, tools = self._envelope()
+        raw = raw_envelope_tokens(system, tools) + self._tally.raw(session)
+        prompt = failure.get("promptTokens")
+        if isinstance(prompt, int) and prompt > 0:
+            self.estimate.observe(prompt, raw)
+        self.windows.learn(target, failure.get("contextWindow"), self.estimate.scale(raw))
 
     # ----------------------------------------------------------------- manual
 
@@ -361,7 +456,7 @@ class Compaction:
         if rng is None:
             return None  # a no-op writes nothing
         try:
-            result = await self.compact_region(rng, None, signal)
+            result = await self.compact_region(rng, None, signal, self.windows.known(self.agent.next_route()))
         except CompactionError:
             raise
         except (Aborted, asyncio.CancelledError):

@@ -40,4 +40,14 @@ class AgentHost(Protocol):
 
     def context_window(self, provider_name: str, model: str) -> int | None: ...
 
+    def model_info(self, provider_name: str, model: str) -> Any:
+        """The provider's ModelInfo of `model` (None when unknown)."""
+
+    @property
+    def assembly(self) -> dict[str, Any] | None:
+        """`{system, tools}` of the step being prepared (or the last one)."""
+
+    def next_route(self) -> tuple[str, str]:
+        """(provider, model) the next request goes to, before `agent/request` runs."""
+
     def run_maintenance(self, task: Callable[[CancelToken], Awaitable[Any]]) -> Any: ...

@@ -62,6 +62,7 @@ class TurnLoop:
         self.last_header: dict[str, Any] | None = None
         self._last_route: dict[str, Any] | None = None
         self._config: dict[str, Any] | None = None  # the routed call config, sticky across steps
+        self.assembly: dict[str, Any] | None = None  # the system prompt and tools of the step being prepared
         self._started: Callable[[], None] = lambda: None  # the running turn's first chunk came
         for e in session.events.held(reverse=True):  # the chunks kept on disk are neither
             if e.type == "request/header" and self.last_header is None:
@@ -226,6 +227,7 @@ class TurnLoop:
             token,
             "system-prompt/assemble", payload, lambda p: {"system": p["system"], "tools": p["tools"]}
         )
+        self.assembly = result if isinstance(result, dict) else None
         return result
 
     # ------------------------------------------------------------------- step
@@ -297,6 +299,8 @@ class TurnLoop:
                          "failure": failure, "attempt": attempt, "signal": token},
                         lambda p: None,
                     )
+                except LlmError:
+                    raise  # a listener's own failure replaces the server's (it says what to do)
                 except Exception:
                     log.exception("agent/request-error listener failed; the failure is terminal")
                     action = None
@@ -381,17 +385,29 @@ class TurnLoop:
         self.session.append("request/header", {"header": header, "reason": reason})
         self.last_header = header
 
-    def context_window(self, provider_name: str, model: str) -> int | None:
-        override = self.options.compaction.context_window
-        if override:
-            return override
+    def next_route(self) -> tuple[str, str]:
+        """(provider, model) of the next request: the sticky routed config, or
+        the options when none is routed yet (the first request, a model switch)."""
+        config = self._config
+        if config and config.get("provider") and config.get("model"):
+            return str(config["provider"]), str(config["model"])
+        return self.options.provider, self.options.model
+
+    def model_info(self, provider_name: str, model: str) -> Any:
         provider = self.providers.get(provider_name)
         if provider is None:
             return None
         try:
-            return provider.model_info(model).context_window
+            return provider.model_info(model)
         except Exception:
             return None
+
+    def context_window(self, provider_name: str, model: str) -> int | None:
+        override = self.options.compaction.context_window
+        if override:
+            return override
+        info = self.model_info(provider_name, model)
+        return getattr(info, "context_window", None)
 
     def _log_route(self, provider: ModelProvider, provider_name: str, model: str) -> None:
         route: dict[str, Any] = {"provider": provider_name, "model": model}

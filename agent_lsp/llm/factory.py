@@ -125,17 +125,9 @@ def create_provider(settings: ModelSettings, env: ModelEnvironment) -> ResolvedM
     AGENT_LSP_PROVIDER)."""
     provider_name, why = _choose_provider(settings, env)
     resolved = _build(settings, env, provider_name, why, name=provider_name)
-    if settings.fallback is not None and (settings.fallback.provider or settings.fallback.model):
-        fb = settings.fallback
-        fb_provider = fb.provider or provider_name
-        fb_settings = settings.model_copy(
-            update={
-                "provider": fb_provider,
-                "model": fb.model or (settings.model if fb_provider == provider_name else None),
-                "base_url": fb.base_url or (settings.base_url if fb_provider == provider_name else None),
-                "fallback": None,
-            }
-        )
+    fb_settings = fallback_settings(settings, provider_name)
+    if fb_settings is not None:
+        fb_provider = fb_settings.provider
         # Same kind of provider at another endpoint or model: a distinct name for the agent's map.
         name = fb_provider if fb_provider != provider_name else f"{fb_provider}-fallback"
         fallback = _build(fb_settings, env, fb_provider, "fallback", name=name)
@@ -145,6 +137,26 @@ def create_provider(settings: ModelSettings, env: ModelEnvironment) -> ResolvedM
         )
     log.info("model: %s", resolved.description)
     return replace(resolved, prices=price_table(settings.prices))
+
+
+def fallback_settings(settings: ModelSettings, provider_name: str) -> ModelSettings | None:
+    """The model settings of the configured fallback (`model.fallback`), or None:
+    its provider, model and base URL, the rest inherited from the primary's
+    (its key comes from the same settings and variables). The primary's
+    `contextWindow` and `maxOutputTokens` describe the primary's model, so
+    another model or endpoint goes by what its server reports or the table
+    of well-known models. `provider_name` is the primary's chosen provider."""
+    fb = settings.fallback
+    if fb is None or not (fb.provider or fb.model):
+        return None
+    fb_provider = fb.provider or provider_name
+    same = fb_provider == provider_name
+    model = fb.model or (settings.model if same else None)
+    base_url = fb.base_url or (settings.base_url if same else None)
+    update: dict[str, object] = {"provider": fb_provider, "model": model, "base_url": base_url, "fallback": None}
+    if not same or model != settings.model or base_url != settings.base_url:
+        update.update(context_window=None, max_output_tokens=None)
+    return settings.model_copy(update=update)
 
 
 def _provider_module(provider_name: str):

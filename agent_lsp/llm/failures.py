@@ -287,7 +287,17 @@ def classify_http_error(
     rid = request_id(headers, parsed)
     if rid:
         failure["requestId"] = rid
+    if code == CONTEXT_WINDOW_EXCEEDED:
+        _context_sizes(error, failure)
     return failure
+
+
+def _context_sizes(error: Mapping[str, Any], failure: LlmFailure) -> None:
+    """The sizes an overflow names: llama.cpp's `n_prompt_tokens` and `n_ctx`."""
+    for source, key in (("n_prompt_tokens", "promptTokens"), ("n_ctx", "contextWindow")):
+        value = error.get(source)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            failure[key] = value  # type: ignore[literal-required]
 
 
 def classify_stream_error(
@@ -312,6 +322,8 @@ def classify_stream_error(
     }
     if status:
         failure["status"] = status
+    if code == CONTEXT_WINDOW_EXCEEDED:
+        _context_sizes(error, failure)
     rid = request_id or (payload.get("request_id") if isinstance(payload.get("request_id"), str) else None)
     if rid:
         failure["requestId"] = rid

@@ -9,7 +9,9 @@ a new id, usage in any chunk, errors inside the stream.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import uuid
 from typing import Any, AsyncIterator, Mapping
 from urllib.parse import urlsplit
@@ -35,6 +37,8 @@ from .types import (
     Usage,
 )
 
+log = logging.getLogger(__name__)
+
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # Sent as max_tokens when nothing is configured and the model is not known: a
 # local server's own default is often "until the context is full", which a
@@ -42,6 +46,10 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MAX_OUTPUT_TOKENS = 4096
 # Context windows servers told us, by (base URL, model): every session has its own provider.
 _DISCOVERED: dict[tuple[str, str], int | None] = {}
+# Probes under way, by (base URL, model): started in the background, joined by whoever needs the answer.
+_PENDING: dict[tuple[str, str], "asyncio.Task[int | None]"] = {}
+# The first request waits this long for a probe under way; then it goes with what is known.
+FIRST_REQUEST_WAIT_S = 0.2
 
 
 # --- request -----------------------------------------------------------------------------
@@ -348,6 +356,7 @@ class OpenAIProvider:
         self._body_defaults = {"top_p": top_p, "stop": list(stop or [])}
         self._extra_body = dict(extra_body or {})
         self._discovered: dict[str, int | None] = {}  # model -> the context window the server reported
+        self._wait_until: dict[str, float] = {}  # model -> until when requests wait for its probe
         # OpenAI's reasoning models reject the deprecated `max_tokens`; most other servers only know it.
         self._is_openai = (urlsplit(base_url).hostname or "").endswith("openai.com")
         # Other servers may reject an unknown key, so by default only OpenAI's own gets it.
@@ -372,16 +381,64 @@ class OpenAIProvider:
             max_output_tokens=self._max_output_tokens,
         )
 
-    async def _discover(self, model: str) -> None:
-        """Once per model, ask a server that is not OpenAI's for the context
-        window it runs the model with (which may be less than the model's own,
-        e.g. Ollama's default), unless the settings give it."""
+    def discover_soon(self, model: str) -> "asyncio.Task[int | None] | None":
+        """Start asking a server that is not OpenAI's for the context window it
+        runs `model` with (which may be less than the model's own, e.g.
+        Ollama's default), in the background, once per server and model and
+        process, unless the settings give it. The probe under way, or None."""
         if self._is_openai or self._context_window or model in self._discovered:
-            return
+            return None
         key = (self.base_url, model)
-        if key not in _DISCOVERED:  # once per server and model, not once per session's provider
-            _DISCOVERED[key] = await discover_context_window(self._http.client, self.base_url, model, self._headers)
-        self._discovered[model] = _DISCOVERED[key]
+        if key in _DISCOVERED:  # asked already, by another session's provider
+            self._discovered[model] = _DISCOVERED[key]
+            return None
+        task = _PENDING.get(key)
+        if task is None:
+            task = _PENDING[key] = asyncio.ensure_future(self._probe(key, model))
+        return task
+
+    async def _probe(self, key: tuple[str, str], model: str) -> int | None:
+        try:
+            _DISCOVERED[key] = window = await discover_context_window(self._http.client, self.base_url, model,
+                                                                      self._headers)
+            return window
+        except Exception:  # e.g. this provider was closed meanwhile: not an answer, ask again later
+            log.debug("asking %s for the context window failed", self.base_url, exc_info=True)
+            return None
+        finally:
+            _PENDING.pop(key, None)
+
+    async def context_window_within(self, model: str, wait_s: float, *, shared: bool = True
+                                    ) -> tuple[int | None, bool]:
+        """(the context window of `model`, whether a probe is still under way),
+        waiting at most `wait_s` for the probe; a `shared` wait counts from the
+        first wait for it, so the agent's check before a step and the request
+        share one wait."""
+        task = self.discover_soon(model)
+        if task is not None and wait_s > 0 and shared:
+            loop = asyncio.get_running_loop()
+            deadline = self._wait_until.setdefault(model, loop.time() + wait_s)
+            wait_s = min(wait_s, deadline - loop.time())
+        if task is not None and wait_s > 0:
+            # The HTTP client (httpx's import, the TLS context) is made first: the
+            # request needs it anyway, and the wait is for the server, not for us.
+            self._http.client  # noqa: B018
+            try:
+                await asyncio.wait_for(asyncio.shield(task), wait_s)
+            except (asyncio.TimeoutError, TimeoutError):
+                pass
+            except Exception:  # a failed probe is just "not known"
+                pass
+        key = (self.base_url, model)
+        if key in _DISCOVERED:
+            self._discovered[model] = _DISCOVERED[key]
+        return self.model_info(model).context_window, key in _PENDING
+
+    async def _discover(self, model: str) -> None:
+        """The window before a request: a probe under way is waited for a moment
+        (`FIRST_REQUEST_WAIT_S`), then the request goes with what is known and
+        the probe's answer serves the next one."""
+        await self.context_window_within(model, FIRST_REQUEST_WAIT_S)
 
     def _default_max_tokens(self, model: str) -> int:
         """max_tokens when none is configured: the model's known limit, at most

@@ -88,6 +88,8 @@ class LlmFailure(TypedDict, total=False):
     phase: str  # "connect": no connection was made (refused, unknown host, connect timeout)
     url: str  # the endpoint asked (agent_lsp.llm.endpoint)
     setting: str  # the env var or settings key to change, e.g. OPENAI_BASE_URL, model.apiKey
+    promptTokens: int  # CONTEXT_WINDOW_EXCEEDED: the size the server counted, when it says (llama.cpp)
+    contextWindow: int  # CONTEXT_WINDOW_EXCEEDED: the window the server runs with, when it says
 
 
 class LlmError(Exception):

@@ -8,7 +8,9 @@
   the endpoint lists, each listing kept for `LIST_TTL_S`; an endpoint that
   does not answer leaves the configured ones and a note.
 
-A switch to another model of the configured provider keeps the endpoint, key
+Choosing the configured fallback (`model.fallback`) uses its settings, as the
+automatic fallback does: its base URL, and the window its server reports. A
+switch to another model of the configured provider keeps the endpoint, key
 and headers; `contextWindow` and `maxOutputTokens` describe the configured
 model, so another model goes by what its server reports or the table of
 well-known models (`llm/models.py`), which compaction then uses. A switch to
@@ -67,10 +69,15 @@ class SessionModels:
         return provider, model
 
     def _settings_for(self, provider: str, model: str) -> ModelSettings:
+        from agent_lsp.llm.factory import fallback_settings
+
         base = self.host.settings.model
         kind, configured_model = self.configured()
         if provider == kind and model == configured_model:
             return base.model_copy(update={"fallback": None})
+        fallback = fallback_settings(base, kind)
+        if fallback is not None and provider == fallback.provider and model == fallback.model:
+            return fallback  # the configured fallback: its own endpoint, key source and window
         update: dict[str, Any] = {"provider": provider, "model": model, "fallback": None,
                                   "context_window": None, "max_output_tokens": None}
         if provider != kind:  # the endpoint, key and body fields of the configured provider are not this one's

@@ -55,3 +55,28 @@ async def test_the_endpoint_s_models_are_offered_and_one_is_chosen_for_the_next_
         await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("second")]), 30)
     assert [r.body["model"] for r in fake.requests] == ["house-model-7b", "gpt-4o-mini"]
     assert client.text(sid) == "onetwo"
+
+
+async def test_choosing_the_configured_fallback_sends_the_next_request_to_its_server(tmp_path, fake):
+    second = FakeServer()
+    await second.start()
+    try:
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
+        fake.queue(reply("one"))
+        second.queue(reply("two"))
+        client = AcpTestClient()
+        model = {"provider": "openai", "model": "house-model-7b", "baseUrl": fake.url + "/v1", "apiKey": "k",
+                 "fallback": {"model": "gemma-fallback", "baseUrl": second.url + "/v1"}}
+        async with acp_agent(client, tmp_path / "sessions", model_extra=model) as conn:
+            new = await conn.new_session(cwd=str(workspace), mcp_servers=[])
+            sid = new.session_id
+            assert "openai/gemma-fallback" in [o.value for o in new.config_options[0].options]
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("first")]), 30)
+            await conn.set_config_option(config_id="model", session_id=sid, value="openai/gemma-fallback")
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("second")]), 30)
+    finally:
+        await second.stop()
+    assert [r.body["model"] for r in fake.requests] == ["house-model-7b"]
+    assert [r.body["model"] for r in second.requests] == ["gemma-fallback"]
+    assert client.text(sid) == "onetwo"

@@ -60,7 +60,10 @@ async def test_s30_overflow_recovery(tmp_path, overflow):
     await settle(agent)
     turn3 = router.conversation_requests[2:]
     assert len(turn3) == 2
-    assert len(router.summary_requests) == 1
+    # The rejected request is not what is sent to be summarised: the window is at
+    # most its size, so the history goes in pieces, each one message of transcript.
+    assert router.summary_requests
+    assert all(len(r.messages) == 1 and not r.tools for r in router.summary_requests)
     assert "RECOVERY CHECKPOINT" in all_text(turn3[1])
     assert "OLD sentinel" not in all_text(turn3[1])
     assert inside_step(agent, 3, 1)
@@ -75,7 +78,7 @@ async def test_s30_overflow_recovery(tmp_path, overflow):
 async def test_s31_overflow_without_progress_keeps_error(tmp_path):
     # The summary is not smaller than what it would replace: nothing is replaced, no retry.
     router = Router([{"text": "a"}, {"text": "b"}, {"fail": "CONTEXT_WINDOW_EXCEEDED"}],
-                    summaries=[{"text": "huge " * 5000}])
+                    summaries=[{"text": "huge " * 5000}] * 10)
     agent = await seeded_agent(tmp_path, router)
     agent.followup("third")
     await settle(agent)
@@ -181,7 +184,9 @@ async def test_s33_pruning_first(tmp_path):
     original = [e for e in events_of(agent, "tool/result") if e.data["surfaceOp"] == "append"][0]
     assert len(pruned) == 1
     text = pruned[0].data["message"]["content"][0]["text"]
-    assert text == "H" * 4096 + PRUNE_MARKER + "T" * 1024
+    head, tail = text.split(PRUNE_MARKER)
+    # shrunk to what a 3000-token window leaves room for: head and tail kept
+    assert set(head) == {"H"} and set(tail) == {"T"} and len(text) < 3000
     assert pruned[0].data["surfaceOp"] == {"kind": "replace", "start": original.seq, "end": original.seq}
     assert pruned[0].data["sourceEventSeqs"] == [original.seq]
     assert events_of(agent, "compaction/prune")[0].seq == pruned[0].seq - 1
@@ -254,7 +259,7 @@ async def test_overflow_and_transient_budgets_are_independent(tmp_path):
     agent.followup("third")
     await settle(agent)
     assert len(router.conversation_requests[2:]) == 3
-    assert len(router.summary_requests) == 1
+    assert router.summary_requests
     retries = [(e.data["turn"], e.data["step"], e.data["retry"], e.data["failure"]["code"])
                for e in events_of(agent, "llm/retry")]
     assert retries == [(3, 1, 1, "SERVER")]

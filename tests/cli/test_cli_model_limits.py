@@ -1,6 +1,8 @@
 """A real (local, fake) OpenAI-compatible server at its limits, seen through
 `agent-lsp run`: a reply cut at the output limit says which setting to raise;
-a prompt too big for the context on its own is reported, not "compacted"."""
+a prompt too big for the context on its own is reported, not "compacted";
+the window the server runs with is known from the first step, and one too
+small for the agent's fixed prompt is refused before any request."""
 
 from __future__ import annotations
 
@@ -19,11 +21,13 @@ def _sse(*chunks: dict) -> bytes:
     return b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
 
 
-def _run_against(tmp_path: Path, replies: list[Reply]) -> tuple[str, str, FakeServer]:
+def _run_against(tmp_path: Path, replies: list[Reply], routes: dict[str, Reply] | None = None
+                 ) -> tuple[str, str, FakeServer]:
     async def scenario():
         fake = FakeServer()
         await fake.start()
         fake.queue(*replies)
+        fake.routes.update(routes or {})
         env = clean_env(tmp_path, OPENAI_BASE_URL=fake.url + "/v1", AGENT_LSP_MODEL="local-coder",
                         AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
         done = await asyncio.to_thread(agent_lsp, ["run", "hello", "-w", str(tmp_path)], env)
@@ -66,3 +70,27 @@ def test_compaction_is_announced_only_when_it_succeeded():
     assert "compacting older history failed: the summary is not smaller" in err.getvalue()
     transcript.event({"type": "compaction/end", "data": {"compactionId": "c2"}})
     assert "older history was compacted" in err.getvalue()
+
+
+def _props(n_ctx: int) -> dict[str, Reply]:
+    return {"GET /props": Reply.json(200, {"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1})}
+
+
+def _first_route(tmp_path: Path) -> dict:
+    (log,) = (tmp_path / "sessions").glob("*/*.jsonl")
+    events = [json.loads(line) for line in log.read_text().splitlines()[1:]]
+    return next(e["data"] for e in events if e["type"] == "request/context")
+
+
+def test_the_first_step_of_a_fresh_run_knows_the_server_s_window(tmp_path: Path):
+    stdout, _, fake = _run_against(tmp_path, [Reply.openai_text("hi there")], _props(32768))
+    assert "hi there" in stdout
+    assert _first_route(tmp_path)["contextWindow"] == 32768
+    assert [p.path for p in fake.probes].count("/props") == 1
+
+
+def test_a_window_too_small_for_the_fixed_prompt_is_refused_with_what_to_do(tmp_path: Path):
+    _, stderr, fake = _run_against(tmp_path, [Reply.openai_text("never")], _props(2048))
+    assert fake.requests == []  # nothing sent that the server would reject
+    assert "context window (2048 tokens) is too small for this agent" in stderr
+    assert "larger context" in stderr and "fewer tools" in stderr

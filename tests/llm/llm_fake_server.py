@@ -18,7 +18,7 @@ import time
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal
 
 RECORDINGS = Path(__file__).parent / "recordings"
 MODEL_PATHS = ("/chat/completions", "/messages")
@@ -83,6 +83,7 @@ class FakeServer:
         self.replies: deque[Reply] = deque()
         self.requests: list[Seen] = []  # model requests; each takes the next queued reply
         self.routes: dict[str, Reply] = {}  # "GET /props" -> the answer to every other request
+        self.respond: Callable[[Seen], Reply] | None = None  # answers model requests instead of the queue
         self.probes: list[Seen] = []
         self.hangups: list[float] = []  # monotonic time each connection was closed by the client
         self.hangup = asyncio.Event()
@@ -132,8 +133,12 @@ class FakeServer:
                     self.probes.append(Seen(method, path, headers, body))
                     reply = self.routes.get(f"{method} {path}") or Reply.json(404, {"error": "not found"})
                 else:
-                    self.requests.append(Seen(method, path, headers, body))
-                    reply = self.replies.popleft() if self.replies else Reply.json(500, {"error": {"message": "no reply queued"}})
+                    seen = Seen(method, path, headers, body)
+                    self.requests.append(seen)
+                    if self.respond is not None:
+                        reply = self.respond(seen)
+                    else:
+                        reply = self.replies.popleft() if self.replies else Reply.json(500, {"error": {"message": "no reply queued"}})
                 if not await self._reply(reply, reader, writer):
                     break
         finally:

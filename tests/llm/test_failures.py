@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from email.utils import formatdate
 
@@ -105,3 +106,14 @@ def test_error_body_sent_as_an_sse_event():
     body = b'data: {"error": {"message": "prompt is too long: 300000 tokens > 200000 maximum"}}\n\n'
     failure = classify_http_error(400, body, {}, provider="p", model="m")
     assert failure["code"] == "CONTEXT_WINDOW_EXCEEDED" and failure["message"].startswith("prompt is too long")
+
+
+def test_an_overflow_names_the_sizes_the_server_counted():
+    """llama.cpp says how large the prompt was and how large its window is:
+    compaction calibrates its estimate and learns the window from them."""
+    body = {"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it",
+                      "type": "exceed_context_size_error", "n_prompt_tokens": 4375, "n_ctx": 4096}}
+    failure = classify_http_error(400, json.dumps(body).encode(), {}, provider="p", model="m")
+    assert failure["code"] == "CONTEXT_WINDOW_EXCEEDED"
+    assert (failure["promptTokens"], failure["contextWindow"]) == (4375, 4096)
+    assert "promptTokens" not in classify_http_error(400, b'{"error":{"message":"bad"}}', {}, provider="p", model="m")

@@ -122,3 +122,19 @@ async def test_a_configured_window_is_not_asked(server, local):
     assert server.probes == []
     assert resolved.provider.model_info(resolved.model).context_window == 20000
     assert json.dumps(server.requests[-1].body)  # the request itself went out
+
+
+async def test_a_slow_server_holds_the_first_request_a_moment_only_and_the_next_knows(server, local):
+    """The window is asked in the background; a request waits for the answer a
+    moment (about 200 ms), then goes with what is known, and the next one knows."""
+    server.routes["GET /props"] = Reply(parts=[b'{"default_generation_settings": ', b'{"n_ctx": 4096}}'],
+                                        headers={"content-type": "application/json"}, delay_s=1.0)
+    resolved = local()
+    probe = resolved.provider.discover_soon(resolved.model)  # as a session's start does
+    assert probe is not None
+    first = await _ask(resolved, server)
+    assert first["max_tokens"] == 4096 and not probe.done()  # not held for the whole probe
+    await probe
+    second = await _ask(resolved, server)
+    assert second["max_tokens"] == 1024  # a quarter of the window the server said
+    assert [p.path for p in server.probes].count("/props") == 1

@@ -73,6 +73,34 @@ async def test_set_model_changes_the_next_request_and_survives_a_restart(tmp_pat
     assert fake.requests[2].body["model"] == "gpt-4o"
 
 
+async def test_choosing_the_configured_fallback_uses_its_server_and_window(tmp_path: Path, fake: FakeServer):
+    """`model.fallback` at a second server: choosing it sends the next requests
+    there, and its window is what that server reports, not the primary's setting."""
+    second = FakeServer()
+    await second.start()
+    second.routes["GET /props"] = Reply.json(200, {"default_generation_settings": {"n_ctx": 4096}})
+    workspace, sessions = tmp_path / "ws", tmp_path / "sessions"
+    workspace.mkdir()
+    fake.queue(reply("one"))
+    second.queue(reply("two"), reply("three"))
+    settings = openai_settings(fake, sessions)
+    settings["model"]["fallback"] = {"model": "gemma-fallback", "baseUrl": second.url + "/v1"}
+    try:
+        async with running_server(folders=[workspace], sessions_dir=sessions, settings=settings) as editor:
+            sid = await followup(editor, "first")
+            await editor.raw_request("agent/session/setModel", {"sessionId": sid, "model": "gemma-fallback"})
+            await followup(editor, "second", sid)
+            await followup(editor, "third", sid)
+            replay = await editor.raw_request("agent/session/replay", {"sessionId": sid})
+    finally:
+        await second.stop()
+    assert [r.body["model"] for r in fake.requests] == ["house-model-7b"]
+    assert [r.body["model"] for r in second.requests] == ["gemma-fallback", "gemma-fallback"]
+    assert second.requests[0].headers["authorization"] == "Bearer k"  # the key comes from the same settings
+    routes = [e["data"] for e in replay["events"] if e["type"] == "request/context"]
+    assert [r.get("contextWindow") for r in routes] == [9000, 4096]  # known from the fallback's first step
+
+
 async def test_set_model_rejects_an_unknown_provider_readably(tmp_path: Path, fake: FakeServer):
     workspace, sessions = tmp_path / "ws", tmp_path / "sessions"
     workspace.mkdir()
