@@ -14,6 +14,9 @@ INVALID_REQUEST = -32600
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
 INTERNAL_ERROR_MESSAGE = "internal error in the server (the server log has the details)"
+# A prompt whose turn ended in a failure (the model's, a context window too small): not an
+# internal error. The message is the failure's; data {failure: {code, message, ...}}.
+TURN_FAILED = -32011
 MAX_ERROR_MESSAGE = 1000  # a longer error message (it may quote a huge param) is cut short
 
 

@@ -69,7 +69,7 @@ from agent_lsp.agent import Agent
 from agent_lsp.agent.compaction import CompactionError
 from agent_lsp.config import SettingsLayers
 from agent_lsp.service import AgentService, Message
-from agent_lsp.jsonrpc import shown
+from agent_lsp.jsonrpc import TURN_FAILED, shown
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
@@ -377,7 +377,7 @@ class AcpAgent:
         stop = STOP_REASONS.get(reason.get("kind", ""))
         if stop is None:  # error: the client shows the message of the failure
             error = reason.get("error") or {}
-            raise RequestError(-32603, f"{error.get('code', 'ERROR')}: {error.get('message', 'the turn failed')}",
+            raise RequestError(TURN_FAILED, f"{error.get('code', 'ERROR')}: {error.get('message', 'the turn failed')}",
                                {"failure": error})
         return PromptResponse(stop_reason=stop)
 

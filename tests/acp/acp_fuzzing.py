@@ -4,7 +4,7 @@
 
 Each generated case is one line and the answer it must get:
 - "ok": a real method with valid or mutated params: a result or a refusal
-  (-32602, -32601, -32010), never -32603;
+  (-32602, -32601, -32010, or -32011 for a turn that failed), never -32603;
 - an exact code: -32600 for a broken envelope, -32700 for a line that is not
   JSON (or nested too deeply to parse).
 `id_readable` says whether the answer carries the line's id or `id: null`.
@@ -25,7 +25,9 @@ from hypothesis import strategies as st
 from acp_harness import agent_env, settings_arg
 from lsp_fuzzing import JSON_SCALARS, JSON_VALUES, ODD_STRINGS, SERVER_PATH_MARKERS
 
-REFUSALS = (-32602, -32601, -32010)  # a bad param, a method the face does not serve, a session held elsewhere
+# a bad param, a method the face does not serve, a session held elsewhere, a turn that ended in a failure
+# (a prompt too big for the model's window: the failure is the model's, said as such)
+REFUSALS = (-32602, -32601, -32010, -32011)
 
 
 class RawAgent:
