@@ -94,6 +94,8 @@ class ServerClient:
         self.failure: str | None = None  # set once the server is gone
         # The server numbers its reports of open documents (known for some, else learnt from the first one).
         self.numbers_versions = spec.versioned_diagnostics
+        self.busy: set[Any] = set()  # work-done progress under way (a server checking the workspace)
+        self.last_activity = 0.0  # the last report or progress, loop time
         self._waiters = _Waiters()
         self._guard: GroupGuard | None = None
         self._stderr_task: asyncio.Task | None = None
@@ -113,6 +115,7 @@ class ServerClient:
             elif self.numbers_versions and params.uri in self.documents:
                 return  # a workspace-wide pass's report, not one of the text we sent
             self.published[params.uri] = Published(params.version, list(params.diagnostics), time.monotonic())
+            self.last_activity = time.monotonic()
             self._waiters.notify()
 
         @client.feature(lsp.WORKSPACE_CONFIGURATION)
@@ -122,6 +125,16 @@ class ServerClient:
         @client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
         def progress_create(params: lsp.WorkDoneProgressCreateParams) -> None:
             return None
+
+        @client.feature(lsp.PROGRESS)
+        def progress(params: lsp.ProgressParams) -> None:
+            kind = params.value.get("kind") if isinstance(params.value, dict) else getattr(params.value, "kind", None)
+            if kind == "begin":
+                self.busy.add(params.token)
+            elif kind == "end":
+                self.busy.discard(params.token)
+            self.last_activity = time.monotonic()
+            self._waiters.notify()
 
         @client.feature(lsp.CLIENT_REGISTER_CAPABILITY)
         def register(params: lsp.RegistrationParams) -> None:
@@ -223,13 +236,15 @@ class ServerClient:
         if self.documents.pop(uri, None) is not None and self.failure is None:
             self._client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
 
-    def did_rename(self, old: Path, new: Path) -> None:
-        self.close_document(old)
-        self._client.workspace_did_rename_files(lsp.RenameFilesParams(files=[lsp.FileRename(old_uri=old.as_uri(), new_uri=new.as_uri())]))
-
     def did_delete(self, path: Path) -> None:
+        """The file is gone: closed, and told as the file watcher servers rely on would tell it."""
         self.close_document(path)
         self._client.workspace_did_delete_files(lsp.DeleteFilesParams(files=[lsp.FileDelete(uri=path.as_uri())]))
+        self._client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+            changes=[lsp.FileEvent(uri=path.as_uri(), type=lsp.FileChangeType.Deleted)]))
+
+    def active_since(self, moment: float) -> bool:
+        return self.last_activity >= moment
 
     def has_published(self, uri: str) -> bool:
         """The server published for the version of `uri` it has now."""
@@ -256,11 +271,11 @@ class ServerClient:
         return True
 
     async def wait_quiet(self, quiet_s: float, deadline: float) -> None:
-        """Until nothing was published for `quiet_s` (other files re-checked after a change)."""
+        """Until the server reported no progress under way and nothing for `quiet_s`
+        (the other files it re-checks after a change)."""
         while self.failure is None:
-            last = max((p.at for p in self.published.values()), default=0.0)
-            wake = min(last + quiet_s, deadline)
             now = time.monotonic()
+            wake = deadline if self.busy else min(self.last_activity + quiet_s, deadline)
             if wake <= now:
                 return
             try:
@@ -326,7 +341,8 @@ _CAPABILITIES = lsp.ClientCapabilities(
         workspace_folders=True,
         apply_edit=False,
         workspace_edit=lsp.WorkspaceEditClientCapabilities(document_changes=True),
-        file_operations=lsp.FileOperationClientCapabilities(did_rename=True, did_delete=True),
+        file_operations=lsp.FileOperationClientCapabilities(did_delete=True),
+        did_change_watched_files=lsp.DidChangeWatchedFilesClientCapabilities(),
         symbol=lsp.WorkspaceSymbolClientCapabilities(),
     ),
     text_document=lsp.TextDocumentClientCapabilities(

@@ -155,6 +155,8 @@ class WorkspaceLanguage:
                 late.append(client.failure or f"{client.spec.name} did not report on the change within "
                             f"{self.wait_s:g} s (the diagnostics.waitSeconds setting)")
         for client in token.servers.values():
+            if not any(c is client for c, _ in waits):  # only files went away: wait for the re-check they cause
+                await client.wait_for(lambda c=client: c.active_since(started), deadline)
             await client.wait_quiet(QUIET_S, deadline)
         report = ProblemReport(servers=sorted(token.servers), waited_ms=round((time.monotonic() - started) * 1000))
         if late:

@@ -139,3 +139,13 @@ async def test_a_read_only_agent_asks_but_does_not_rename(tools):
     assert refused.is_error and "read-only" in refused.content and editor.applied == []
     found = await _run(reader, operation="definition", path="pkg/main.py", line=3, symbol="greet")
     assert "pkg/greet.py:1:5" in found.content
+
+
+async def test_deleting_a_module_reports_the_imports_it_broke(tools):
+    root, _, t = tools
+    await _run(t["language"], operation="diagnostics")  # the server has checked the workspace
+    out = await _run(t["delete_file"], path="pkg/greet.py")
+    assert not out.is_error, out.content
+    assert "pkg/main.py:1:" in out.content and "pkg/other.py:1:" in out.content, out.content
+    # "Import "pkg.greet" could not be resolved", or, while the package is still cached, ""greet" is unknown import symbol"
+    assert out.content.count("greet") >= 3 and "error:" in out.content
