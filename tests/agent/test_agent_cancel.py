@@ -39,8 +39,11 @@ async def test_c03_keep_inbox_parks_queued_work(tmp_path):
 
 
 async def test_c07_latch_deep_into_slow_abort_convergence(tmp_path):
+    stopping = asyncio.Event()
+
     async def slow_to_stop(args, ctx):
         await ctx.signal.wait()
+        stopping.set()
         await asyncio.sleep(0.05)  # takes 50 ms to wind down
         return "stopped"
 
@@ -49,7 +52,7 @@ async def test_c07_latch_deep_into_slow_abort_convergence(tmp_path):
     agent.followup("A")
     await until(lambda: bool(events_of(agent, "tool/call")))
     agent.cancel(keep_inbox=True)
-    await asyncio.sleep(0.02)
+    await asyncio.wait_for(stopping.wait(), 5)  # the tool is winding down
     agent.followup("B")
     await settle(agent)
     assert turn_ends(agent) == ["aborted", "completed"]
