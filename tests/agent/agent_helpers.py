@@ -106,3 +106,13 @@ def request_texts(request: Any) -> list[str]:
 
 async def settle(agent: Agent, timeout: float = 5.0) -> None:
     await asyncio.wait_for(agent.when_idle(), timeout)
+
+
+async def until(cond: Callable[[], Any], timeout: float = 5.0) -> None:
+    """Wait (yielding to the loop) until cond() is true; fail after `timeout` seconds."""
+
+    async def loop() -> None:
+        while not cond():
+            await asyncio.sleep(0.001)
+
+    await asyncio.wait_for(loop(), timeout)

@@ -7,15 +7,7 @@ import pytest
 from agent_lsp.agent.events import only
 from agent_lsp.agent.ports import ToolOutput
 
-from agent_helpers import FnTool, events_of, make_agent, request_texts, settle, statuses, turn_ends, types_of
-
-
-async def until(cond, timeout=2.0):
-    async def loop():
-        while not cond():
-            await asyncio.sleep(0.001)
-
-    await asyncio.wait_for(loop(), timeout)
+from agent_helpers import FnTool, events_of, make_agent, request_texts, settle, statuses, turn_ends, types_of, until
 
 
 def user_texts(agent):
@@ -47,8 +39,11 @@ async def test_c03_keep_inbox_parks_queued_work(tmp_path):
 
 
 async def test_c07_latch_deep_into_slow_abort_convergence(tmp_path):
+    stopping = asyncio.Event()
+
     async def slow_to_stop(args, ctx):
         await ctx.signal.wait()
+        stopping.set()
         await asyncio.sleep(0.05)  # takes 50 ms to wind down
         return "stopped"
 
@@ -57,7 +52,7 @@ async def test_c07_latch_deep_into_slow_abort_convergence(tmp_path):
     agent.followup("A")
     await until(lambda: bool(events_of(agent, "tool/call")))
     agent.cancel(keep_inbox=True)
-    await asyncio.sleep(0.02)
+    await asyncio.wait_for(stopping.wait(), 5)  # the tool is winding down
     agent.followup("B")
     await settle(agent)
     assert turn_ends(agent) == ["aborted", "completed"]

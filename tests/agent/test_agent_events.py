@@ -2,12 +2,10 @@
 agent/events.py, durable and live events arrive through one subscription,
 and payloads are complete where they are made."""
 
-import asyncio
-
 from agent_lsp.agent.events import DURABLE_EVENTS, LIVE_EVENTS, LiveEvent
 from agent_lsp.store.session import Event
 
-from agent_helpers import FnTool, make_agent, settle
+from agent_helpers import FnTool, events_of, make_agent, settle, until
 
 
 def check(event) -> None:
@@ -48,7 +46,7 @@ async def test_inserted_and_discarded_name_their_list_and_errors_carry_code_and_
     agent = make_agent(tmp_path, [{"hang": "partial"}, {"chunks": [{"type": "finish", "kind": "error"}]}])
     agent.subscribe(lambda e: live.append(e) if isinstance(e, LiveEvent) else None)
     agent.followup("first")
-    await asyncio.sleep(0.05)
+    await until(lambda: events_of(agent, "assistant/chunk"))  # the turn runs: a steer goes to its next step
     agent.steer("now")
     agent.followup("later")
     agent.cancel()

@@ -5,19 +5,11 @@ import asyncio
 from agent_lsp.agent.events import only
 from agent_lsp.agent.ports import ToolOutput
 
-from agent_helpers import FnTool, Gate, events_of, make_agent, request_texts, settle, turn_ends
+from agent_helpers import FnTool, Gate, events_of, make_agent, request_texts, settle, turn_ends, until
 
 
 def four_calls(name="p"):
     return {"tools": [{"name": name, "arguments": {}, "id": f"c{i}"} for i in range(1, 5)]}
-
-
-async def until(cond, timeout=2.0):
-    async def loop():
-        while not cond():
-            await asyncio.sleep(0.001)
-
-    await asyncio.wait_for(loop(), timeout)
 
 
 async def test_s14_max_tokens(tmp_path):

@@ -3,15 +3,7 @@
 import asyncio
 
 from agent_lsp.agent.events import only
-from agent_helpers import FnTool, events_of, make_agent, request_texts, settle, statuses, turn_ends, types_of
-
-
-async def until(cond, timeout=2.0):
-    async def loop():
-        while not cond():
-            await asyncio.sleep(0.001)
-
-    await asyncio.wait_for(loop(), timeout)
+from agent_helpers import FnTool, events_of, make_agent, request_texts, settle, statuses, turn_ends, types_of, until
 
 
 def aborted(cause="user"):

@@ -11,14 +11,6 @@ from agent_lsp.store import SessionStore
 from agent_helpers import FnTool, events_of, make_agent, settle, types_of
 
 
-async def until(cond, timeout=2.0):
-    async def loop():
-        while not cond():
-            await asyncio.sleep(0.001)
-
-    await asyncio.wait_for(loop(), timeout)
-
-
 def crashed_session(tmp_path, *, record_call: bool):
     """Write a log that ends mid-tool: assistant asked for c1 (and c2 with no tool/call)."""
     store = SessionStore(tmp_path)

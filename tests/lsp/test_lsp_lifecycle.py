@@ -23,7 +23,7 @@ async def test_cancel_request_cancels_a_running_request_and_the_server_goes_on(t
         await editor.wait_idle(sid)
         protocol = editor.client.protocol
         future = asyncio.wrap_future(protocol.send_request("agent/session/compact", {"sessionId": sid}, msg_id="compact-1"))
-        await asyncio.sleep(0.3)  # the summary is streaming
+        await editor.wait_for(lambda: "compaction/start" in editor.event_types(sid), what="the summary to start")
         assert not future.done()
         protocol.notify("$/cancelRequest", types.CancelParams(id="compact-1"))
         with pytest.raises(JsonRpcRequestCancelled):

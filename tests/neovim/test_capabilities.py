@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import sys
 
-from conftest import SERVER_CMD, Editor
+from nvim_harness import SERVER_CMD, Editor
 
 TIME = {"command": sys.executable, "args": ["-m", "mcp_server_time", "--local-timezone", "UTC"]}
 

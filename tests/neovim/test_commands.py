@@ -3,7 +3,7 @@ the input window, revert, the event log."""
 
 from __future__ import annotations
 
-from conftest import Editor
+from nvim_harness import Editor
 
 
 def user_message(editor: Editor, index: int = 0) -> dict:

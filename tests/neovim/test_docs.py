@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from conftest import PLUGIN_DIR, start_editor, stop_editor
+from nvim_harness import PLUGIN_DIR, start_editor, stop_editor
 
 
 def test_helptags_and_every_command_is_documented(tmp_path: Path, monkeypatch) -> None:

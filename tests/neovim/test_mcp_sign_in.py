@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conftest import SERVER_CMD, Editor
+from nvim_harness import SERVER_CMD, Editor
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "mcp"))
 from mcp_oauth_server import OAuthMcpServer  # noqa: E402

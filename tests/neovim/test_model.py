@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Editor
+from nvim_harness import Editor
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
 

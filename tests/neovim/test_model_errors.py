@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import socket
 
-from conftest import SERVER_CMD, Editor
+from nvim_harness import SERVER_CMD, Editor
 
 
 def closed_port() -> int:

@@ -5,7 +5,7 @@ the user, and :AgentPermissions lists remembered rules and revokes one."""
 
 from __future__ import annotations
 
-from conftest import Editor
+from nvim_harness import Editor
 
 CARD = r"""
 local ns = vim.api.nvim_get_namespaces()["agent_lsp.permission"]

@@ -4,7 +4,7 @@ sub-agent is a card with its status, and :AgentSubagent opens its transcript."""
 
 from __future__ import annotations
 
-from conftest import Editor
+from nvim_harness import Editor
 
 
 def test_plan_mode_refuses_the_edit_and_shows_the_plan_as_a_checklist(editor: Editor) -> None:

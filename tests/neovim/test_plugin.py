@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import SERVER_CMD, Editor, start_editor, stop_editor
+from nvim_harness import SERVER_CMD, Editor, start_editor, stop_editor
 
 
 def test_setup_starts_the_server_for_the_buffers_workspace(editor: Editor) -> None:

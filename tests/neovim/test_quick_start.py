@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import start_editor, stop_editor
+from nvim_harness import start_editor, stop_editor
 
 EARLY_SESSION = "answered agent/session/new before the server loaded"
 EARLY_SETTINGS = "applied the settings asked for before the server loaded"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Editor, start_editor, stop_editor
+from nvim_harness import Editor, start_editor, stop_editor
 
 RECORDING = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "session.json").read_text(encoding="utf-8"))
 

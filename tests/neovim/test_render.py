@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Editor, start_editor, stop_editor
+from nvim_harness import Editor, start_editor, stop_editor
 
 
 @pytest.fixture(scope="module")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import start_editor, stop_editor
+from nvim_harness import start_editor, stop_editor
 
 LONG = ["First answer, streamed one character at a time. " * 40,
         "A second, longer answer with `code` and ✓ marks.\n" * 60]

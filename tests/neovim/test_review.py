@@ -15,7 +15,7 @@ from pathlib import Path
 
 import psutil
 
-from conftest import SERVER_CMD, Editor
+from nvim_harness import SERVER_CMD, Editor
 
 EDIT = {"name": "edit_file", "id": "e1", "arguments": {"path": "a.py", "edits": [
     {"oldText": "x = 1", "newText": "x = 2"}, {"oldText": "print(x)", "newText": "print(x * 10)"}]}}

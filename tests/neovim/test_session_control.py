@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import Editor
+from nvim_harness import Editor
 
 # The user's words (not the editor-state snapshots the server also enters as user messages).
 USER_TEXTS = ("return vim.tbl_map(function(e) return e.data.message.content[1].text end, "

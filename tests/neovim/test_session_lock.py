@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import Editor, start_editor, stop_editor
+from nvim_harness import Editor, start_editor, stop_editor
 
 fcntl = pytest.importorskip("fcntl", reason="the session lock is flock-based here (Linux/macOS)")
 

@@ -205,7 +205,7 @@ function M.request(client, method, params, cb)
       end
     end)
     if not ok and cb then
-      cb({ code = -32803, message = "the agent server is not running" }, nil)
+      cb({ code = vim.lsp.protocol.ErrorCodes.RequestFailed, message = "the agent server is not running" }, nil)
     end
   end
   if client.initialized then

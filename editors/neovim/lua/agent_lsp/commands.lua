@@ -7,6 +7,7 @@ local config = require("agent_lsp.config")
 local state = require("agent_lsp.state")
 local client_mod = require("agent_lsp.client")
 local chat = require("agent_lsp.chat")
+local methods = require("agent_lsp.protocol").METHODS
 
 local function notify(msg, level)
   vim.notify("agent_lsp: " .. msg, level or vim.log.levels.INFO)
@@ -120,8 +121,8 @@ local function send(client, c, method, text, context, retried)
   else
     params.workspaceUri = client_mod.workspace_uri(client)
   end
-  if method == "agent/steer" and not s then
-    method = "agent/followup"
+  if method == methods["agent/steer"] and not s then
+    method = methods["agent/followup"]
   end
   if s and s.held_by then
     return notify_held(s) -- the server would refuse it (-32010): say why without asking
@@ -131,7 +132,7 @@ local function send(client, c, method, text, context, retried)
       -- The shown session is gone (deleted, or another server): start a new one.
       if s and not retried and tostring(err.message or ""):find("unknown session", 1, true) then
         c.current = nil
-        return send(client, c, "agent/followup", text, context, true)
+        return send(client, c, methods["agent/followup"], text, context, true)
       end
       return report(method, err, s)
     end
@@ -175,12 +176,12 @@ end
 
 --- :AgentAsk [text] — a followup (queued when a turn runs); a range attaches the selection.
 function M.ask(opts)
-  ask_or_input(opts, "agent/followup", "Ask the agent")
+  ask_or_input(opts, methods["agent/followup"], "Ask the agent")
 end
 
 --- :AgentSteer [text] — a message the running turn takes at its next step.
 function M.steer(opts)
-  ask_or_input(opts, "agent/steer", "Steer the agent")
+  ask_or_input(opts, methods["agent/steer"], "Steer the agent")
 end
 
 local function with_session(fn)
@@ -197,7 +198,7 @@ function M.cancel()
   with_session(function(client, _, s)
     -- Sent even when the session looks idle: a turn just asked for may not have reported yet.
     local idle = s.status ~= "running" and state.queued_count(s) == 0
-    client_mod.request(client, "agent/cancel", { sessionId = s.id }, function(err)
+    client_mod.request(client, methods["agent/cancel"], { sessionId = s.id }, function(err)
       if err then
         report("cancel", err, s)
       elseif idle then
@@ -245,7 +246,7 @@ function M.queue()
       end
       client_mod.request(
         client,
-        "agent/inbox/remove",
+        methods["agent/inbox/remove"],
         { sessionId = s.id, messageId = item.message.id },
         function(err, result)
           if err then
@@ -269,7 +270,7 @@ function M.new()
   if not client or not c then
     return
   end
-  client_mod.request(client, "agent/session/new", { workspaceUri = client_mod.workspace_uri(client) }, function(err, result)
+  client_mod.request(client, methods["agent/session/new"], { workspaceUri = client_mod.workspace_uri(client) }, function(err, result)
     if err then
       return notify("new session failed: " .. err_text(err), vim.log.levels.ERROR)
     end
@@ -327,7 +328,7 @@ local function pick_session(client, c, prompt, cb, query)
     params.query = query
     prompt = ("%s matching %q"):format(prompt, query)
   end
-  client_mod.request(client, "agent/session/list", params, function(err, result)
+  client_mod.request(client, methods["agent/session/list"], params, function(err, result)
     if err then
       return notify("listing sessions failed: " .. err_text(err), vim.log.levels.ERROR)
     end
@@ -377,7 +378,7 @@ function M.sessions(opts)
       if action == "Resume" then
         M.load(client, c, item.sessionId)
       elseif action == "Delete" then
-        client_mod.request(client, "agent/session/delete", { sessionId = item.sessionId }, function(err)
+        client_mod.request(client, methods["agent/session/delete"], { sessionId = item.sessionId }, function(err)
           if err then
             return report("delete", err, state.sessions[item.sessionId])
           end
@@ -398,7 +399,7 @@ function M.revert(opts)
     if not turn or turn < 1 then
       return notify("no turn to revert", vim.log.levels.WARN)
     end
-    client_mod.request(client, "agent/turn/revert", { sessionId = s.id, turn = turn }, function(err, result)
+    client_mod.request(client, methods["agent/turn/revert"], { sessionId = s.id, turn = turn }, function(err, result)
       if err then
         return report("revert", err, s)
       end

@@ -5,6 +5,8 @@
 -- context; with none, it asks the agent to find the problem in those lines.
 local M = {}
 
+local methods = require("agent_lsp.protocol").METHODS
+
 local api = vim.api
 
 local FIND_PROMPT = "Find the problem in this code and fix it."
@@ -72,7 +74,7 @@ function M.fix(opts)
     first, last = row, row
   end
   local text, context = M.request(buf, first, last)
-  commands.send(client, c, "agent/followup", text, context)
+  commands.send(client, c, methods["agent/followup"], text, context)
 end
 
 return M

@@ -3,6 +3,7 @@
 local M = {}
 
 local state = require("agent_lsp.state")
+local methods = require("agent_lsp.protocol").METHODS
 
 local function session_of(params, ctx)
   if type(params) ~= "table" or type(params.sessionId) ~= "string" then
@@ -27,63 +28,63 @@ end
 
 local notifications = {}
 
-notifications["session/event"] = function(_, params, ctx)
+notifications[methods["session/event"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then
     state.add_events(s, params.events or {})
   end
 end
 
-notifications["agent/status"] = function(_, params, ctx)
+notifications[methods["agent/status"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s and (params.status == "idle" or params.status == "running") then
     state.set_status(s, params.status)
   end
 end
 
-notifications["agent/inbox/inserted"] = function(_, params, ctx)
+notifications[methods["agent/inbox/inserted"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then
     state.inbox_change(s, "inserted", params)
   end
 end
 
-notifications["agent/inbox/discarded"] = function(_, params, ctx)
+notifications[methods["agent/inbox/discarded"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then
     state.inbox_change(s, "discarded", params)
   end
 end
 
-notifications["agent/inbox/claimed"] = function(_, params, ctx)
+notifications[methods["agent/inbox/claimed"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then
     state.inbox_change(s, "claimed", params)
   end
 end
 
-notifications["agent/inbox/changed"] = function(_, params, ctx)
+notifications[methods["agent/inbox/changed"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then
     require("agent_lsp.session_control").on_inbox_changed(s, params)
   end
 end
 
-notifications["agent/tool/progress"] = function(_, params, ctx)
+notifications[methods["agent/tool/progress"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then
     require("agent_lsp.chat").tool_progress(s, params.callId, params.data)
   end
 end
 
-notifications["agent/subagent/status"] = function(_, params, ctx)
+notifications[methods["agent/subagent/status"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s and type(params.callId) == "string" then
     require("agent_lsp.subagents").on_status(s, params)
   end
 end
 
-notifications["agent/error"] = function(_, params, ctx)
+notifications[methods["agent/error"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then
     s.last_error = params.error
@@ -105,14 +106,14 @@ function M.all()
   end
   local permissions = require("agent_lsp.permissions")
   local edits = require("agent_lsp.edits")
-  all["agent/permission"] = permissions.handle_permission
-  all["agent/elicit"] = require("agent_lsp.elicitation").handle
-  all["window/showMessageRequest"] = permissions.handle_message_request
-  all["agent/saveDocuments"] = edits.handle_save_documents
+  all[methods["agent/permission"]] = permissions.handle_permission
+  all[methods["agent/elicit"]] = require("agent_lsp.elicitation").handle
+  all[vim.lsp.protocol.Methods.window_showMessageRequest] = permissions.handle_message_request
+  all[methods["agent/saveDocuments"]] = edits.handle_save_documents
   local language = require("agent_lsp.language")
   language.install()
-  all["agent/languageQuery"] = language.handle
-  all["workspace/applyEdit"] = edits.handle_apply_edit
+  all[methods["agent/languageQuery"]] = language.handle
+  all[vim.lsp.protocol.Methods.workspace_applyEdit] = edits.handle_apply_edit
   return all
 end
 

@@ -2,6 +2,8 @@
 -- the model connection of each running server (agent/model/check: one tiny real request).
 local M = {}
 
+local methods = require("agent_lsp.protocol").METHODS
+
 local health = vim.health
 
 -- The command that prints the server's version: the configured command with
@@ -101,7 +103,7 @@ end
 --- One line per running server: does its configured model answer, and how fast.
 local function check_connection(client_mod, client)
   local done, err, result = false, nil, nil
-  client_mod.request(client, "agent/model/check", {
+  client_mod.request(client, methods["agent/model/check"], {
     workspaceUri = client.config.root_dir and vim.uri_from_fname(client.config.root_dir) or nil,
   }, function(e, r)
     done, err, result = true, e, r

@@ -6,6 +6,7 @@
 local M = {}
 
 local api = vim.api
+local lsp_methods = vim.lsp.protocol.Methods
 local await = require("agent_lsp.permissions").await
 
 local AGENT = "agent_lsp"
@@ -40,16 +41,16 @@ function M.install()
     return
   end
   M.installed = true
-  local push = vim.lsp.handlers["textDocument/publishDiagnostics"]
-  vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx, config)
+  local push = vim.lsp.handlers[lsp_methods.textDocument_publishDiagnostics]
+  vim.lsp.handlers[lsp_methods.textDocument_publishDiagnostics] = function(err, result, ctx, config)
     if result and result.uri then
       noted(ctx.client_id, result.uri, result.version)
     end
     return push(err, result, ctx, config)
   end
-  local pull = vim.lsp.handlers["textDocument/diagnostic"]
+  local pull = vim.lsp.handlers[lsp_methods.textDocument_diagnostic]
   if pull then
-    vim.lsp.handlers["textDocument/diagnostic"] = function(err, result, ctx, config)
+    vim.lsp.handlers[lsp_methods.textDocument_diagnostic] = function(err, result, ctx, config)
       local document = ctx.params and ctx.params.textDocument
       if result and document then
         noted(ctx.client_id, document.uri, ctx.version)
@@ -195,13 +196,13 @@ local function diagnostics(params, encoding)
 end
 
 local REQUESTS = {
-  definition = "textDocument/definition",
-  references = "textDocument/references",
-  hover = "textDocument/hover",
-  documentSymbols = "textDocument/documentSymbol",
-  workspaceSymbols = "workspace/symbol",
-  rename = "textDocument/rename",
-  codeActions = "textDocument/codeAction",
+  definition = lsp_methods.textDocument_definition,
+  references = lsp_methods.textDocument_references,
+  hover = lsp_methods.textDocument_hover,
+  documentSymbols = lsp_methods.textDocument_documentSymbol,
+  workspaceSymbols = lsp_methods.workspace_symbol,
+  rename = lsp_methods.textDocument_rename,
+  codeActions = lsp_methods.textDocument_codeAction,
 }
 
 local function request(client, method, params, bufnr, timeout_ms)

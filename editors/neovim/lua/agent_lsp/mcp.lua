@@ -3,6 +3,8 @@
 -- on tool cards ("time › get_current_time").
 local M = {}
 
+local methods = require("agent_lsp.protocol").METHODS
+
 --- "mcp__time__get_current_time" -> "time › get_current_time"; other names as they are.
 function M.tool_title(name)
   local server, tool = tostring(name or ""):match("^mcp__(.-)__(.+)$")
@@ -58,7 +60,7 @@ function M.open()
   if not client then
     return
   end
-  require("agent_lsp.client").request(client, "agent/mcp/list", list_params(client), function(err, result)
+  require("agent_lsp.client").request(client, methods["agent/mcp/list"], list_params(client), function(err, result)
     if err then
       return vim.notify("agent_lsp: agent/mcp/list failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
@@ -73,7 +75,7 @@ end
 --- The :checkhealth section of one running server: each MCP server as ok / warn / error.
 function M.check(client)
   local health = vim.health
-  local err, result = require("agent_lsp.client").request_sync(client, "agent/mcp/list", list_params(client), 5000)
+  local err, result = require("agent_lsp.client").request_sync(client, methods["agent/mcp/list"], list_params(client), 5000)
   if err then
     return health.warn("MCP servers: agent/mcp/list failed: " .. (err.message or vim.inspect(err)))
   end
@@ -95,7 +97,7 @@ function M.check(client)
 end
 
 local function servers_sync(client)
-  local err, result = require("agent_lsp.client").request_sync(client, "agent/mcp/list", list_params(client), 5000)
+  local err, result = require("agent_lsp.client").request_sync(client, methods["agent/mcp/list"], list_params(client), 5000)
   return (not err and result and result.servers) or {}
 end
 
@@ -133,7 +135,7 @@ end
 --- :AgentMcpAuthorize {server} — trust the server, or sign in to it in the browser (agent/mcp/authorize).
 function M.authorize(name)
   vim.notify(("agent_lsp: authorizing the MCP server '%s' (a sign-in opens in your browser)…"):format(name), vim.log.levels.INFO)
-  server_request("agent/mcp/authorize", name, function(s)
+  server_request(methods["agent/mcp/authorize"], name, function(s)
     local line = vim.trim(M.lines({ s })[1]):gsub("%s+", " ")
     if s.state == "ready" then
       vim.notify("agent_lsp: MCP " .. line, vim.log.levels.INFO)
@@ -145,7 +147,7 @@ end
 
 --- :AgentMcpLogout {server} — forget the server's OAuth tokens (agent/mcp/logout).
 function M.logout(name)
-  server_request("agent/mcp/logout", name, function()
+  server_request(methods["agent/mcp/logout"], name, function()
     vim.notify(("agent_lsp: signed out of the MCP server '%s'"):format(name), vim.log.levels.INFO)
   end)
 end

@@ -4,13 +4,14 @@
 -- first argument not given otherwise. Completion offers server:name from
 -- agent/mcp/prompts, then the prompt's `argument=`.
 local client_mod = require("agent_lsp.client")
+local methods = require("agent_lsp.protocol").METHODS
 
 local M = {}
 
 local cache = {} -- client id -> the last agent/mcp/prompts answer
 
 local function prompts(client, timeout_ms)
-  local err, result = client_mod.request_sync(client, "agent/mcp/prompts", { workspaceUri = client_mod.workspace_uri(client) }, timeout_ms)
+  local err, result = client_mod.request_sync(client, methods["agent/mcp/prompts"], { workspaceUri = client_mod.workspace_uri(client) }, timeout_ms)
   if not err and result then
     cache[client.id] = result.prompts or {}
   end
@@ -94,7 +95,7 @@ function M.run(opts)
   else
     params.workspaceUri = client_mod.workspace_uri(client)
   end
-  client_mod.request(client, "agent/mcp/prompt/run", params, function(err, result)
+  client_mod.request(client, methods["agent/mcp/prompt/run"], params, function(err, result)
     if err then
       return vim.notify("agent_lsp: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end

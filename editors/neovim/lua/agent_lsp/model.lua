@@ -10,6 +10,7 @@ local M = {}
 
 local state = require("agent_lsp.state")
 local client_mod = require("agent_lsp.client")
+local methods = require("agent_lsp.protocol").METHODS
 
 M.EFFORTS = { "minimal", "low", "medium", "high" }
 
@@ -19,7 +20,7 @@ end
 
 --- The models the server offers ({provider, model, source, contextWindow?}), and its note.
 local function offered(client, timeout_ms)
-  local err, result = client_mod.request_sync(client, "agent/model/list", { workspaceUri = client_mod.workspace_uri(client) },
+  local err, result = client_mod.request_sync(client, methods["agent/model/list"], { workspaceUri = client_mod.workspace_uri(client) },
     timeout_ms)
   if err or type(result) ~= "table" then
     return {}, err and (err.message or vim.inspect(err)) or nil
@@ -35,7 +36,7 @@ end
 
 local function switch(client, s, provider, model, effort)
   local params = { sessionId = s.id, model = model, provider = provider, effort = effort }
-  client_mod.request(client, "agent/session/setModel", params, function(err, result)
+  client_mod.request(client, methods["agent/session/setModel"], params, function(err, result)
     if err then
       local text = type(err) == "table" and (err.message or vim.inspect(err)) or tostring(err)
       return notify("model switch failed: " .. text, vim.log.levels.ERROR)

@@ -8,6 +8,7 @@ local M = {}
 
 local api = vim.api
 local client_mod = require("agent_lsp.client")
+local methods = require("agent_lsp.protocol").METHODS
 
 -- The rules each open list shows, by buffer (line 2 is the first rule).
 local shown = {}
@@ -44,7 +45,7 @@ end
 local function load(client, buf)
   local root = client.config.root_dir
   local params = root and { workspaceUri = vim.uri_from_fname(root) } or {}
-  client_mod.request(client, "agent/permission/rules", params, function(err, result)
+  client_mod.request(client, methods["agent/permission/rules"], params, function(err, result)
     if err then
       return notify("listing the permission rules failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
@@ -63,7 +64,7 @@ local function revoke(client, buf)
   if not rule.revocable then
     return notify(("this rule comes from %s: change it there"):format(rule.source), vim.log.levels.WARN)
   end
-  client_mod.request(client, "agent/permission/revoke", { id = rule.id, workspaceUri = rule.workspaceUri }, function(err, result)
+  client_mod.request(client, methods["agent/permission/revoke"], { id = rule.id, workspaceUri = rule.workspaceUri }, function(err, result)
     if err then
       return notify("revoking the rule failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end

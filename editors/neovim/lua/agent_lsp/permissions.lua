@@ -363,7 +363,7 @@ end)
 
 --- window/showMessageRequest (the generic fallback): Neovim's own handler.
 function M.handle_message_request(err, params, ctx)
-  return vim.lsp.handlers["window/showMessageRequest"](err, params, ctx)
+  return vim.lsp.handlers[vim.lsp.protocol.Methods.window_showMessageRequest](err, params, ctx)
 end
 
 return M

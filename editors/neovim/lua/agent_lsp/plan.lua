@@ -3,6 +3,8 @@
 -- :AgentPlan, which switches it.
 local M = {}
 
+local methods = require("agent_lsp.protocol").METHODS
+
 local MARKS = { pending = "- [ ]", in_progress = "- [~]", completed = "- [x]" }
 
 --- The transcript lines of a plan/update: "**Plan** (1/2 done)" and one checkbox line per item.
@@ -64,7 +66,7 @@ function M.command(opts)
   else
     return vim.notify("agent_lsp: :AgentPlan takes on, off or nothing (toggle)", vim.log.levels.ERROR)
   end
-  require("agent_lsp.client").request(client, "agent/session/mode", { sessionId = s.id, mode = mode }, function(err, result)
+  require("agent_lsp.client").request(client, methods["agent/session/mode"], { sessionId = s.id, mode = mode }, function(err, result)
     if err then
       return vim.notify("agent_lsp: plan mode failed: " .. (err.message or tostring(err)), vim.log.levels.ERROR)
     end

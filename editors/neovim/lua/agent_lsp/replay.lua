@@ -10,12 +10,12 @@
 -- by seq). A server without agent/session/replay gets agent/session/load.
 local state = require("agent_lsp.state")
 local client_mod = require("agent_lsp.client")
+local methods = require("agent_lsp.protocol").METHODS
 
 local M = {}
 
 --- Events asked for per page.
 M.PAGE = 200
-local METHOD_NOT_FOUND = -32601
 
 --- Replay `session_id` from the start. `on_first(s, result)` runs before the
 --- first page is drawn (show the chat buffer there); `on_done(err, s, result)`
@@ -49,9 +49,9 @@ function M.run(client, session_id, on_first, on_done)
 
   local function page(seq)
     local params = { sessionId = session_id, seq = seq, limit = M.PAGE }
-    client_mod.request(client, "agent/session/replay", params, function(err, result)
-      if err and not started and err.code == METHOD_NOT_FOUND then
-        return client_mod.request(client, "agent/session/load", { sessionId = session_id }, function(load_err, loaded)
+    client_mod.request(client, methods["agent/session/replay"], params, function(err, result)
+      if err and not started and err.code == vim.lsp.protocol.ErrorCodes.MethodNotFound then
+        return client_mod.request(client, methods["agent/session/load"], { sessionId = session_id }, function(load_err, loaded)
           if load_err then
             return finish(load_err, nil)
           end

@@ -4,6 +4,7 @@
 local M = {}
 
 local state = require("agent_lsp.state")
+local methods = require("agent_lsp.protocol").METHODS
 
 local function notify(msg, level)
   vim.notify("agent_lsp: " .. msg, level or vim.log.levels.INFO)
@@ -58,7 +59,7 @@ function M.command()
     return notify("the last turn did not fail: nothing to retry", vim.log.levels.WARN)
   end
   local context = type(msg.context) == "table" and #msg.context > 0 and msg.context or nil
-  commands.send(client, c, "agent/followup", content_of(msg), context)
+  commands.send(client, c, methods["agent/followup"], content_of(msg), context)
 end
 
 return M

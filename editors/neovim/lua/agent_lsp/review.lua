@@ -13,6 +13,7 @@
 local M = {}
 
 local config = require("agent_lsp.config")
+local methods = require("agent_lsp.protocol").METHODS
 local ns = vim.api.nvim_create_namespace("agent_lsp_review")
 
 ---@type table<integer, table[]> buffer -> its pending hunks {hunk, mark}
@@ -104,7 +105,7 @@ function M.refresh(cb)
     return done()
   end
   for _, client in ipairs(clients) do
-    require("agent_lsp.client").request(client, "agent/review/list", vim.empty_dict(), function(err, result)
+    require("agent_lsp.client").request(client, methods["agent/review/list"], vim.empty_dict(), function(err, result)
       for _, hunk in ipairs(not err and result and result.hunks or {}) do
         hunk.client_id = client.id
         all[#all + 1] = hunk
@@ -158,7 +159,7 @@ local function resolve(client_id, params, done)
   if not client then
     return vim.notify("agent_lsp: the agent server is not running", vim.log.levels.WARN)
   end
-  require("agent_lsp.client").request(client, "agent/review/resolve", params, function(err, result)
+  require("agent_lsp.client").request(client, methods["agent/review/resolve"], params, function(err, result)
     if err then
       vim.notify("agent_lsp: " .. (err.message or tostring(err)), vim.log.levels.ERROR)
     elseif result and result.skipped and #result.skipped > 0 then

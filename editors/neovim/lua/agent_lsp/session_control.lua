@@ -12,6 +12,7 @@ local M = {}
 
 local state = require("agent_lsp.state")
 local client_mod = require("agent_lsp.client")
+local methods = require("agent_lsp.protocol").METHODS
 
 local function notify(msg, level)
   vim.notify("agent_lsp: " .. msg, level or vim.log.levels.INFO)
@@ -65,7 +66,7 @@ function M.rewind(opts)
       return notify("no turn to rewind to", vim.log.levels.WARN)
     end
     local params = { sessionId = s.id, turn = turn, revertFiles = opts and opts.bang or false }
-    client_mod.request(client, "agent/session/rewind", params, function(err, result)
+    client_mod.request(client, methods["agent/session/rewind"], params, function(err, result)
       if err then
         return failed("rewind", err)
       end
@@ -90,7 +91,7 @@ function M.fork(opts)
     if not turn then
       return notify("no turn to fork at", vim.log.levels.WARN)
     end
-    client_mod.request(client, "agent/session/fork", { sessionId = s.id, turn = turn }, function(err, result)
+    client_mod.request(client, methods["agent/session/fork"], { sessionId = s.id, turn = turn }, function(err, result)
       if err then
         return failed("fork", err)
       end
@@ -138,17 +139,17 @@ function M.queue_edit()
         if action == "Edit" then
           vim.ui.input({ prompt = "Message: ", default = text_of(item.message) }, function(text)
             if text and text ~= "" then
-              request(client, "agent/inbox/update", { sessionId = s.id, messageId = id, content = text }, "edit")
+              request(client, methods["agent/inbox/update"], { sessionId = s.id, messageId = id, content = text }, "edit")
             end
           end)
         elseif action == "Move to the top" then
-          request(client, "agent/inbox/move", { sessionId = s.id, messageId = id, to = "next-turn", index = 0 }, "move")
+          request(client, methods["agent/inbox/move"], { sessionId = s.id, messageId = id, to = "next-turn", index = 0 }, "move")
         elseif action == "Steer now" then
-          request(client, "agent/inbox/move", { sessionId = s.id, messageId = id, to = "next-step" }, "steer")
+          request(client, methods["agent/inbox/move"], { sessionId = s.id, messageId = id, to = "next-step" }, "steer")
         elseif action == "Send now" then
-          request(client, "agent/inbox/move", { sessionId = s.id, messageId = id, to = "now" }, "send now")
+          request(client, methods["agent/inbox/move"], { sessionId = s.id, messageId = id, to = "now" }, "send now")
         elseif action == "Remove" then
-          request(client, "agent/inbox/remove", { sessionId = s.id, messageId = id }, "remove")
+          request(client, methods["agent/inbox/remove"], { sessionId = s.id, messageId = id }, "remove")
         end
       end)
     end)
@@ -157,7 +158,7 @@ end
 
 local function set_paused(paused)
   with_session(function(client, _, s)
-    request(client, "agent/inbox/pause", { sessionId = s.id, paused = paused }, paused and "pause" or "resume", function()
+    request(client, methods["agent/inbox/pause"], { sessionId = s.id, paused = paused }, paused and "pause" or "resume", function()
       notify(paused and "queue paused" or "queue resumed")
     end)
   end)

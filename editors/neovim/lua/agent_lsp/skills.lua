@@ -3,6 +3,7 @@
 local M = {}
 
 local client_mod = require("agent_lsp.client")
+local methods = require("agent_lsp.protocol").METHODS
 
 local function notify(msg, level)
   vim.notify("agent_lsp: " .. msg, level or vim.log.levels.INFO)
@@ -10,7 +11,7 @@ end
 
 --- The workspace's skills (agent/skill/list), waited for: the completion and the picker need them now.
 function M.list(client)
-  local err, result = client_mod.request_sync(client, "agent/skill/list", { workspaceUri = client_mod.workspace_uri(client) }, 3000)
+  local err, result = client_mod.request_sync(client, methods["agent/skill/list"], { workspaceUri = client_mod.workspace_uri(client) }, 3000)
   if err then
     notify("agent/skill/list failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
     return {}
@@ -46,7 +47,7 @@ local function run(client, c, name, arguments)
   else
     params.workspaceUri = client_mod.workspace_uri(client)
   end
-  client_mod.request(client, "agent/skill/run", params, function(err, result)
+  client_mod.request(client, methods["agent/skill/run"], params, function(err, result)
     if err then
       return notify(("skill %s failed: %s"):format(name, err.message or vim.inspect(err)), vim.log.levels.ERROR)
     end
