@@ -335,8 +335,11 @@ class EarlyPhase:
 
             assert self.settings is not None
             self.process.host_built()
+            # A client that relays its language servers gets them from the hand-over on
+            # (`use_editor_language`); until then the agent's own servers answer.
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
-                                 on_agent=self.agents.append)
+                                 on_agent=self.agents.append,
+                                 editor_language=_not_yet if _relays_language(self.params) else None)
             host.listing_warm_up.start()
             self.hosts[root] = host
         return host
@@ -461,3 +464,15 @@ def _plain_session_new(params: Any) -> tuple[str | None, str | None] | None:
             except UnicodeEncodeError:  # an unpaired surrogate: the server says so
                 return None
     return values[0], values[1]
+
+
+def _relays_language(params: dict[str, Any]) -> bool:
+    """The client declared `experimental.agentLsp.languageQuery`."""
+    capabilities = params.get("capabilities")
+    experimental = capabilities.get("experimental") if isinstance(capabilities, dict) else None
+    agent = experimental.get("agentLsp") if isinstance(experimental, dict) else None
+    return isinstance(agent, dict) and agent.get("languageQuery") is True
+
+
+def _not_yet(settings: Any) -> None:
+    return None

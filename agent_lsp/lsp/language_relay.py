@@ -223,14 +223,17 @@ def _symbols(items: Any) -> list[Any]:
             for i in items or () if isinstance(i, dict)]
 
 
-def relay_factory(protocol: Any, editor: Any) -> Callable[[LanguageSettings], EditorLanguage]:
-    """For a host: the relay over this connection, with the folder's settings."""
+def relay_factory(protocol: Any, editor: Any) -> Callable[[LanguageSettings], EditorLanguage | None]:
+    """For a host: the relay over this connection, with the folder's settings; None
+    for a client that did not declare `languageQuery`."""
     from agent_lsp.language import document_reader
 
     async def ask(params: dict[str, Any]) -> Any:
         return await protocol.send_request_async(METHOD, params)
 
-    def make(settings: LanguageSettings) -> EditorLanguage:
+    def make(settings: LanguageSettings) -> EditorLanguage | None:
+        if not editor.agent_caps.language_query:
+            return None
         return EditorLanguage(ask, editor, editor.position_encoding, document_reader(editor), settings.wait_seconds)
 
     return make

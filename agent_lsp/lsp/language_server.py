@@ -204,9 +204,8 @@ class AgentLanguageServer(LanguageServer):
         return host
 
     def editor_language(self):
-        """How the hosts ask the editor's own language servers; None if the client cannot relay."""
-        if not self.editor.agent_caps.language_query:
-            return None
+        """How the hosts ask the editor's own language servers (None when, once asked,
+        the client did not declare it can relay)."""
         from agent_lsp.lsp.language_relay import relay_factory
 
         return relay_factory(self.protocol, self.editor)

@@ -27,12 +27,20 @@ T = TypeVar("T")
 
 
 class EditorFirst:
-    """`editor` may join later (None until then: the workspace's servers answer alone)."""
+    """`editor` says, when first asked, whether the connected editor relays (None: the
+    workspace's servers answer alone); it may be set again when an editor connects."""
 
-    def __init__(self, editor: LanguageIntelligence | None, own: LanguageIntelligence | None):
-        self.editor = editor
+    def __init__(self, editor: Callable[[], LanguageIntelligence | None] | None, own: LanguageIntelligence | None):
+        self.editor_source = editor
+        self._editor: LanguageIntelligence | None = None
         self.own = own
         self._declined: set[str] = set()  # file suffixes the editor has no server for
+
+    @property
+    def editor(self) -> LanguageIntelligence | None:
+        if self._editor is None and self.editor_source is not None:
+            self._editor = self.editor_source()  # the client's capabilities are known once it asks
+        return self._editor
 
     def _own_first(self, path: Path) -> bool:
         return self.editor is None or (path.suffix in self._declined and self.own is not None)

@@ -134,7 +134,7 @@ class WorkspaceHost:
         editor: Editor,
         env: Mapping[str, str] = os.environ,
         on_agent: Callable[[Agent], None] | None = None,
-        editor_language: Callable[[LanguageSettings], LanguageIntelligence] | None = None,
+        editor_language: Callable[[LanguageSettings], LanguageIntelligence | None] | None = None,
     ):
         self.root = Path(root).resolve()
         self.uri = self.root.as_uri()
@@ -541,8 +541,7 @@ class WorkspaceHost:
                                                 document_reader(self.editor), lambda: self.editor.open_documents())
             self._asked_language = None
             if language.enabled and (self._language is not None or self.editor_language is not None):
-                relay = self.editor_language(language) if self.editor_language is not None else None
-                self._asked_language = EditorFirst(relay, self._language)
+                self._asked_language = EditorFirst(self._editor_side(language), self._language)
             tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
                                 command_env=command_env, commands=self.checkpoints, review=self.review,
                                 language=self._asked_language, problems_after_edit=language.diagnostics_after_edit)
@@ -555,11 +554,15 @@ class WorkspaceHost:
             self.mcp_manager().set_registry(self._registry)
         return self._registry
 
-    def use_editor_language(self, editor_language: Callable[[LanguageSettings], LanguageIntelligence] | None) -> None:
+    def use_editor_language(self, editor_language: Callable[[LanguageSettings], LanguageIntelligence | None] | None) -> None:
         """The editor connected (after an early start): its language servers answer first from now on."""
         self.editor_language = editor_language
-        if self._asked_language is not None and editor_language is not None:
-            self._asked_language.editor = editor_language(self.settings.language)
+        if self._asked_language is not None:
+            self._asked_language.editor_source = self._editor_side(self.settings.language)
+
+    def _editor_side(self, settings: LanguageSettings) -> Callable[[], LanguageIntelligence | None] | None:
+        make = self.editor_language
+        return (lambda: make(settings)) if make is not None else None
 
     def rules(self) -> list[Rule]:
         """The project's rules files (read again after a settings change)."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp import protocol_gen as wire
 
 LUA = Path(__file__).resolve().parents[2] / "editors" / "neovim" / "lua" / "agent_lsp"
 GENERATED = LUA / "protocol.lua"
