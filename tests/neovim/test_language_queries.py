@@ -73,3 +73,8 @@ def test_the_agent_asks_neovims_own_language_server(editor: Editor, workspace: P
     assert "Applied rename to welcome" in renamed and "in 2 files" in renamed, renamed
     editor.wait("vim.fn.readfile('main.py')[1] == 'from greet import welcome'", 10000, "main.py written")
     assert (workspace / "greet.py").read_text().startswith("def welcome(")
+
+    editor.edit("greet.py")
+    editor.cmd("checkhealth agent_lsp")
+    report = "\n".join(editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"))
+    assert "language queries: answered by basedpyright (diagnostics: basedpyright)" in report, report

@@ -153,6 +153,9 @@ function M.check()
     check_connection(client_mod, client)
     require("agent_lsp.mcp").check(client)
   end
+  if #clients > 0 then
+    require("agent_lsp.language").check(health)
+  end
 end
 
 return M

@@ -432,6 +432,22 @@ local function ask(params, encoding)
   return { servers = {} }
 end
 
+--- :checkhealth: which language servers answer the agent's questions.
+function M.check(health)
+  local attached = servers(nil)
+  local reporting = reporters(attached)
+  if #attached == 0 then
+    health.info("language queries: no other language server runs; the agent asks the servers agent_lsp runs "
+      .. "itself (`agent-lsp config show` lists them)")
+  elseif #reporting == 0 then
+    health.info(("language queries: answered by %s; none has reported diagnostics yet, so the agent's own "
+      .. "servers check its edits"):format(table.concat(names(attached), ", ")))
+  else
+    health.ok(("language queries: answered by %s (diagnostics: %s), each for the buffers it is attached to"):format(
+      table.concat(names(attached), ", "), table.concat(names(reporting), ", ")))
+  end
+end
+
 --- Handler of the server request agent/languageQuery -> LanguageQueryResult.
 function M.handle(_, params, ctx)
   params = params or {}
