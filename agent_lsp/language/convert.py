@@ -28,7 +28,8 @@ def line_text(lines: list[str], line: int) -> str:
     return lines[line].rstrip("\r\n") if 0 <= line < len(lines) else ""
 
 
-def _path(uri: str) -> Path | None:
+def path_of(uri: str) -> Path | None:
+    """The local path of a file URI; None for another scheme or host."""
     try:
         return file_uri_to_path(uri)
     except ValueError:
@@ -69,7 +70,7 @@ class Converter:
         return [self.problem(path, text, d) for d in diagnostics]
 
     def location(self, uri: str, range_: lsp.Range) -> Location | None:
-        path = _path(uri)
+        path = path_of(uri)
         if path is None:
             return None
         lines = _lines(self.read(path) or "")
@@ -108,7 +109,7 @@ class Converter:
         return found
 
     def _file_edits(self, uri: str, edits: Any) -> FileEdits | None:
-        path = _path(uri)
+        path = path_of(uri)
         if path is None:
             return None
         lines = _lines(self.read(path) or "")

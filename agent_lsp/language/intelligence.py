@@ -25,6 +25,7 @@ from agent_lsp.language import convert
 from agent_lsp.language.client import ServerClient, ServerFailed
 from agent_lsp.language.pool import ServerPool
 from agent_lsp.tools.language_port import (
+    SEVERITY_RANK,
     CodeAction,
     FileEdits,
     Location,
@@ -34,7 +35,6 @@ from agent_lsp.tools.language_port import (
     Severity,
     Symbol,
 )
-from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.tools.problems import difference
 
 log = logging.getLogger(__name__)
@@ -43,7 +43,6 @@ QUIET_S = 0.15  # after the edited file's publish: how long other files may stil
 REQUEST_TIMEOUT_S = 10.0
 FOLDER_WAIT_S = 5.0  # a folder's diagnostics: how long a server's first check of the workspace may take
 FOLDER_SCAN_LIMIT = 2000  # files looked at to find a folder's languages
-SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
 
 
 @dataclass
@@ -171,7 +170,7 @@ class WorkspaceLanguage:
                  changed_uris: dict[str, Path], changed: dict[Path, str | None]) -> None:
         before_all = token.known.get(name, {})
         for uri, published in client.published.items():
-            path = changed_uris.get(uri) or _path(uri)
+            path = changed_uris.get(uri) or convert.path_of(uri)
             if path is None:
                 continue
             if uri in changed_uris:
@@ -276,7 +275,7 @@ class WorkspaceLanguage:
         found: dict[Path, list[Problem]] = {}
         for client in self.pool.running():
             for uri, published in client.published.items():
-                path = _path(uri)
+                path = convert.path_of(uri)
                 text = self.read(path) if path is not None else None
                 if path is None or text is None:
                     continue
@@ -366,10 +365,3 @@ def no_server_message(pool: ServerPool, path: Path) -> str:
 
 def _doc(path: Path) -> lsp.TextDocumentIdentifier:
     return lsp.TextDocumentIdentifier(uri=path.as_uri())
-
-
-def _path(uri: str) -> Path | None:
-    try:
-        return file_uri_to_path(uri)
-    except ValueError:
-        return None

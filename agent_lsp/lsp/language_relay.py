@@ -26,9 +26,10 @@ from lsprotocol import types as lsp
 
 from agent_lsp.agent.ports import Editor
 from agent_lsp.config import LanguageSettings
-from agent_lsp.language.convert import Converter
+from agent_lsp.language.convert import Converter, path_of
 from agent_lsp.lsp.editor import as_json
 from agent_lsp.tools.language_port import (
+    SEVERITY_RANK,
     CodeAction,
     FileEdits,
     Location,
@@ -38,11 +39,9 @@ from agent_lsp.tools.language_port import (
     Severity,
     Symbol,
 )
-from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.tools.problems import difference
 
 METHOD = "agent/languageQuery"
-SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
 VERSION_POLL_S = 0.01
 _structure = converters.get_converter().structure
 
@@ -205,9 +204,8 @@ class EditorLanguage:
 def _files(answer: dict[str, Any]) -> dict[Path, list[lsp.Diagnostic]]:
     files: dict[Path, list[lsp.Diagnostic]] = {}
     for item in answer.get("files") or ():
-        try:
-            path = file_uri_to_path(item["uri"])
-        except (KeyError, TypeError, ValueError):
+        path = path_of(item["uri"]) if isinstance(item, dict) and isinstance(item.get("uri"), str) else None
+        if path is None:
             continue
         files[path] = [_structure(d, lsp.Diagnostic) for d in item.get("diagnostics") or ()]
     return files

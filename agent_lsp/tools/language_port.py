@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 Severity = Literal["error", "warning", "information", "hint"]
+SEVERITY_RANK: dict[str, int] = {"error": 0, "warning": 1, "information": 2, "hint": 3}  # lower is worse
 
 
 @dataclass(frozen=True)
