@@ -5,7 +5,7 @@ are camelCase (aliases); models are dumped with `wire_dump()` (by alias, no
 None-valued optional fields). `docs/protocol.schema.json` is generated from
 the method table below by `lsp/protocol_gen.py`:
 
-    python -m agent_lsp.lsp.protocol --schema > docs/protocol.schema.json
+    python -m agent_lsp.lsp.protocol_gen --schema > docs/protocol.schema.json
 
 and a test fails when the committed file and these models differ.
 
@@ -784,10 +784,3 @@ COMMANDS = {
     capabilities.RUN_SKILL: "args: [name] or [SkillRunParams]; result MessageRef",
     capabilities.REVIEW_RESOLVE: "args: [ReviewResolveParams]; result ReviewResolveResult",
 }
-
-
-if __name__ == "__main__":
-    # The command the generated files name: the generators live in protocol_gen.py.
-    from agent_lsp.lsp.protocol_gen import main
-
-    main()

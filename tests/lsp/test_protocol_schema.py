@@ -13,7 +13,7 @@ SCHEMA = Path(__file__).resolve().parents[2] / "docs" / "protocol.schema.json"
 
 def test_committed_schema_matches_the_models():
     assert SCHEMA.read_text(encoding="utf-8") == protocol_gen.schema_text(), (
-        "docs/protocol.schema.json is stale: run `python -m agent_lsp.lsp.protocol --schema > docs/protocol.schema.json`"
+        "docs/protocol.schema.json is stale: run `python -m agent_lsp.lsp.protocol_gen --schema > docs/protocol.schema.json`"
     )
 
 
@@ -51,7 +51,7 @@ LUA = Path(__file__).resolve().parents[2] / "editors" / "neovim" / "lua" / "agen
 def test_the_neovim_plugins_constants_are_generated_from_the_schema():
     assert LUA.read_text(encoding="utf-8") == protocol_gen.lua_text(), (
         "editors/neovim/lua/agent_lsp/protocol.lua is stale: run "
-        "`python -m agent_lsp.lsp.protocol --lua > editors/neovim/lua/agent_lsp/protocol.lua`"
+        "`python -m agent_lsp.lsp.protocol_gen --lua > editors/neovim/lua/agent_lsp/protocol.lua`"
     )
     assert f"M.SESSION_IN_USE_CODE = {wire.SESSION_IN_USE_CODE}" in protocol_gen.lua_text()
 

@@ -87,7 +87,7 @@ export async function generate() {
     .join('\n');
   return (
     '// GENERATED from docs/protocol.schema.json by scripts/gen_protocol.mjs: do not edit.\n' +
-    '// The server generates that schema from its models (python -m agent_lsp.lsp.protocol --schema).\n' +
+    '// The server generates that schema from its models (python -m agent_lsp.lsp.protocol_gen --schema).\n' +
     '/* eslint-disable */\n\n' +
     constants +
     '\n/** Every method of the protocol, by its wire name. */\n' +

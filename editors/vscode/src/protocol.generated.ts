@@ -1,5 +1,5 @@
 // GENERATED from docs/protocol.schema.json by scripts/gen_protocol.mjs: do not edit.
-// The server generates that schema from its models (python -m agent_lsp.lsp.protocol --schema).
+// The server generates that schema from its models (python -m agent_lsp.lsp.protocol_gen --schema).
 /* eslint-disable */
 
 /** the version of this protocol */
