@@ -603,10 +603,12 @@ const tests: [string, () => Promise<void>][] = [
       const a = await api();
       const sessionId = a.sessions.sessionId;
       const cfg = vscode.workspace.getConfiguration('agentLsp');
-      await cfg.update('server.path', '/nonexistent/agent-lsp', vscode.ConfigurationTarget.Workspace);
+      // a folder's settings cannot name the program (it is the user's setting only)
+      await assert.rejects(Promise.resolve(cfg.update('server.path', '/nonexistent/agent-lsp', vscode.ConfigurationTarget.Workspace)), /User settings/);
+      await cfg.update('server.path', '/nonexistent/agent-lsp', vscode.ConfigurationTarget.Global);
       await waitFor('the failure', () => a.serverState() === 'failed');
       await assert.rejects(a.whenServerReady(), /could not start: \/nonexistent\/agent-lsp does not exist \(from agentLsp\.server\.path\)\. Fix agentLsp\.server\.path/);
-      await cfg.update('server.path', undefined, vscode.ConfigurationTarget.Workspace);
+      await cfg.update('server.path', undefined, vscode.ConfigurationTarget.Global);
       await waitFor('the server to run again', () => a.serverState() === 'running', 30000);
       await a.whenServerReady();
       await waitFor('the session to be restored', () => a.sessions.sessionId === sessionId && a.sessions.transcript.items.length > 0);
@@ -625,14 +627,14 @@ const tests: [string, () => Promise<void>][] = [
       const logged = serverLog().length;
       const before = a.client();
       try {
-        await cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace);
+        await cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Global);
         await waitFor('the server started again', () => a.client() !== before && a.serverState() === 'running', 30000);
         await a.whenServerReady();
         const line = `Starting ${path.join(venvBin, 'agent-lsp')}  (found via ${ws}/.venv)`;
         await waitFor('the start in the log (VS Code writes it in batches)', () => serverLog().slice(logged).includes(line));
       } finally {
         const running = a.client();
-        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Workspace);
+        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Global);
         await waitFor('the server started with the setting again', () => a.client() !== running && a.serverState() === 'running', 30000);
         await a.whenServerReady();
         fs.rmSync(path.join(ws, '.venv'), { recursive: true, force: true });
@@ -671,7 +673,7 @@ const tests: [string, () => Promise<void>][] = [
       try {
         process.env.PATH = '/usr/bin:/bin'; // (the extension host's environment: what the next start searches)
         pythonApi.selected = python; // the interpreter the user selected, in an environment that has agent-lsp
-        await startedVia(`Starting ${program}  (found via the Python extension's interpreter)`, () => cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace));
+        await startedVia(`Starting ${program}  (found via the Python extension's interpreter)`, () => cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Global));
         pythonApi.selected = undefined; // none selected: the extension answers "python", which has no agent-lsp beside it
         process.env.PIPX_HOME = path.join(home, 'pipx');
         await startedVia(`Starting ${path.join(pipxBin, 'agent-lsp')}  (found via pipx)`, () => vscode.commands.executeCommand('agentLsp.restartServer'));
@@ -688,7 +690,7 @@ const tests: [string, () => Promise<void>][] = [
           }
         }
         const running = a.client();
-        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Workspace);
+        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Global);
         await waitFor('the server started with the setting again', () => a.client() !== running && a.serverState() === 'running', 30000);
         await a.whenServerReady();
         fs.rmSync(home, { recursive: true, force: true });
@@ -853,9 +855,10 @@ const tests: [string, () => Promise<void>][] = [
       const original = fs.readFileSync(settingsFile, 'utf8');
       const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
       const settings = JSON.parse(original);
-      settings['agentLsp.model'] = { provider: 'openai', baseUrl, model: 'gpt-refused' };
+      settings['agentLsp.model'] = { provider: 'openai', model: 'gpt-refused' };
+      await vscode.workspace.getConfiguration('agentLsp').update('model.baseUrl', baseUrl, vscode.ConfigurationTarget.Global); // where the key may go: the user's setting only
       fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-      await waitFor('the endpoint in the settings', () => vscode.workspace.getConfiguration('agentLsp').get<any>('model')?.baseUrl === baseUrl);
+      await waitFor('the endpoint in the settings', () => vscode.workspace.getConfiguration('agentLsp').get<any>('model')?.model === 'gpt-refused');
       try {
         await vscode.commands.executeCommand('agentLsp.newSession');
         await a.send('is anyone there?');
@@ -872,6 +875,7 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(check.error?.code, 'NETWORK');
       } finally {
         fs.writeFileSync(settingsFile, original);
+        await vscode.workspace.getConfiguration('agentLsp').update('model.baseUrl', undefined, vscode.ConfigurationTarget.Global);
       }
     },
   ],
@@ -1025,9 +1029,11 @@ const tests: [string, () => Promise<void>][] = [
       const { folder, file, doc, settingsFile, original, settings } = await reviewSetup('review2.py');
       const configFile = path.join(folder.fsPath, '..', 'review-config.toml');
       fs.writeFileSync(configFile, '[edits]\nreview = "review"\n');
-      settings['agentLsp.server.env'] = { ...(settings['agentLsp.server.env'] ?? {}), AGENT_LSP_CONFIG: configFile };
+      const cfg = vscode.workspace.getConfiguration('agentLsp');
+      const env = cfg.inspect<Record<string, string>>('server.env')?.globalValue;
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
       const before = a.client();
-      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2)); // a server.* change restarts the server
+      await cfg.update('server.env', { ...(env ?? {}), AGENT_LSP_CONFIG: configFile }, vscode.ConfigurationTarget.Global); // a server.* change restarts the server
       try {
         await waitFor('the server restarted with the config file', () => a.client() && a.client() !== before && a.serverState() === 'running', 30000);
         await a.whenServerReady();
@@ -1055,6 +1061,7 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 10\nb = 2\n', `on disk (the buffer: ${JSON.stringify(buffer)}, dirty: ${doc.isDirty})`);
       } finally {
         fs.writeFileSync(settingsFile, original);
+        await cfg.update('server.env', env, vscode.ConfigurationTarget.Global);
         fs.rmSync(configFile, { force: true });
       }
     },

@@ -15,7 +15,7 @@ import { AgentErrorParams, PermissionAnswer, PermissionParams, Request, typedReq
 import type { ReviewController } from './review';
 import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
 import type { Requester, SessionController } from './sessions';
-import { KEY_PROVIDERS, secretName, serverSettings, withoutDefaults } from './settings';
+import { KEY_PROVIDERS, secretName, serverSettings, userValue, withoutDefaults } from './settings';
 
 export type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
 
@@ -178,9 +178,10 @@ export class AgentServer {
     this.setState('starting');
     await this.loadKeys();
     const cfg = this.config();
+    const user = <T>(name: string, fallback: T): T => userValue((n) => cfg.inspect(n), name, fallback);
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     const command = resolveServerCommand(
-      { path: cfg.get<string>('server.path', ''), pythonPath: cfg.get<string>('server.pythonPath', ''), args: cfg.get<string[]>('server.args', []) },
+      { path: user<string>('server.path', ''), pythonPath: user<string>('server.pythonPath', ''), args: user<string[]>('server.args', []) },
       folders,
       {
         pathVariable: process.env.PATH ?? '',
@@ -196,7 +197,7 @@ export class AgentServer {
       throw new Error(MISSING_SERVER_MESSAGE);
     }
     this.output.appendLine(`Starting ${command.command} ${command.args.join(' ')} (found via ${command.source})`);
-    const client = createClient(command, folders[0], cfg.get<Record<string, string>>('server.env', {}), this.output, this.serverSettings(), {
+    const client = createClient(command, folders[0], user<Record<string, string>>('server.env', {}), this.output, this.serverSettings(), {
       sessionEvent: (p) => {
         sessions.handleEvents(p.sessionId, p.events ?? []);
         review.onEvents(p.events ?? []);
