@@ -14,8 +14,8 @@
 //   7 {"text": "steered"}
 //   8 {"text": "queued ran"}
 //   9 {"fail": "AUTH", "message": "Set OPENAI_API_KEY"}
-// and replies only the prompts PLAN-EXT, DELEGATE-EXT, MCP-EXT and SKILL-EXT
-// (and the sub-agent's task SUB-EXT) take, whenever they come.
+// and replies only the prompts PLAN-EXT, DELEGATE-EXT, MCP-EXT, SKILL-EXT,
+// RENAME-TS and BREAK-TS (and the sub-agent's task SUB-EXT) take, whenever they come.
 // (a restarted server starts the script again from reply 0: after the resume
 // test, 0 answers the code action, 1-2 edit again for the revert-after-restart
 // test, and after that test's restart 0 is the summary of the compaction)
@@ -1063,6 +1063,70 @@ const tests: [string, () => Promise<void>][] = [
         fs.writeFileSync(settingsFile, original);
         await cfg.update('server.env', env, vscode.ConfigurationTarget.Global);
         fs.rmSync(configFile, { force: true });
+      }
+    },
+  ],
+  [
+    "the language tool asks VS Code's own TypeScript: a rename is one edit of three files that one undo takes back; an edit that breaks a call reports the new error",
+    async () => {
+      const a = await api();
+      await a.whenServerReady();
+      a.setPermissionHandler(async () => 'session');
+      const folder = vscode.workspace.workspaceFolders![0].uri;
+      const dir = path.join(folder.fsPath, 'tsq');
+      const sources: Record<string, string> = {
+        'a.ts': 'export function greet(name: string): string {\n  return `hello ${name}`;\n}\n',
+        'b.ts': "import { greet } from './a';\n\nexport const fromB = greet('b');\n",
+        'c.ts': "import { greet } from './a';\n\nexport const fromC = greet('c');\n",
+        'old.ts': "export const count: number = 'one';\n", // a problem that was there before
+      };
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', noEmit: true }, include: ['*.ts'] }));
+      for (const [name, text] of Object.entries(sources)) {
+        fs.writeFileSync(path.join(dir, name), text);
+      }
+      const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
+      const original = fs.readFileSync(settingsFile, 'utf8');
+      // no language servers of the agent's own: only VS Code can answer
+      const settings = { ...JSON.parse(original), 'agentLsp.language': { enabled: true, discovery: false, waitSeconds: 3 } };
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+      const docs: Record<string, vscode.TextDocument> = {};
+      try {
+        await waitFor('the language settings', () => vscode.workspace.getConfiguration('agentLsp').get<any>('language')?.discovery === false);
+        // VS Code's TypeScript checks the files open in editors
+        for (const name of ['old.ts', 'c.ts', 'b.ts', 'a.ts']) {
+          docs[name] = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(dir, name)));
+          await vscode.window.showTextDocument(docs[name], { preview: false });
+        }
+        await waitFor("TypeScript's report on old.ts", () => vscode.languages.getDiagnostics(docs['old.ts'].uri).length > 0, 60000);
+        await vscode.commands.executeCommand('agentLsp.newSession');
+
+        await a.send('RENAME-TS greet to welcome');
+        await idleAfter(a, 1);
+        const renamed = a.sessions.transcript.items.find((i) => i.kind === 'tool') as any;
+        assert.equal(renamed.name, 'language');
+        assert.equal(renamed.status, 'done', JSON.stringify(renamed));
+        for (const name of ['a.ts', 'b.ts', 'c.ts']) {
+          assert.equal(docs[name].getText(), sources[name].replace(/greet/g, 'welcome'), name);
+        }
+        // one edit: one undo in a.ts takes it back in all three files
+        await vscode.window.showTextDocument(docs['a.ts']);
+        await vscode.commands.executeCommand('undo');
+        await waitFor('the three files as they were', () => ['a.ts', 'b.ts', 'c.ts'].every((name) => docs[name].getText() === sources[name]));
+        for (const name of ['a.ts', 'b.ts', 'c.ts']) {
+          await docs[name].save();
+        }
+
+        await a.send('BREAK-TS call greet with a number');
+        await idleAfter(a, 2);
+        const edit = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'tool') as any;
+        assert.equal(edit.name, 'edit_file');
+        assert.match(edit.output, /Problems after this change \(ts\): 1 new error:\n {2}tsq\/b\.ts:3:\d+: error: Argument of type 'number' is not assignable/, edit.output);
+        assert.doesNotMatch(edit.output, /old\.ts/, 'the problem that was there before is not new');
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        fs.rmSync(dir, { recursive: true, force: true });
       }
     },
   ],

@@ -66,6 +66,11 @@ const scripts = {
     { when: 'MCP-EXT', tools: [{ name: 'mcp__time__get_current_time', arguments: { timezone: 'UTC' } }] },
     { when: 'MCP-EXT', text: 'It is time.' },
     { when: 'SKILL-EXT', text: 'Greeted.' },
+    // The language tool, answered by VS Code's own TypeScript features.
+    { when: 'RENAME-TS', tools: [{ name: 'language', arguments: { operation: 'rename', path: 'tsq/a.ts', line: 1, symbol: 'greet', newName: 'welcome' } }] },
+    { when: 'RENAME-TS', text: 'Renamed.' },
+    { when: 'BREAK-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/b.ts', edits: [{ oldText: "greet('b')", newText: 'greet(42)' }] } }] },
+    { when: 'BREAK-TS', text: 'Broke it.' },
   ],
   ui: [
     { reasoning: 'Let me look at the file first.', text: HELLO },

@@ -15,6 +15,7 @@ import { AgentErrorParams, PermissionAnswer, PermissionParams, Request, typedReq
 import type { ReviewController } from './review';
 import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
 import type { Requester, SessionController } from './sessions';
+import { DiagnosticsWatch, languageQueryHandler } from './languageQuery';
 import { KEY_PROVIDERS, secretName, serverSettings, userValue, withoutDefaults } from './settings';
 
 export type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
@@ -68,12 +69,16 @@ export class AgentServer {
   private failureShown = false;
   private restartText: string | undefined;
   private permissionHandler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null = null;
+  /** What VS Code's diagnostics reported in this window (agent/languageQuery waits on it). */
+  private readonly diagnosticsWatch = new DiagnosticsWatch();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly output: vscode.LogOutputChannel,
     private readonly wiring: ServerWiring,
-  ) {}
+  ) {
+    context.subscriptions.push(this.diagnosticsWatch);
+  }
 
   // ---------------------------------------------------------------- settings
 
@@ -209,6 +214,11 @@ export class AgentServer {
       permission: (p) => (this.permissionHandler ? this.permissionHandler(p) : questions.ask(p)),
       settings: async () => this.serverSettings(),
       saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true),
+      languageQuery: languageQueryHandler(
+        this.diagnosticsWatch,
+        () => this.client?.initializeResult?.capabilities.positionEncoding,
+        (command) => command.startsWith('agentLsp.'),
+      ),
       stopped: (why: string) => {
         if (this.serverState !== 'running') {
           return;
