@@ -14,8 +14,8 @@
 //   7 {"text": "steered"}
 //   8 {"text": "queued ran"}
 //   9 {"fail": "AUTH", "message": "Set OPENAI_API_KEY"}
-// and replies only the prompts PLAN-EXT, DELEGATE-EXT, MCP-EXT and SKILL-EXT
-// (and the sub-agent's task SUB-EXT) take, whenever they come.
+// and replies only the prompts PLAN-EXT, DELEGATE-EXT, MCP-EXT, SKILL-EXT,
+// RENAME-TS and BREAK-TS (and the sub-agent's task SUB-EXT) take, whenever they come.
 // (a restarted server starts the script again from reply 0: after the resume
 // test, 0 answers the code action, 1-2 edit again for the revert-after-restart
 // test, and after that test's restart 0 is the summary of the compaction)
@@ -603,10 +603,12 @@ const tests: [string, () => Promise<void>][] = [
       const a = await api();
       const sessionId = a.sessions.sessionId;
       const cfg = vscode.workspace.getConfiguration('agentLsp');
-      await cfg.update('server.path', '/nonexistent/agent-lsp', vscode.ConfigurationTarget.Workspace);
+      // a folder's settings cannot name the program (it is the user's setting only)
+      await assert.rejects(Promise.resolve(cfg.update('server.path', '/nonexistent/agent-lsp', vscode.ConfigurationTarget.Workspace)), /User settings/);
+      await cfg.update('server.path', '/nonexistent/agent-lsp', vscode.ConfigurationTarget.Global);
       await waitFor('the failure', () => a.serverState() === 'failed');
       await assert.rejects(a.whenServerReady(), /could not start: \/nonexistent\/agent-lsp does not exist \(from agentLsp\.server\.path\)\. Fix agentLsp\.server\.path/);
-      await cfg.update('server.path', undefined, vscode.ConfigurationTarget.Workspace);
+      await cfg.update('server.path', undefined, vscode.ConfigurationTarget.Global);
       await waitFor('the server to run again', () => a.serverState() === 'running', 30000);
       await a.whenServerReady();
       await waitFor('the session to be restored', () => a.sessions.sessionId === sessionId && a.sessions.transcript.items.length > 0);
@@ -625,14 +627,14 @@ const tests: [string, () => Promise<void>][] = [
       const logged = serverLog().length;
       const before = a.client();
       try {
-        await cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace);
+        await cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Global);
         await waitFor('the server started again', () => a.client() !== before && a.serverState() === 'running', 30000);
         await a.whenServerReady();
         const line = `Starting ${path.join(venvBin, 'agent-lsp')}  (found via ${ws}/.venv)`;
         await waitFor('the start in the log (VS Code writes it in batches)', () => serverLog().slice(logged).includes(line));
       } finally {
         const running = a.client();
-        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Workspace);
+        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Global);
         await waitFor('the server started with the setting again', () => a.client() !== running && a.serverState() === 'running', 30000);
         await a.whenServerReady();
         fs.rmSync(path.join(ws, '.venv'), { recursive: true, force: true });
@@ -671,7 +673,7 @@ const tests: [string, () => Promise<void>][] = [
       try {
         process.env.PATH = '/usr/bin:/bin'; // (the extension host's environment: what the next start searches)
         pythonApi.selected = python; // the interpreter the user selected, in an environment that has agent-lsp
-        await startedVia(`Starting ${program}  (found via the Python extension's interpreter)`, () => cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Workspace));
+        await startedVia(`Starting ${program}  (found via the Python extension's interpreter)`, () => cfg.update('server.pythonPath', undefined, vscode.ConfigurationTarget.Global));
         pythonApi.selected = undefined; // none selected: the extension answers "python", which has no agent-lsp beside it
         process.env.PIPX_HOME = path.join(home, 'pipx');
         await startedVia(`Starting ${path.join(pipxBin, 'agent-lsp')}  (found via pipx)`, () => vscode.commands.executeCommand('agentLsp.restartServer'));
@@ -688,7 +690,7 @@ const tests: [string, () => Promise<void>][] = [
           }
         }
         const running = a.client();
-        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Workspace);
+        await cfg.update('server.pythonPath', python, vscode.ConfigurationTarget.Global);
         await waitFor('the server started with the setting again', () => a.client() !== running && a.serverState() === 'running', 30000);
         await a.whenServerReady();
         fs.rmSync(home, { recursive: true, force: true });
@@ -853,9 +855,10 @@ const tests: [string, () => Promise<void>][] = [
       const original = fs.readFileSync(settingsFile, 'utf8');
       const baseUrl = `http://127.0.0.1:${await closedPort()}/v1`;
       const settings = JSON.parse(original);
-      settings['agentLsp.model'] = { provider: 'openai', baseUrl, model: 'gpt-refused' };
+      settings['agentLsp.model'] = { provider: 'openai', model: 'gpt-refused' };
+      await vscode.workspace.getConfiguration('agentLsp').update('model.baseUrl', baseUrl, vscode.ConfigurationTarget.Global); // where the key may go: the user's setting only
       fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
-      await waitFor('the endpoint in the settings', () => vscode.workspace.getConfiguration('agentLsp').get<any>('model')?.baseUrl === baseUrl);
+      await waitFor('the endpoint in the settings', () => vscode.workspace.getConfiguration('agentLsp').get<any>('model')?.model === 'gpt-refused');
       try {
         await vscode.commands.executeCommand('agentLsp.newSession');
         await a.send('is anyone there?');
@@ -872,6 +875,7 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(check.error?.code, 'NETWORK');
       } finally {
         fs.writeFileSync(settingsFile, original);
+        await vscode.workspace.getConfiguration('agentLsp').update('model.baseUrl', undefined, vscode.ConfigurationTarget.Global);
       }
     },
   ],
@@ -1025,9 +1029,11 @@ const tests: [string, () => Promise<void>][] = [
       const { folder, file, doc, settingsFile, original, settings } = await reviewSetup('review2.py');
       const configFile = path.join(folder.fsPath, '..', 'review-config.toml');
       fs.writeFileSync(configFile, '[edits]\nreview = "review"\n');
-      settings['agentLsp.server.env'] = { ...(settings['agentLsp.server.env'] ?? {}), AGENT_LSP_CONFIG: configFile };
+      const cfg = vscode.workspace.getConfiguration('agentLsp');
+      const env = cfg.inspect<Record<string, string>>('server.env')?.globalValue;
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
       const before = a.client();
-      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2)); // a server.* change restarts the server
+      await cfg.update('server.env', { ...(env ?? {}), AGENT_LSP_CONFIG: configFile }, vscode.ConfigurationTarget.Global); // a server.* change restarts the server
       try {
         await waitFor('the server restarted with the config file', () => a.client() && a.client() !== before && a.serverState() === 'running', 30000);
         await a.whenServerReady();
@@ -1055,7 +1061,72 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 10\nb = 2\n', `on disk (the buffer: ${JSON.stringify(buffer)}, dirty: ${doc.isDirty})`);
       } finally {
         fs.writeFileSync(settingsFile, original);
+        await cfg.update('server.env', env, vscode.ConfigurationTarget.Global);
         fs.rmSync(configFile, { force: true });
+      }
+    },
+  ],
+  [
+    "the language tool asks VS Code's own TypeScript: a rename is one edit of three files that one undo takes back; an edit that breaks a call reports the new error",
+    async () => {
+      const a = await api();
+      await a.whenServerReady();
+      a.setPermissionHandler(async () => 'session');
+      const folder = vscode.workspace.workspaceFolders![0].uri;
+      const dir = path.join(folder.fsPath, 'tsq');
+      const sources: Record<string, string> = {
+        'a.ts': 'export function greet(name: string): string {\n  return `hello ${name}`;\n}\n',
+        'b.ts': "import { greet } from './a';\n\nexport const fromB = greet('b');\n",
+        'c.ts': "import { greet } from './a';\n\nexport const fromC = greet('c');\n",
+        'old.ts': "export const count: number = 'one';\n", // a problem that was there before
+      };
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', noEmit: true }, include: ['*.ts'] }));
+      for (const [name, text] of Object.entries(sources)) {
+        fs.writeFileSync(path.join(dir, name), text);
+      }
+      const settingsFile = path.join(folder.fsPath, '.vscode', 'settings.json');
+      const original = fs.readFileSync(settingsFile, 'utf8');
+      // no language servers of the agent's own: only VS Code can answer
+      const settings = { ...JSON.parse(original), 'agentLsp.language': { enabled: true, discovery: false, waitSeconds: 3 } };
+      fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+      const docs: Record<string, vscode.TextDocument> = {};
+      try {
+        await waitFor('the language settings', () => vscode.workspace.getConfiguration('agentLsp').get<any>('language')?.discovery === false);
+        // VS Code's TypeScript checks the files open in editors
+        for (const name of ['old.ts', 'c.ts', 'b.ts', 'a.ts']) {
+          docs[name] = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(dir, name)));
+          await vscode.window.showTextDocument(docs[name], { preview: false });
+        }
+        await waitFor("TypeScript's report on old.ts", () => vscode.languages.getDiagnostics(docs['old.ts'].uri).length > 0, 60000);
+        await vscode.commands.executeCommand('agentLsp.newSession');
+
+        await a.send('RENAME-TS greet to welcome');
+        await idleAfter(a, 1);
+        const renamed = a.sessions.transcript.items.find((i) => i.kind === 'tool') as any;
+        assert.equal(renamed.name, 'language');
+        assert.equal(renamed.status, 'done', JSON.stringify(renamed));
+        for (const name of ['a.ts', 'b.ts', 'c.ts']) {
+          assert.equal(docs[name].getText(), sources[name].replace(/greet/g, 'welcome'), name);
+        }
+        // one edit: one undo in a.ts takes it back in all three files
+        await vscode.window.showTextDocument(docs['a.ts']);
+        await vscode.commands.executeCommand('undo');
+        await waitFor('the three files as they were', () => ['a.ts', 'b.ts', 'c.ts'].every((name) => docs[name].getText() === sources[name]));
+        for (const name of ['a.ts', 'b.ts', 'c.ts']) {
+          await docs[name].save();
+        }
+
+        await a.send('BREAK-TS call greet with a number');
+        await idleAfter(a, 2);
+        const edit = [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'tool') as any;
+        assert.equal(edit.name, 'edit_file');
+        assert.match(edit.output, /Problems after this change \(ts\): 1 new error:\n {2}tsq\/b\.ts:3:\d+: error: Argument of type 'number' is not assignable/, edit.output);
+        assert.doesNotMatch(edit.output, /old\.ts/, 'the problem that was there before is not new');
+      } finally {
+        fs.writeFileSync(settingsFile, original);
+        await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+        fs.rmSync(dir, { recursive: true, force: true });
       }
     },
   ],

@@ -138,7 +138,7 @@ export async function clicks(page, { panel, log, shot }) {
 }
 
 /** 4. A refused key: the workspace's model becomes an endpoint that answers 401 (the model stays so). */
-export async function refusedKey(page, { panel, ws, log, shot }) {
+export async function refusedKey(page, { panel, ws, data, log, shot }) {
   const seen = [];
   const endpoint = http.createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
@@ -149,9 +149,12 @@ export async function refusedKey(page, { panel, ws, log, shot }) {
   await new Promise((resolve) => endpoint.listen(0, '127.0.0.1', resolve));
   try {
     const baseUrl = `http://127.0.0.1:${endpoint.address().port}/v1`;
+    // the endpoint the key goes to is the user's setting only (code-server's machine settings)
+    const machineFile = path.join(data, 'Machine', 'settings.json');
+    fs.writeFileSync(machineFile, JSON.stringify({ ...JSON.parse(fs.readFileSync(machineFile, 'utf8')), 'agentLsp.model.baseUrl': baseUrl }, null, 2));
     const settingsFile = path.join(ws, '.vscode', 'settings.json');
     const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
-    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'agentLsp.model': { provider: 'openai', baseUrl, model: 'gpt-ui-refused' } }, null, 2));
+    fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'agentLsp.model': { provider: 'openai', model: 'gpt-ui-refused' } }, null, 2));
     await panel.waitForSelector('#model:text-is("gpt-ui-refused")', { timeout: 20000 });
     await panel.fill('#input', 'is the key right?');
     await panel.press('#input', 'Enter');

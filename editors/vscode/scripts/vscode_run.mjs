@@ -66,6 +66,11 @@ const scripts = {
     { when: 'MCP-EXT', tools: [{ name: 'mcp__time__get_current_time', arguments: { timezone: 'UTC' } }] },
     { when: 'MCP-EXT', text: 'It is time.' },
     { when: 'SKILL-EXT', text: 'Greeted.' },
+    // The language tool, answered by VS Code's own TypeScript features.
+    { when: 'RENAME-TS', tools: [{ name: 'language', arguments: { operation: 'rename', path: 'tsq/a.ts', line: 1, symbol: 'greet', newName: 'welcome' } }] },
+    { when: 'RENAME-TS', text: 'Renamed.' },
+    { when: 'BREAK-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/b.ts', edits: [{ oldText: "greet('b')", newText: 'greet(42)' }] } }] },
+    { when: 'BREAK-TS', text: 'Broke it.' },
   ],
   ui: [
     { reasoning: 'Let me look at the file first.', text: HELLO },
@@ -115,7 +120,6 @@ function prepare() {
     path.join(ws, '.vscode', 'settings.json'),
     JSON.stringify(
       {
-        'agentLsp.server.pythonPath': python,
         ...(scripts[mode] ? { 'agentLsp.model': { provider: 'scripted', script: scripts[mode] } } : {}),
         ...(mode === 'ui' ? slashSettings(work, python) : {}),
         ...(mode === 'firstrun' ? { 'agentLsp.permissions': { rules: [{ tool: 'run_command', action: 'allow' }] } } : {}),
@@ -136,6 +140,11 @@ function prepare() {
     path.join(data, 'User', 'settings.json'),
     JSON.stringify({ ...(process.env.VSCODE_THEME ? { 'workbench.colorTheme': process.env.VSCODE_THEME } : {}), 'workbench.startupEditor': 'none', 'security.workspace.trust.enabled': false, 'telemetry.telemetryLevel': 'off', 'workbench.tips.enabled': false, 'git.openRepositoryInParentFolders': 'never' }),
   );
+  // The server is the user's setting (VS Code does not read agentLsp.server.* from a
+  // folder). code-server keeps it in its machine's user settings, where
+  // ConfigurationTarget.Global writes a "machine" setting.
+  fs.mkdirSync(path.join(data, 'Machine'), { recursive: true });
+  fs.writeFileSync(path.join(data, 'Machine', 'settings.json'), JSON.stringify({ 'agentLsp.server.pythonPath': python }, null, 2));
   fs.mkdirSync(artifacts, { recursive: true });
   return { ws, data };
 }
@@ -519,7 +528,7 @@ async function uiSmoke(page, workspace) {
   await page.keyboard.type(secret);
   await page.keyboard.press('Enter');
   await page.waitForSelector('.notification-toast:has-text("the openai key is stored")', { timeout: 10000 });
-  for (const file of [path.join(workspace.ws, '.vscode', 'settings.json'), path.join(workspace.data, 'User', 'settings.json')]) {
+  for (const file of [path.join(workspace.ws, '.vscode', 'settings.json'), path.join(workspace.data, 'User', 'settings.json'), path.join(workspace.data, 'Machine', 'settings.json')]) {
     if (fs.readFileSync(file, 'utf8').includes(secret)) throw new Error(`the API key was written to ${file}`);
   }
   log('API key stored through "Set API Key…"; no settings.json has it');
@@ -616,11 +625,11 @@ async function uiSmoke(page, workspace) {
   // (Enter in the read-only session started a new one: the clicks run in it.)
   await clicks(page, { panel: reloaded, log, shot });
   await slashMenu(page, { panel: reloaded, log, shot });
-  await refusedKey(page, { panel: reloaded, ws: workspace.ws, log, shot });
+  await refusedKey(page, { panel: reloaded, ws: workspace.ws, data: workspace.data, log, shot });
 
   // A server that cannot start: one message, with the fix.
   await runCommand(page, 'Notifications: Clear All Notifications');
-  const settingsFile = path.join(workspace.ws, '.vscode', 'settings.json');
+  const settingsFile = path.join(workspace.data, 'Machine', 'settings.json');
   const settings = JSON.parse(fs.readFileSync(settingsFile, 'utf8'));
   fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'agentLsp.server.path': '/nonexistent/agent-lsp' }, null, 2));
   await page.waitForSelector('.notification-toast:has-text("could not start")', { timeout: 20000 });

@@ -16,7 +16,7 @@ import {
   StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { ApplyEditAgentLsp, PermissionAnswer, PermissionParams, ServerNotifications, ServerRequests } from './protocol';
+import { ApplyEditAgentLsp, LanguageQueryParams, LanguageQueryResult, PermissionAnswer, PermissionParams, ServerNotifications, ServerRequests } from './protocol';
 import { askElicitation } from './elicitation';
 import { ServerCommand } from './serverCommand';
 
@@ -29,17 +29,20 @@ export interface ClientHandlers {
   permission(params: PermissionParams): Promise<PermissionAnswer>;
   settings(): Promise<Record<string, unknown>>;
   saveAgentEdits(): boolean;
+  /** agent/languageQuery: VS Code's own language features answer. */
+  languageQuery(params: LanguageQueryParams): Promise<LanguageQueryResult>;
   /** The server stopped on its own (crash, exit). */
   stopped(message: string): void;
 }
 
 /** Declares `capabilities.experimental.agentLsp` so the server uses the
- * custom permission and save requests instead of the generic fallbacks. */
+ * custom permission and save requests instead of the generic fallbacks, and
+ * asks VS Code's language features first (agent/languageQuery). */
 class AgentCapabilities implements StaticFeature {
   fillClientCapabilities(capabilities: any): void {
     capabilities.experimental = {
       ...(capabilities.experimental ?? {}),
-      agentLsp: { permissions: true, saveDocuments: true, events: true, elicitation: true },
+      agentLsp: { permissions: true, saveDocuments: true, events: true, elicitation: true, languageQuery: true },
     };
     // The panel and the one status bar item show that the agent works; the
     // server's work-done progress would be a second status bar item.
@@ -184,6 +187,7 @@ export function createClient(
   onNotification('agent/subagent/status', handlers.subagentStatus);
   onRequest('agent/permission', (params) => handlers.permission(params).then((answer) => ({ answer })));
   onRequest('agent/elicit', (params) => askElicitation(params));
+  onRequest('agent/languageQuery', (params) => handlers.languageQuery(params));
   onRequest('agent/saveDocuments', async (params) => {
     await saveDocuments(params?.uris ?? []);
     return {};

@@ -15,7 +15,8 @@ import { AgentErrorParams, PermissionAnswer, PermissionParams, Request, typedReq
 import type { ReviewController } from './review';
 import { MISSING_SERVER_MESSAGE, ServerCommand, resolveServerCommand } from './serverCommand';
 import type { Requester, SessionController } from './sessions';
-import { KEY_PROVIDERS, secretName, serverSettings, withoutDefaults } from './settings';
+import { DiagnosticsWatch, languageQueryHandler } from './languageQuery';
+import { KEY_PROVIDERS, secretName, serverSettings, userValue, withoutDefaults } from './settings';
 
 export type ServerState = 'starting' | 'running' | 'failed' | 'stopped';
 
@@ -68,12 +69,16 @@ export class AgentServer {
   private failureShown = false;
   private restartText: string | undefined;
   private permissionHandler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null = null;
+  /** What VS Code's diagnostics reported in this window (agent/languageQuery waits on it). */
+  private readonly diagnosticsWatch = new DiagnosticsWatch();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
     private readonly output: vscode.LogOutputChannel,
     private readonly wiring: ServerWiring,
-  ) {}
+  ) {
+    context.subscriptions.push(this.diagnosticsWatch);
+  }
 
   // ---------------------------------------------------------------- settings
 
@@ -178,9 +183,10 @@ export class AgentServer {
     this.setState('starting');
     await this.loadKeys();
     const cfg = this.config();
+    const user = <T>(name: string, fallback: T): T => userValue((n) => cfg.inspect(n), name, fallback);
     const folders = (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
     const command = resolveServerCommand(
-      { path: cfg.get<string>('server.path', ''), pythonPath: cfg.get<string>('server.pythonPath', ''), args: cfg.get<string[]>('server.args', []) },
+      { path: user<string>('server.path', ''), pythonPath: user<string>('server.pythonPath', ''), args: user<string[]>('server.args', []) },
       folders,
       {
         pathVariable: process.env.PATH ?? '',
@@ -196,7 +202,7 @@ export class AgentServer {
       throw new Error(MISSING_SERVER_MESSAGE);
     }
     this.output.appendLine(`Starting ${command.command} ${command.args.join(' ')} (found via ${command.source})`);
-    const client = createClient(command, folders[0], cfg.get<Record<string, string>>('server.env', {}), this.output, this.serverSettings(), {
+    const client = createClient(command, folders[0], user<Record<string, string>>('server.env', {}), this.output, this.serverSettings(), {
       sessionEvent: (p) => {
         sessions.handleEvents(p.sessionId, p.events ?? []);
         review.onEvents(p.events ?? []);
@@ -208,6 +214,11 @@ export class AgentServer {
       permission: (p) => (this.permissionHandler ? this.permissionHandler(p) : questions.ask(p)),
       settings: async () => this.serverSettings(),
       saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true),
+      languageQuery: languageQueryHandler(
+        this.diagnosticsWatch,
+        () => this.client?.initializeResult?.capabilities.positionEncoding,
+        (command) => command.startsWith('agentLsp.'),
+      ),
       stopped: (why: string) => {
         if (this.serverState !== 'running') {
           return;

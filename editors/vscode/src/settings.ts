@@ -48,6 +48,18 @@ export interface SettingValues {
 export const USER_ONLY_SETTINGS = ['server.path', 'server.pythonPath', 'server.args', 'server.env', 'model.baseUrl'];
 
 /**
+ * A user-only setting (`USER_ONLY_SETTINGS`) as the user set it, else `fallback`:
+ * a value from a folder's or workspace's settings is never taken.
+ */
+export function userValue<T>(inspect: (name: string) => SettingValues | undefined, name: string, fallback: T): T {
+  if (!USER_ONLY_SETTINGS.includes(name)) {
+    throw new Error(`agentLsp.${name} is not a user-only setting`);
+  }
+  const value = inspect(name)?.globalValue;
+  return value === undefined || value === null ? fallback : (value as T);
+}
+
+/**
  * The settings object without the values the user never set: VS Code's
  * defaults are not the user's choice, and sent, they would override the
  * server's own layers (config.toml, a project's .agent-lsp). A user-only

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { API_KEY_SOURCE, USER_ONLY_SETTINGS, serverSettings, withoutDefaults } from '../src/settings';
+import { API_KEY_SOURCE, USER_ONLY_SETTINGS, serverSettings, userValue, withoutDefaults } from '../src/settings';
 
 const config = {
   server: { path: '/x', pythonPath: '', args: [] },
@@ -64,4 +64,20 @@ test('the settings that pick the server program or the endpoint are user setting
     assert.equal(properties[`agentLsp.${name}`]?.scope, 'machine', name);
   }
   assert.deepEqual(USER_ONLY_SETTINGS.slice().sort(), ['model.baseUrl', 'server.args', 'server.env', 'server.path', 'server.pythonPath']);
+});
+
+test("the server is started with the user's program, arguments and environment, never a folder's", () => {
+  const values: Record<string, { globalValue?: unknown; workspaceValue?: unknown; workspaceFolderValue?: unknown }> = {
+    'server.path': { workspaceValue: '/repo/evil/agent-lsp' },
+    'server.pythonPath': { globalValue: '/usr/bin/python3', workspaceFolderValue: '/repo/evil/python' },
+    'server.args': { workspaceValue: ['--evil'] },
+    'server.env': { globalValue: { A: '1' }, workspaceValue: { LD_PRELOAD: '/repo/evil.so' } },
+  };
+  const inspect = (name: string) => values[name];
+  assert.equal(userValue(inspect, 'server.path', ''), '');
+  assert.equal(userValue(inspect, 'server.pythonPath', ''), '/usr/bin/python3');
+  assert.deepEqual(userValue(inspect, 'server.args', []), []);
+  assert.deepEqual(userValue(inspect, 'server.env', {}), { A: '1' });
+  assert.equal(userValue(() => undefined, 'model.baseUrl', ''), '');
+  assert.throws(() => userValue(inspect, 'model.model', ''), /not a user-only setting/);
 });
