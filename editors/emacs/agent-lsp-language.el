@@ -84,13 +84,16 @@ in AGENT's encoding (they pass through unconverted)."
   (let ((file (expand-file-name (eglot--uri-to-path uri))))
     (or (find-buffer-visiting file)
         (and (file-exists-p file)
-             (let ((inhibit-message t)) (find-file-noselect file t))))))
+             ;; eglot binds this to agent-lsp's connection while it handles
+             ;; agent-lsp's request: the new buffer must find its own server.
+             (let ((eglot--cached-server nil)
+                   (inhibit-message t))
+               (find-file-noselect file t))))))
 
 (defun agent-lsp-language--server-of (agent buffer)
   "The server eglot runs for BUFFER that may answer AGENT, or nil."
-  (with-current-buffer buffer
-    (when-let ((server (and (bound-and-true-p eglot--managed-mode) (eglot-current-server))))
-      (and (agent-lsp-language--fits agent server) server))))
+  (seq-find (lambda (server) (memq buffer (eglot--managed-buffers server)))
+            (agent-lsp-language--everyone agent)))
 
 (defun agent-lsp-language--name (server)
   (or (plist-get (eglot--server-info server) :name)

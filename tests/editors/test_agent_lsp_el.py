@@ -24,6 +24,8 @@ BREAK = {"name": "edit_file", "arguments": {"path": "greet.py", "edits": [
     {"oldText": 'return "hi " + name', "newText": 'return "hi " + nme'}]}}
 RENAME = {"name": "language", "arguments": {"operation": "rename", "path": "greet.py", "line": 1,
                                              "symbol": "greet", "newName": "welcome"}}
+DEFINITION = {"name": "language", "arguments": {"operation": "definition", "path": "main.py", "line": 3,
+                                                 "symbol": "greet"}}
 
 ALLOW_COMMANDS = {"rules": [{"tool": "run_command", "action": "allow"}]}
 
@@ -155,26 +157,30 @@ def test_the_agent_asks_the_language_server_eglot_runs_for_the_buffer(tmp_path: 
     if not BASEDPYRIGHT.exists():
         pytest.skip("basedpyright is not installed (pip install basedpyright)")
     script = [{"when": "break it", "tools": [BREAK]}, {"when": "break it", "text": "Broken."},
+              {"when": "where is it", "tools": [DEFINITION]}, {"when": "where is it", "text": "There."},
               {"when": "rename it", "tools": [RENAME]}, {"when": "rename it", "text": "Renamed."}]
     _, report = run_package(tmp_path, script, [
         ["start-server", str(BASEDPYRIGHT), "--stdio"],
         ["wait-reported"],
         ["ask", "break it"],
         ["wait", "— turn 1 completed"],
-        ["ask", "rename it"],
+        ["ask", "where is it"],
         ["wait", "— turn 2 completed"],
+        ["ask", "rename it"],
+        ["wait", "— turn 3 completed"],
         ["wait-file", "def welcome("],
         ["wait-visited", "main.py", "from greet import welcome"],
     ], files={"greet.py": 'def greet(name: str) -> str:\n    return "hi " + name\n',
               "main.py": 'from greet import greet\n\nprint(greet("bob"))\n',
               "pyrightconfig.json": '{"typeCheckingMode": "standard"}\n'},
         settings={"language": {"enabled": True, "discovery": False, "waitSeconds": 15}})
-    broken, renamed = tool_results(tmp_path)
+    broken, found, renamed = tool_results(tmp_path)
     assert "Problems after this change (basedpyright): 1 new error" in broken, broken
     assert 'greet.py:2:20: error: "nme" is not defined' in broken
     assert "Applied rename to welcome" in renamed and "in 2 files" in renamed, renamed
     # The edit of the first turn, then the rename of both files as one edit.
     assert "workspace/applyEdit: 2" in report, report
+    assert "greet.py:1:5: def greet(name: str) -> str:" in found, found  # main.py was not open
 
 
 def test_the_package_byte_compiles_without_warnings(tmp_path: Path):
