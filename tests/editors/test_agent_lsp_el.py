@@ -183,6 +183,18 @@ def test_the_agent_asks_the_language_server_eglot_runs_for_the_buffer(tmp_path: 
     assert "greet.py:1:5: def greet(name: str) -> str:" in found, found  # main.py was not open
 
 
+def test_a_buffer_with_no_language_server_is_answered_as_such(tmp_path: Path):
+    # No eglot server runs for stats.py: Emacs says it has none (rather than
+    # an error or a hang), and the model reads that plainly.
+    where = {"name": "language", "arguments": {"operation": "definition", "path": "stats.py", "line": 2,
+                                               "symbol": "values"}}
+    script = [{"text": "Looking.", "tools": [where]}, {"text": "No server."}]
+    run_package(tmp_path, script, [["ask", "where is values defined?"], ["wait", "— turn 1 completed"]],
+                settings={"language": {"enabled": True, "discovery": False, "waitSeconds": 15}})
+    (answer,) = tool_results(tmp_path)
+    assert "the editor has no language server for .py files" in answer, answer
+
+
 def test_the_package_byte_compiles_without_warnings(tmp_path: Path):
     for source in PACKAGE.parent.glob("*.el"):
         (tmp_path / source.name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
