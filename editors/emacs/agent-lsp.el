@@ -13,6 +13,9 @@
 ;; the *agent* buffer.  The agent's edits arrive as ordinary
 ;; workspace/applyEdit and land in your buffers (undo works); its permission
 ;; questions are eglot's minibuffer prompt, with the choices in the text.
+;; Its language questions (the problems an edit added, definitions, renames,
+;; ...) are answered by the server eglot runs for the buffer's major mode
+;; (agent-lsp-language.el), so the agent sees what you see.
 ;;
 ;;   M-x agent-lsp-ask                   send a message (starts the server)
 ;;   M-x agent-lsp-steer                 send into the running turn
@@ -27,6 +30,7 @@
 (require 'project)
 (require 'seq)
 (require 'subr-x)
+(require 'agent-lsp-language)
 
 (defgroup agent-lsp nil
   "The agent_lsp coding agent."
@@ -45,7 +49,13 @@ A plist of the object docs/protocol.md describes under Settings."
   :documentation "An eglot connection to agent-lsp that renders its events.")
 
 (cl-defmethod eglot-client-capabilities ((_server agent-lsp-server))
-  (plist-put (cl-call-next-method) :experimental '(:agentLsp (:events t))))
+  (plist-put (cl-call-next-method) :experimental '(:agentLsp (:events t :languageQuery t))))
+
+(cl-defmethod eglot-handle-request ((server agent-lsp-server) (_method (eql agent/languageQuery))
+                                    &rest params)
+  "The agent asks the language server eglot runs for a buffer.
+See agent-lsp-language.el."
+  (agent-lsp-language-answer server params))
 
 (define-derived-mode agent-lsp-chat-mode special-mode "Agent"
   "The conversation with the agent: what you asked, its tools and answers."

@@ -15,13 +15,20 @@
 ;;                          ["ask-selection", LINE, QUESTION]  (the whole LINE, 1-based, selected)
 ;;                          ["wait", TEXT]  (until the *agent* buffer contains TEXT)
 ;;                          ["wait-file", TEXT]  (until the open file's buffer contains TEXT)
+;;                          ["wait-visited", FILE, TEXT]  (until the buffer visiting FILE,
+;;                             relative to the workspace, contains TEXT)
+;;                          ["start-server", COMMAND...]  (eglot runs COMMAND as the open
+;;                             file's language server, for its major mode)
+;;                          ["wait-reported"]  (until that server published diagnostics)
 ;;   AGENT_LSP_OUT        file that gets the *agent* buffer's text at the end
 ;;   AGENT_LSP_TIMEOUT    seconds each wait may take (default 30)
-;; Exit code 0 and "OK ..." on success; 1 and "FAIL ..." otherwise.
+;; Exit code 0 and "OK ..." on success (with how many workspace/applyEdit
+;; agent-lsp sent); 1 and "FAIL ..." otherwise.
 
 (require 'package)
 (package-initialize)
 (require 'python)
+(add-to-list 'load-path (file-name-directory (getenv "AGENT_LSP_PACKAGE")))
 (load (getenv "AGENT_LSP_PACKAGE") nil t)
 
 (setq eglot-confirm-server-initiated-edits nil ; apply the agent's edits without a y/n prompt
@@ -32,12 +39,39 @@
   (_server (_method (eql window/showMessage)) &key message &allow-other-keys)
   (push message driver-messages))
 
+(defun driver-yes (prompt)
+  "The user answers eglot's y/n question PROMPT (an edit of files not visited) with yes."
+  (princ (concat prompt "y\n"))
+  t)
+(advice-add 'y-or-n-p :override #'driver-yes)
+
+(defvar driver-applied-edits 0 "workspace/applyEdit requests agent-lsp sent.")
+(cl-defmethod eglot-handle-request :before
+  ((_server agent-lsp-server) (_method (eql workspace/applyEdit)) &rest _)
+  (cl-incf driver-applied-edits))
+
+(defun driver-start-server (command)
+  "Start COMMAND with eglot as the current buffer's language server."
+  (let ((eglot-sync-connect 60))
+    (eglot (list major-mode) (eglot--current-project) 'eglot-lsp-server command "python"))
+  (unless (eglot-current-server)
+    (driver-finish nil "eglot did not start %S" command)))
+
+(defun driver-wait-reported (seconds)
+  (let ((server (eglot-current-server))
+        (deadline (+ (float-time) seconds)))
+    (while (and (not (gethash server agent-lsp-language--reports)) (< (float-time) deadline))
+      (accept-process-output nil 0.05))
+    (unless (gethash server agent-lsp-language--reports)
+      (driver-finish nil "%s never published diagnostics" (jsonrpc-name server)))))
+
 (defun driver-finish (ok fmt &rest args)
   (let ((out (getenv "AGENT_LSP_OUT")))
     (when (and out (get-buffer "*agent*"))
       (with-current-buffer "*agent*"
         (write-region (point-min) (point-max) out nil 'silent))))
-  (princ (concat (if ok "OK " "FAIL ") (apply #'format fmt args) "\n"))
+  (princ (concat (if ok "OK " "FAIL ") (apply #'format fmt args)
+                 (format "\nworkspace/applyEdit: %d\n" driver-applied-edits)))
   (kill-emacs (if ok 0 1)))
 
 (defun driver-wait (buffer text seconds)
@@ -56,7 +90,8 @@
        (steps (json-parse-string (getenv "AGENT_LSP_STEPS") :array-type 'list)))
   (setq agent-lsp-server-command (list (getenv "AGENT_LSP_PYTHON") "-m" "agent_lsp")
         agent-lsp-initialization-options
-        (json-parse-string (or (getenv "AGENT_LSP_SETTINGS") "{}") :object-type 'plist :array-type 'array))
+        (json-parse-string (or (getenv "AGENT_LSP_SETTINGS") "{}") :object-type 'plist :array-type 'array
+                           :false-object :json-false))
   (with-current-buffer file
     (setq default-directory root)
     (condition-case err
@@ -71,6 +106,12 @@
              (agent-lsp-ask-about-selection (line-beginning-position) (line-end-position) question))
             (`("wait" ,text) (driver-wait (get-buffer "*agent*") text timeout))
             (`("wait-file" ,text) (driver-wait file text timeout))
+            (`("wait-visited" ,name ,text)
+             (driver-wait (or (find-buffer-visiting (expand-file-name name root))
+                              (driver-finish nil "%s is not visited" name))
+                          text timeout))
+            (`("start-server" . ,command) (driver-start-server command))
+            (`("wait-reported") (driver-wait-reported timeout))
             (_ (driver-finish nil "unknown step %S" step))))
       (error (driver-finish nil "step failed: %S" err)))
     (driver-finish t "emacs %s: window/showMessage: %S" emacs-version driver-messages)))

@@ -1,6 +1,8 @@
 """editors/emacs/agent-lsp.el in a real Emacs (batch) with eglot: its own
 connection opts in to the agent's events, which stream into the *agent*
-buffer; ask, steer, cancel and "ask about the selection" are its commands."""
+buffer; ask, steer, cancel and "ask about the selection" are its commands;
+the agent's language questions are answered by the server eglot runs for the
+buffer."""
 
 from __future__ import annotations
 
@@ -10,23 +12,38 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from emacs_batch import BUGGY, EDIT, EMACS, FIXED_LINE, needs_eglot
 
 HERE = Path(__file__).parent
 PACKAGE = HERE.parents[1] / "editors" / "emacs" / "agent-lsp.el"
+BASEDPYRIGHT = Path(sys.executable).parent / "basedpyright-langserver"
+
+BREAK = {"name": "edit_file", "arguments": {"path": "greet.py", "edits": [
+    {"oldText": 'return "hi " + name', "newText": 'return "hi " + nme'}]}}
+RENAME = {"name": "language", "arguments": {"operation": "rename", "path": "greet.py", "line": 1,
+                                             "symbol": "greet", "newName": "welcome"}}
+DEFINITION = {"name": "language", "arguments": {"operation": "definition", "path": "main.py", "line": 3,
+                                                 "symbol": "greet"}}
 
 ALLOW_COMMANDS = {"rules": [{"tool": "run_command", "action": "allow"}]}
 
 pytestmark = needs_eglot
 
 
-def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissions: dict | None = None) -> tuple[str, str]:
-    """Emacs loads the package, opens stats.py and plays `steps`; returns
-    the *agent* buffer's text and the driver's report."""
+def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissions: dict | None = None,
+                files: dict[str, str] | None = None, settings: dict | None = None) -> tuple[str, str]:
+    """Emacs loads the package, opens the first of `files` (default: the
+    buggy stats.py) and plays `steps`; returns the *agent* buffer's text and
+    the driver's report."""
     workspace = tmp_path / "project"
     workspace.mkdir()
-    (workspace / "stats.py").write_text(BUGGY)
-    settings: dict = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions")}
+    files = files or {"stats.py": BUGGY}
+    for name, text in files.items():
+        (workspace / name).write_text(text)
+    settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions"),
+                **(settings or {})}
     if permissions:
         settings["permissions"] = permissions
     out = tmp_path / "agent.txt"
@@ -37,7 +54,7 @@ def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissio
         AGENT_LSP_PACKAGE=str(PACKAGE),
         AGENT_LSP_PYTHON=sys.executable,
         AGENT_LSP_WORKSPACE=str(workspace),
-        AGENT_LSP_FILE="stats.py",
+        AGENT_LSP_FILE=next(iter(files)),
         AGENT_LSP_SETTINGS=json.dumps(settings),
         AGENT_LSP_STEPS=json.dumps(steps),
         AGENT_LSP_OUT=str(out),
@@ -48,9 +65,13 @@ def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissio
     return out.read_text(encoding="utf-8"), done.stdout
 
 
-def first_user_message(tmp_path: Path) -> dict:
+def session_events(tmp_path: Path) -> list[dict]:
     (session,) = (tmp_path / "sessions").rglob("*.jsonl")
-    events = [json.loads(line) for line in session.read_text().splitlines()]
+    return [json.loads(line) for line in session.read_text().splitlines()]
+
+
+def first_user_message(tmp_path: Path) -> dict:
+    events = session_events(tmp_path)
     return next(e["data"]["message"] for e in events if e.get("type") == "user/message"
                 and e["data"]["message"].get("source") != "runtime-context")
 
@@ -124,13 +145,64 @@ def test_ask_about_selection_sends_the_question_and_the_code_readably(tmp_path: 
     assert '"uri"' not in seen
 
 
+def tool_results(tmp_path: Path) -> list[str]:
+    return ["".join(block.get("text", "") for block in e["data"]["message"]["content"])
+            for e in session_events(tmp_path) if e.get("type") == "tool/result"]
+
+
+def test_the_agent_asks_the_language_server_eglot_runs_for_the_buffer(tmp_path: Path):
+    # basedpyright is the buffer's own eglot server (for python-mode); agent-lsp
+    # runs beside it and has no language server of its own here, so the
+    # problems an edit added and a rename can only come from Emacs.
+    if not BASEDPYRIGHT.exists():
+        pytest.skip("basedpyright is not installed (pip install basedpyright)")
+    script = [{"when": "break it", "tools": [BREAK]}, {"when": "break it", "text": "Broken."},
+              {"when": "where is it", "tools": [DEFINITION]}, {"when": "where is it", "text": "There."},
+              {"when": "rename it", "tools": [RENAME]}, {"when": "rename it", "text": "Renamed."}]
+    _, report = run_package(tmp_path, script, [
+        ["start-server", str(BASEDPYRIGHT), "--stdio"],
+        ["wait-reported"],
+        ["ask", "break it"],
+        ["wait", "— turn 1 completed"],
+        ["ask", "where is it"],
+        ["wait", "— turn 2 completed"],
+        ["ask", "rename it"],
+        ["wait", "— turn 3 completed"],
+        ["wait-file", "def welcome("],
+        ["wait-visited", "main.py", "from greet import welcome"],
+    ], files={"greet.py": 'def greet(name: str) -> str:\n    return "hi " + name\n',
+              "main.py": 'from greet import greet\n\nprint(greet("bob"))\n',
+              "pyrightconfig.json": '{"typeCheckingMode": "standard"}\n'},
+        settings={"language": {"enabled": True, "discovery": False, "waitSeconds": 15}})
+    broken, found, renamed = tool_results(tmp_path)
+    assert "Problems after this change (basedpyright): 1 new error" in broken, broken
+    assert 'greet.py:2:20: error: "nme" is not defined' in broken
+    assert "Applied rename to welcome" in renamed and "in 2 files" in renamed, renamed
+    # The edit of the first turn, then the rename of both files as one edit.
+    assert "workspace/applyEdit: 2" in report, report
+    assert "greet.py:1:5: def greet(name: str) -> str:" in found, found  # main.py was not open
+
+
+def test_a_buffer_with_no_language_server_is_answered_as_such(tmp_path: Path):
+    # No eglot server runs for stats.py: Emacs says it has none (rather than
+    # an error or a hang), and the model reads that plainly.
+    where = {"name": "language", "arguments": {"operation": "definition", "path": "stats.py", "line": 2,
+                                               "symbol": "values"}}
+    script = [{"text": "Looking.", "tools": [where]}, {"text": "No server."}]
+    run_package(tmp_path, script, [["ask", "where is values defined?"], ["wait", "— turn 1 completed"]],
+                settings={"language": {"enabled": True, "discovery": False, "waitSeconds": 15}})
+    (answer,) = tool_results(tmp_path)
+    assert "the editor has no language server for .py files" in answer, answer
+
+
 def test_the_package_byte_compiles_without_warnings(tmp_path: Path):
-    copy = tmp_path / "agent-lsp.el"
-    copy.write_text(PACKAGE.read_text(encoding="utf-8"), encoding="utf-8")
+    for source in PACKAGE.parent.glob("*.el"):
+        (tmp_path / source.name).write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
     done = subprocess.run(
-        [EMACS, "--batch", "--eval", "(progn (package-initialize) (setq byte-compile-error-on-warn t))",
-         "-f", "batch-byte-compile", str(copy)],
+        [EMACS, "--batch", "--eval",
+         f"(progn (package-initialize) (setq byte-compile-error-on-warn t) (push {json.dumps(str(tmp_path))} load-path))",
+         "-f", "batch-byte-compile", *sorted(str(p) for p in tmp_path.glob("*.el"))],
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert (tmp_path / "agent-lsp.elc").exists()
+    assert (tmp_path / "agent-lsp.elc").exists() and (tmp_path / "agent-lsp-language.elc").exists()
