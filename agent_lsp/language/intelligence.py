@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
@@ -178,11 +178,15 @@ class WorkspaceLanguage:
                 if new_text is None:
                     continue
                 old_text = token.texts.get(path)
-                if (name, uri) not in token.fresh or old_text is None:
-                    report.baseline_missing = True
-                    before: list[Problem] = []
-                else:
+                moved_from = _moved_from(token, name, changed, new_text)
+                if (name, uri) in token.fresh and old_text is not None:
                     before = self.convert.problems(path, old_text, before_all.get(uri, []))
+                elif moved_from is not None:  # a renamed file: its problems at the old path were there before
+                    before = [replace(p, path=path) for p in
+                              self.convert.problems(moved_from, new_text, before_all.get(moved_from.as_uri(), []))]
+                else:
+                    report.baseline_missing = True
+                    before = []
             else:
                 if published.at < token.started or uri not in before_all:
                     continue  # not re-checked since the edit, or never seen before: nothing new to say
@@ -365,3 +369,9 @@ def no_server_message(pool: ServerPool, path: Path) -> str:
 
 def _doc(path: Path) -> lsp.TextDocumentIdentifier:
     return lsp.TextDocumentIdentifier(uri=path.as_uri())
+
+
+def _moved_from(token: Baseline, server: str, changed: dict[Path, str | None], text: str) -> Path | None:
+    """The file this text was moved from: one the change removed, whose text it was."""
+    return next((p for p, after in changed.items() if after is None and token.texts.get(p) == text
+                 and (server, p.as_uri()) in token.fresh), None)

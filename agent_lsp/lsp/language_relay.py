@@ -108,7 +108,8 @@ class EditorLanguage:
                                waited_ms=round((time.monotonic() - started) * 1000))
         if answer.get("pending"):
             report.unknown = (f"the editor's language servers did not report on the change within {self.wait_s:g} s "
-                              "(the language.waitSeconds setting)")
+                              "(some report only when the problems change); the language tool's diagnostics "
+                              "operation shows what they say now")
             return report
         after = _files(answer)
         for path in set(after) | set(token.files):

@@ -149,3 +149,13 @@ async def test_deleting_a_module_reports_the_imports_it_broke(tools):
     assert "pkg/main.py:1:" in out.content and "pkg/other.py:1:" in out.content, out.content
     # "Import "pkg.greet" could not be resolved", or, while the package is still cached, ""greet" is unknown import symbol"
     assert out.content.count("greet") >= 3 and "error:" in out.content
+
+
+async def test_renaming_a_module_keeps_its_old_problems_old_and_reports_the_broken_imports(tools):
+    root, _, t = tools
+    await _run(t["language"], operation="diagnostics")  # the server has checked the workspace
+    out = await _run(t["rename_file"], path="pkg/greet.py", newPath="pkg/hello.py")
+    assert not out.is_error, out.content
+    assert "pkg/main.py:1:" in out.content and "pkg/other.py:1:" in out.content, out.content
+    assert "not a number" not in out.content  # the renamed file's own problem was there before the rename
+    assert "1 existing one" in out.content
