@@ -106,6 +106,13 @@ class LazyLanguage:
     def __getattr__(self, name: str) -> Any:  # the rest of the port, on the real one
         return getattr(self.real, name)
 
+    def running(self) -> list[Any]:
+        """The servers started so far (none before the first real use)."""
+        return self._real.pool.running() if self._real is not None else []
+
+    def failures(self) -> dict[str, str]:
+        return dict(self._real.pool.failures) if self._real is not None else {}
+
     async def close(self) -> None:
         if self._real is not None:
             await self._real.close()

@@ -14,6 +14,7 @@ from agent_lsp.lsp.features import (
     commands,
     documents,
     lifecycle,
+    language_requests,
     mcp_requests,
     mode_requests,
     model_requests,
@@ -28,7 +29,8 @@ from agent_lsp.lsp.features import (
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 from agent_lsp.lsp.rpc import quiet_refusals
 
-FEATURES = (lifecycle, documents, agent_requests, session_requests, session_control, mcp_requests, subagent_requests,
+FEATURES = (lifecycle, documents, agent_requests, session_requests, session_control, mcp_requests, language_requests,
+            subagent_requests,
             mode_requests, skill_requests, permission_requests, model_requests, review_requests, commands,
             code_actions, watched_files)
 

@@ -30,7 +30,13 @@ from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.wire_base import (  # noqa: F401 (re-exported: the wire models' users import them from here)
     Position, Range, WireModel, describe_validation_error, wire_dump,
 )
-from agent_lsp.lsp.wire_language import LanguageQueryParams, LanguageQueryResult
+from agent_lsp.lsp.wire_language import (
+    LanguageQueryParams,
+    LanguageQueryResult,
+    LanguageServerStatus,  # noqa: F401 (the features build it from here)
+    LanguageStatusParams,
+    LanguageStatusResult,
+)
 
 PROTOCOL_VERSION = 1
 
@@ -755,6 +761,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/model/check": (ModelCheckParams, ModelCheckResult),
     "agent/review/list": (ReviewListParams, ReviewListResult),
     "agent/review/resolve": (ReviewResolveParams, ReviewResolveResult),
+    "agent/language/status": (LanguageStatusParams, LanguageStatusResult),
 }
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {

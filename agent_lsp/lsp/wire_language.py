@@ -51,3 +51,26 @@ class LanguageQueryResult(WireModel):
     edit: dict[str, Any] | None = Field(default=None, description="rename: an LSP WorkspaceEdit")
     actions: list[dict[str, Any]] | None = Field(default=None, description="codeActions: LSP CodeAction objects "
                                                  "with their edit")
+
+
+class LanguageStatusParams(WireModel):
+    workspace_uri: str | None = Field(default=None, description="no workspaceUri: every open workspace")
+
+
+class LanguageServerStatus(WireModel):
+    """A language server the agent may run itself for a folder, and whether it does."""
+
+    workspace_uri: str
+    name: str
+    filetypes: list[str]
+    command: str = Field(description="the command line, as configured")
+    state: Literal["running", "found", "not-found", "other-serves", "failed", "off"] = Field(description=(
+        '"found": used, starts with the first file of its kind; "other-serves": another server of the same '
+        'language is used; "off": language.enabled is false'))
+    reason: str = Field(description="why, in words")
+    source: Literal["built-in", "settings"]
+
+
+class LanguageStatusResult(WireModel):
+    servers: list[LanguageServerStatus]
+    editor_first: bool = Field(description="the client answers agent/languageQuery: its own servers answer first")

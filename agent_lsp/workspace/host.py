@@ -554,6 +554,15 @@ class WorkspaceHost:
             self.mcp_manager().set_registry(self._registry)
         return self._registry
 
+    def language_status(self) -> list[dict]:
+        """The language servers the agent may run for this folder, and whether it does (and why)."""
+        from agent_lsp.language import server_choices
+        from agent_lsp.language.status import server_status
+
+        language = self.settings.language
+        choices, _ = server_choices(language, self.settings.language_servers, self.env.get("PATH"))
+        return server_status(language, choices, self._language)
+
     def use_editor_language(self, editor_language: Callable[[LanguageSettings], LanguageIntelligence | None] | None) -> None:
         """The editor connected (after an early start): its language servers answer first from now on."""
         self.editor_language = editor_language

@@ -70,6 +70,12 @@ async def test_killing_the_server_leaves_no_language_server_behind(tmp_path: Pat
         _, results = await run_turn(editor, [
             call("language", operation="diagnostics", path="pkg/greet.py"), {"text": "done"}])
         assert "not a number" in text_of(results[0]), text_of(results[0])
+        status = await editor.request("agent/language/status", {})
+        by_name = {s["name"]: s for s in status["servers"]}
+        assert by_name["basedpyright"]["state"] == "running" and by_name["basedpyright"]["source"] == "built-in"
+        assert "ruff" not in by_name  # turned off in the settings
+        assert by_name["gopls"]["state"] in ("not-found", "found") and by_name["gopls"]["reason"]
+        assert status["editorFirst"] is False  # this test editor does not relay its own servers
         server = psutil.Process(editor.server_pid)
         children = [p for p in server.children(recursive=True) if "pyright" in " ".join(p.cmdline())]
         assert children, "the language server runs as our child"

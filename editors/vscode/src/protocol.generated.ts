@@ -22,6 +22,7 @@ export const METHODS = {
   'agent/inbox/pause': 'agent/inbox/pause',
   'agent/inbox/remove': 'agent/inbox/remove',
   'agent/inbox/update': 'agent/inbox/update',
+  'agent/language/status': 'agent/language/status',
   'agent/languageQuery': 'agent/languageQuery',
   'agent/mcp/authorize': 'agent/mcp/authorize',
   'agent/mcp/list': 'agent/mcp/list',
@@ -67,6 +68,7 @@ export interface ClientRequests {
   'agent/inbox/pause': { params: InboxPauseParams; result: InboxPauseResult };
   'agent/inbox/remove': { params: InboxRemoveParams; result: InboxRemoveResult };
   'agent/inbox/update': { params: InboxUpdateParams; result: InboxUpdateResult };
+  'agent/language/status': { params: LanguageStatusParams; result: LanguageStatusResult };
   'agent/mcp/authorize': { params: McpServerParams; result: McpServerStatus };
   'agent/mcp/list': { params: McpListParams; result: McpListResult };
   'agent/mcp/logout': { params: McpServerParams; result: McpServerStatus };
@@ -1557,6 +1559,27 @@ export interface LanguageQueryResult {
     | null;
 }
 /**
+ * A language server the agent may run itself for a folder, and whether it does.
+ */
+export interface LanguageServerStatus {
+  /**
+   * the command line, as configured
+   */
+  command: string;
+  filetypes: string[];
+  name: string;
+  /**
+   * why, in words
+   */
+  reason: string;
+  source: 'built-in' | 'settings';
+  /**
+   * "found": used, starts with the first file of its kind; "other-serves": another server of the same language is used; "off": language.enabled is false
+   */
+  state: 'running' | 'found' | 'not-found' | 'other-serves' | 'failed' | 'off';
+  workspaceUri: string;
+}
+/**
  * The language servers the agent asks (see docs/language.md).
  */
 export interface LanguageSettings {
@@ -1580,6 +1603,19 @@ export interface LanguageSettings {
    * how long an edit's result waits for the servers' fresh diagnostics
    */
   waitSeconds?: number;
+}
+export interface LanguageStatusParams {
+  /**
+   * no workspaceUri: every open workspace
+   */
+  workspaceUri?: string | null;
+}
+export interface LanguageStatusResult {
+  /**
+   * the client answers agent/languageQuery: its own servers answer first
+   */
+  editorFirst: boolean;
+  servers: LanguageServerStatus[];
 }
 export interface McpListParams {
   /**

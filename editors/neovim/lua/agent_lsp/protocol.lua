@@ -43,6 +43,7 @@ M.METHODS = {
   ["agent/model/check"] = "agent/model/check",
   ["agent/review/list"] = "agent/review/list",
   ["agent/review/resolve"] = "agent/review/resolve",
+  ["agent/language/status"] = "agent/language/status",
   ["session/event"] = "session/event",
   ["agent/status"] = "agent/status",
   ["agent/inbox/inserted"] = "agent/inbox/inserted",
