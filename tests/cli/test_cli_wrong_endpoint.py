@@ -126,3 +126,18 @@ def test_a_missing_model_is_still_blamed_on_the_model_name(tmp_path: Path, web_a
     (error,) = errors
     assert error.startswith("error: MODEL_UNAVAILABLE: The model `qwen9` does not exist")
     assert "the model name 'qwen9' comes from AGENT_LSP_MODEL" in error and "/v1" not in error
+
+
+def test_an_endpoint_pinned_by_the_managed_policy_is_named_as_coming_from_the_policy_file(
+        tmp_path: Path, static_site: str):
+    policy = tmp_path / "policy.toml"
+    policy.write_text(f'[model]\nprovider = "openai"\nbaseUrl = "{static_site}/v1"\n', encoding="utf-8")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    env = clean_env(tmp_path, AGENT_LSP_POLICY=str(policy), AGENT_LSP_MODEL="qwen9",
+                    OPENAI_BASE_URL="http://127.0.0.1:9/v1")  # what the user set, overruled by the policy
+    done = agent_lsp(["run", "hello", "-w", str(workspace)], env)
+    assert done.returncode == 1
+    assert [line for line in done.stderr.splitlines() if line.startswith("error:")] == [
+        f"error: NETWORK: {static_site}/v1/chat/completions answered with an HTML page (HTTP 501): "
+        f"not an OpenAI-compatible endpoint (the endpoint comes from the managed policy {policy})"]
