@@ -44,9 +44,16 @@ class _NotAModelApi(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def do_GET(self) -> None:  # what the client may ask of a local server before the request
-        self.send_response(404)
-        self.send_header("content-length", "0")
+        if self.path == "/model/models":
+            body = b'{"object": "list", "data": [{"id": "qwen2.5-coder:14b"}, {"id": "llama3.2:3b"}]}'
+            self.send_response(200)
+            self.send_header("content-type", "application/json")
+        else:
+            body = b""
+            self.send_response(404)
+        self.send_header("content-length", str(len(body)))
         self.end_headers()
+        self.wfile.write(body)
 
     def log_message(self, *args: object) -> None:
         pass
@@ -126,6 +133,7 @@ def test_a_missing_model_is_still_blamed_on_the_model_name(tmp_path: Path, web_a
     (error,) = errors
     assert error.startswith("error: MODEL_UNAVAILABLE: The model `qwen9` does not exist")
     assert "the model name 'qwen9' comes from AGENT_LSP_MODEL" in error and "/v1" not in error
+    assert error.endswith("; the server has: qwen2.5-coder:14b, llama3.2:3b")  # what to pick instead
 
 
 def test_an_endpoint_pinned_by_the_managed_policy_is_named_as_coming_from_the_policy_file(
