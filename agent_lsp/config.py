@@ -466,6 +466,8 @@ class SettingsLayers:
         if self.policy.model:
             pinned = dict(self.policy.model)
             pinned.setdefault("fallback", None)  # a fallback from another layer would leave the pinned model
+            if pinned.get("baseUrl"):
+                pinned["baseUrlSource"] = f"the managed policy {self.policy_path}"
             self.problems += self.set_layer("policy", {"model": pinned}, source=f"managed policy {self.policy_path}")
 
     def layer(self, name: str) -> dict[str, Any]:

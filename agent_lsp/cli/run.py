@@ -82,7 +82,19 @@ def make_client(args: argparse.Namespace, transcript: Transcript, **overrides: A
         "show_server_log": getattr(args, "log_level", None) is not None,
     }
     options.update(overrides)
-    return HeadlessClient(workspace_from(args), **options)
+    workspace = workspace_from(args)
+    show_mcp_problems(workspace, settings, transcript)
+    return HeadlessClient(workspace, **options)
+
+
+def show_mcp_problems(workspace: Path, settings: dict[str, Any], transcript: Transcript) -> None:
+    """The MCP servers that cannot start (a `.mcp.json` that does not parse, an
+    entry without `command`, an unset `${VAR}`, a program that does not
+    exist), one line each before the answer, as settings problems are."""
+    from agent_lsp.workspace.scopes import mcp_problems
+
+    for problem in mcp_problems(workspace, os.environ, settings):
+        transcript.warn(f"agent-lsp: {problem}")
 
 
 def _uncancel() -> None:

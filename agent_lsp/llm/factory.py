@@ -78,6 +78,8 @@ def _api_key(provider: str, settings: ModelSettings, env: ModelEnvironment) -> t
 
 def _base_url(provider: str, settings: ModelSettings, env: ModelEnvironment) -> tuple[str, str]:
     """(base URL, where it comes from: the name the user should change)."""
+    if settings.base_url and settings.base_url_source:  # pinned by the managed policy
+        return settings.base_url, settings.base_url_source
     if settings.base_url:  # AGENT_LSP_BASE_URL arrives as this setting
         same = settings.base_url == env.base_url
         return settings.base_url, "AGENT_LSP_BASE_URL" if same else "the model.baseUrl setting"

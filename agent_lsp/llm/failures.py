@@ -250,6 +250,15 @@ def _parse_body(body: bytes | str | Any) -> Any:
     return body
 
 
+def error_message(body: bytes | str | Any) -> str:
+    """The words of an error body: its `message`, or the body itself when it is plain text."""
+    parsed = _parse_body(body)
+    message = _error_object(parsed).get("message")
+    if message:
+        return str(message)
+    return parsed if isinstance(parsed, str) else ""
+
+
 def classify_http_error(
     status: int,
     body: bytes | str | Any,
@@ -378,6 +387,7 @@ def classify_transport_error(exc: BaseException, *, provider: str, model: str, u
 
 __all__ = [
     "classify_http_error",
+    "error_message",
     "classify_stream_error",
     "classify_transport_error",
     "redact",

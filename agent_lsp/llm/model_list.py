@@ -10,12 +10,13 @@ the configured models.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Awaitable, Callable, Mapping
 
 if TYPE_CHECKING:
     import httpx
 
 LIST_TIMEOUT_S = 5.0
+SHOWN_MODELS = 20  # at most this many names in a "model not found" message
 
 
 class ModelListError(Exception):
@@ -43,3 +44,17 @@ async def list_model_ids(client: httpx.AsyncClient, url: str, headers: Mapping[s
     if not isinstance(entries, list):
         raise ModelListError(f"{url} answered without a model list")
     return [e["id"] for e in entries if isinstance(e, dict) and isinstance(e.get("id"), str) and e["id"]]
+
+
+async def name_listed_models(failure: dict[str, Any], list_models: Callable[[], Awaitable[list[str]]]) -> None:
+    """A model the endpoint does not have: add the models it lists to the
+    failure's message, so the user can pick one (a listing that fails adds nothing)."""
+    try:
+        listed = await list_models()
+    except ModelListError:
+        return
+    if not listed:
+        failure["message"] = f"{failure.get('message', '')}; the server lists no models"
+        return
+    shown = ", ".join(listed[:SHOWN_MODELS]) + (f" and {len(listed) - SHOWN_MODELS} more" if len(listed) > SHOWN_MODELS else "")
+    failure["message"] = f"{failure.get('message', '')}; the server has: {shown}"

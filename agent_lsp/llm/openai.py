@@ -23,11 +23,12 @@ from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
 from .endpoint import Endpoint
 from .discovery import discover_context_window
-from .model_list import list_model_ids
+from .model_list import list_model_ids, name_listed_models
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, PooledClient, normalise, stream_sse
 from .types import (
     CONTENT_FILTER,
     EMPTY_RESPONSE,
+    MODEL_UNAVAILABLE,
     NETWORK,
     REFUSAL,
     SERVER,
@@ -480,6 +481,8 @@ class OpenAIProvider:
                 yield chunk
         except LlmError as error:
             self.endpoint.annotate(error)
+            if error.failure.get("code") == MODEL_UNAVAILABLE:
+                await name_listed_models(error.failure, self.list_models)  # type: ignore[arg-type]
             raise
 
     async def list_models(self) -> list[str]:

@@ -58,6 +58,11 @@ class ModelSettings(_CamelModel):
         description="where the client keeps the key, in its own words (e.g. its own command); "
         "an authentication failure names it instead of model.apiKey",
     )
+    base_url_source: str | None = Field(
+        default=None,
+        description="where the base URL is set, in words, when neither a setting nor a variable the user "
+        "can change explains it (the managed policy file); failures about the endpoint name it",
+    )
     headers: dict[str, str] = Field(default_factory=dict)
     context_window: int | None = Field(default=None, gt=0)
     max_output_tokens: int | None = Field(default=None, gt=0)

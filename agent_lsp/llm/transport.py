@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Protocol
 
 from . import precedence
-from .failures import classify_http_error, classify_stream_error, classify_transport_error, request_id
+from .failures import classify_http_error, classify_stream_error, classify_transport_error, error_message, request_id
 from .sse import SseDecoder, SseEvent
 from .types import BAD_REQUEST, TIMEOUT, LlmError
+from .wrong_endpoint import html_answer, path_not_there
 
 if TYPE_CHECKING:  # httpx (~100 ms to import) loads with the first request, not with the provider
     import httpx
@@ -150,11 +151,15 @@ async def stream_sse(
     ctx.request_id = request_id(response.headers)
     chunks = response.aiter_bytes()
     try:
+        html = html_answer(response.status_code, response.headers, url=url, provider=ctx.provider,
+                           model=ctx.model, hint=ctx.endpoint_hint)
+        if html is not None:  # a web page or web app, not a model API: no need to read it
+            raise LlmError(html)
         if not 200 <= response.status_code < 300:
-            raise await _error_from_response(response, deadline, ctx)
+            raise await _error_from_response(response, deadline, ctx, url)
         if response.headers.get("content-type", "").startswith("application/json"):
             # A server that answered a stream request with one JSON object: an error, or unusable.
-            raise await _error_from_response(response, deadline, ctx)
+            raise await _error_from_response(response, deadline, ctx, url)
         decoder = SseDecoder()
         first = True
         while True:
@@ -196,7 +201,7 @@ async def _close_quietly(chunks: Any, response: httpx.Response) -> None:
         pass
 
 
-async def _error_from_response(response: httpx.Response, deadline: float, ctx: StreamContext) -> LlmError:
+async def _error_from_response(response: httpx.Response, deadline: float, ctx: StreamContext, url: str) -> LlmError:
     import httpx
 
     body = bytearray()
@@ -220,18 +225,18 @@ async def _error_from_response(response: httpx.Response, deadline: float, ctx: S
                 )
             )
         return _fail(ctx, BAD_REQUEST, "the server answered with JSON instead of an event stream (streaming unsupported?)")
-    return LlmError(
-        classify_http_error(
-            response.status_code,
-            bytes(body),
-            response.headers,
-            provider=ctx.provider,
-            model=ctx.model,
-            auth_hint=ctx.auth_hint,
-            model_hint=ctx.model_hint,
-            secrets=ctx.secrets,
-        )
+    failure = classify_http_error(
+        response.status_code,
+        bytes(body),
+        response.headers,
+        provider=ctx.provider,
+        model=ctx.model,
+        auth_hint=ctx.auth_hint,
+        model_hint=ctx.model_hint,
+        secrets=ctx.secrets,
     )
+    said = error_message(bytes(body))
+    return LlmError(path_not_there(failure, said, url=url, hint=ctx.endpoint_hint) or failure)
 
 
 async def drain(events: AsyncIterator[list[SseEvent]], seconds: float = 0.1) -> None:

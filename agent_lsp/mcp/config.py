@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Mapping
@@ -190,6 +191,25 @@ def workspace_servers(
         parsed = parse_server(name, raw, source, env)
         (servers if isinstance(parsed, ServerConfig) else problems).append(parsed)
     return servers, problems
+
+
+def missing_program(server: ServerConfig, root: Path, env: Mapping[str, str]) -> ServerProblem | None:
+    """A stdio server whose program does not exist (or cannot be run), found
+    the way it would be started: a path from the server's folder, a bare name
+    on the `PATH` it gets. Starts nothing."""
+    if server.transport != "stdio" or not server.command:
+        return None
+    command = server.command
+    if os.sep in command or (os.altsep and os.altsep in command):
+        program = Path(command).expanduser()
+        folder = root / server.cwd if server.cwd else root
+        found = (folder / program).is_file() and os.access(folder / program, os.X_OK)
+    else:
+        found = shutil.which(command, path=server.env.get("PATH", env.get("PATH", os.defpath))) is not None
+    if found:
+        return None
+    where = "" if os.sep in command else " on PATH"
+    return ServerProblem(server.name, server.source, f"the program {command!r} was not found{where}")
 
 
 def user_file_servers(env: Mapping[str, str] = os.environ) -> dict[str, Any]:

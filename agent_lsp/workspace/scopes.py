@@ -20,7 +20,7 @@ from typing import Any, Mapping
 from agent_lsp.config import LAYER_ORDER, SettingsLayers, config_dir, user_config_path
 from agent_lsp.language import server_choices
 from agent_lsp.mcp import workspace_servers
-from agent_lsp.mcp.config import user_file_servers
+from agent_lsp.mcp.config import missing_program, user_file_servers
 from agent_lsp.tools.memory import MEMORY_FILE, memory_path
 from agent_lsp.tools.skills import load_skills, skill_folders
 from agent_lsp.workspace.agent_types import agent_type_folders, load_agent_types
@@ -104,8 +104,8 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
         matcher = f" ({command.matcher})" if command.matcher else ""
         view.hooks.append(Entry(f"{command.event}{matcher}", command.command, source, note))
 
-    servers, server_problems = workspace_servers(root, layers.current.mcp_servers, user_file_servers(env), env)
-    problems += [str(p) for p in server_problems]
+    servers, server_problems = _servers(root, layers, env)
+    problems += server_problems
     server_sources = {"user": sources["file"], "project": "project .mcp.json", "editor": "editor settings"}
     for server in servers:
         off = server.is_project and not policy.allow_project_mcp_servers
@@ -135,6 +135,22 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
     view.memory = str(memory_path(root)) if memory_path(root).is_file() else None
     view.problems = [str(p) for p in problems]
     return view
+
+
+def mcp_problems(root: Path, env: Mapping[str, str] = os.environ,
+                 editor_settings: Mapping[str, Any] | None = None) -> list[str]:
+    """What is wrong with the workspace's MCP servers, one line each: an
+    unreadable `.mcp.json`, a bad entry, a program that does not exist."""
+    layers = SettingsLayers(env)
+    if editor_settings:
+        layers.set_layer("initializationOptions", dict(editor_settings), source="--settings")
+    return _servers(root.resolve(), layers, env)[1]
+
+
+def _servers(root: Path, layers: SettingsLayers, env: Mapping[str, str]) -> tuple[list[Any], list[str]]:
+    servers, problems = workspace_servers(root, layers.current.mcp_servers, user_file_servers(env), env)
+    missing = [missing_program(server, root, env) for server in servers]
+    return servers, [str(p) for p in [*problems, *missing] if p is not None]
 
 
 def format_view(view: MergedView) -> str:

@@ -275,10 +275,10 @@ def test_a_missing_server_gives_one_clear_message(editor: Editor) -> None:
     errors = editor.errors()
     assert len(errors) == 1, errors
     assert "`/nonexistent/agent-lsp` was not found" in errors[0]
-    assert "pipx install agent-language-server" in errors[0] and "setup({ cmd =" in errors[0]
+    assert "pipx install /path/to/checkout" in errors[0] and "setup({ cmd =" in errors[0]
     editor.cmd("checkhealth agent_lsp")
     report = "\n".join(editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)"))
-    assert "ERROR" in report and "was not found" in report
+    assert "ERROR" in report and "was not found" in report and "pipx install /path/to/checkout" in report
 
 
 def test_an_always_confirmed_command_offers_only_the_answers_the_server_honours(editor: Editor) -> None:

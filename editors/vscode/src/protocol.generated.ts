@@ -1807,6 +1807,10 @@ export interface ModelSettings {
    */
   apiKeySource?: string | null;
   baseUrl?: string | null;
+  /**
+   * where the base URL is set, in words, when neither a setting nor a variable the user can change explains it (the managed policy file); failures about the endpoint name it
+   */
+  baseUrlSource?: string | null;
   contextWindow?: number | null;
   /**
    * fields added to every request body as they are (null removes one)

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { resolveServerCommand, ServerLaunchSettings } from '../src/serverCommand';
+import { MISSING_SERVER_MESSAGE, resolveServerCommand, ServerLaunchSettings } from '../src/serverCommand';
 
 const none: ServerLaunchSettings = { path: '', pythonPath: '', args: [] };
 function env(files: string[], pathVariable = '/usr/local/bin:/usr/bin') {
@@ -58,4 +58,9 @@ test('pip --user, pipx and uv tool installs are found when their bin dir is not 
   assert.equal(at('/data/uv/tools/agent-language-server/bin/agent-lsp', { XDG_DATA_HOME: '/data' })?.source, 'uv tool');
   assert.equal(at('/tools/agent-language-server/bin/agent-lsp', { UV_TOOL_DIR: '/tools' })?.source, 'uv tool');
   assert.equal(at('/home/me/.local/share/uv/tools/other/bin/agent-lsp'), null);
+});
+
+test('the not-found message says how to install the server from a checkout', () => {
+  assert.match(MISSING_SERVER_MESSAGE, /`pipx install \/path\/to\/checkout`/);
+  assert.match(MISSING_SERVER_MESSAGE, /`pipx install agent-language-server` once it is published/);
 });

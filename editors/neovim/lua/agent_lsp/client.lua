@@ -27,8 +27,9 @@ function M.check_cmd()
     return true
   end
   return false,
-    ("agent_lsp: the server command `%s` was not found. Install the server (`pipx install agent-language-server` or "
-      .. "`pip install agent-language-server`), or point the plugin at it: "
+    ("agent_lsp: the server command `%s` was not found. Install the server from a checkout of agent_lsp "
+      .. "(`pipx install /path/to/checkout`, or `pip install .` in it; `pipx install agent-language-server` "
+      .. "once it is published), or point the plugin at it: "
       .. "require('agent_lsp').setup({ cmd = { '/path/to/agent-lsp', 'serve' } }). "
       .. "See :checkhealth agent_lsp"):format(tostring(exe))
 end

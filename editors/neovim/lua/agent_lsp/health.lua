@@ -29,7 +29,7 @@ local function check_server(config, client_mod)
   local ok, msg = client_mod.check_cmd()
   if not ok then
     health.error((msg:gsub("^agent_lsp: ", "")), {
-      "pipx install agent-language-server",
+      "pipx install /path/to/checkout (a checkout of agent_lsp; `pipx install agent-language-server` once it is published)",
       "or: require('agent_lsp').setup({ cmd = { '/path/to/agent-lsp', 'serve' } })",
     })
     return
