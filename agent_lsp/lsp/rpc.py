@@ -6,7 +6,8 @@ something else: params of custom methods stay plain JSON (our pydantic models
 validate them, `parse`), and every message with an id gets exactly one answer
 with the right code, never a traceback (see docs/protocol.md, "Errors"):
 
-- not JSON: -32700; not a JSON-RPC 2.0 request, notification or response
+- not JSON (`NaN` and `Infinity` included), or nested too deeply to parse:
+  -32700; not a JSON-RPC 2.0 request, notification or response
   (wrong `jsonrpc`, a `method` that is not a string, an id that is not an
   integer or string, a notification method sent with an id, a request after
   `shutdown`, a frame too large to read): -32600;
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import logging
 from typing import Any, Generator, TypeVar
 from urllib.parse import unquote
@@ -46,7 +46,8 @@ from pygls.protocol import (
 )
 from pygls.protocol.language_server import lsp_method
 
-from agent_lsp.jsonrpc import INTERNAL_ERROR_MESSAGE, MAX_ERROR_MESSAGE, envelope_problem, invalid_text, not_unicode
+from agent_lsp.jsonrpc import (INTERNAL_ERROR_MESSAGE, MAX_ERROR_MESSAGE, envelope_problem, invalid_text, loads, not_unicode,
+                               parse_problem)
 from agent_lsp.jsonrpc import brief as _brief
 from agent_lsp.jsonrpc import json_type as _json_type
 from agent_lsp.jsonrpc import valid_id as _valid_id
@@ -100,9 +101,9 @@ class AgentProtocol(LanguageServerProtocol):
         """Handle one message body as read from the wire (pygls' loop does
         `json.loads(body, object_hook=structure_message)` and drops what fails)."""
         try:
-            data = json.loads(body)
-        except ValueError as error:  # UnicodeDecodeError included
-            self.send_error(None, JsonRpcParseError(f"parse error: not JSON ({_brief(error)})"))
+            data = loads(body)
+        except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+            self.send_error(None, JsonRpcParseError(parse_problem(error)))
             return
         problem = self._envelope_problem(data)
         if problem is not None:
