@@ -53,6 +53,8 @@ from agent_lsp.jsonrpc import json_type as _json_type
 from agent_lsp.jsonrpc import valid_id as _valid_id
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.apply_edit_params import register_agent_member
+from agent_lsp.store import CorruptSessionError
+from agent_lsp.store.damaged import describe
 from agent_lsp.store.lock import SessionLockedError
 
 log = logging.getLogger(__name__)
@@ -280,6 +282,17 @@ class SessionInUse(JsonRpcServerError):
 
     def __init__(self, error: SessionLockedError):
         super().__init__(str(error), code=self.CODE, data={"sessionId": error.session_id, "pid": error.pid})
+
+
+class SessionDamaged(JsonRpcServerError):
+    """The session's file is damaged: nothing of it is readable, or a request
+    would change it. The message names the file (not its directory) and the line."""
+
+    CODE = wire.SESSION_DAMAGED_CODE
+
+    def __init__(self, session_id: str, error: CorruptSessionError):
+        super().__init__(describe(error), code=self.CODE,
+                         data={"sessionId": session_id, "file": error.path.name, "line": error.line})
 
 
 def parse(model: type[M], params: Any) -> M:

@@ -656,6 +656,8 @@ class SessionStore:
             return self._summary(path, st, header, scan), record
         with open(path, "rb") as f:
             first = f.readline()
+            if not first:
+                raise CorruptSessionError(path, 1, "empty file (no header)")
             try:
                 header = json.loads(first)
             except ValueError:
