@@ -103,3 +103,15 @@ def test_every_damaged_copy_is_listed_beside_the_good_sessions(server):
     listed = {s["sessionId"]: s for s in server.request("agent/session/list", {})["result"]["sessions"]}
     assert {f"s_damaged_{name}" for name in {**MID_FILE, **UNREADABLE}} <= listed.keys()
     assert sum(1 for s in listed.values() if not s.get("problem")) >= 1  # the good session, listed as before
+
+
+def test_a_damaged_stream_chunk_line_opens_up_to_it_too(server):
+    lines = list(LINES)
+    lines[11] = lines[11][:60] + b"\x00" + lines[11][60:]  # line 12: seq 10, a text delta
+    session_id, path = _copy(server, "chunk", b"\n".join(lines) + b"\n")
+    loaded = server.request("agent/session/load", {"sessionId": session_id})
+    assert "result" in loaded, loaded
+    assert [e["seq"] for e in loaded["result"]["events"]] == list(range(10))
+    assert loaded["result"]["problem"].startswith(f"session file {session_id}.jsonl is damaged at line 12: ")
+    # a replay page merges the deltas from their text alone: it is answered (with or without the problem)
+    assert "result" in server.request("agent/session/replay", {"sessionId": session_id})

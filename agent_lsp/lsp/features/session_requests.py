@@ -14,7 +14,7 @@ from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
 from agent_lsp.lsp.rpc import SessionDamaged, SessionInUse, parse
 from agent_lsp.store import CorruptSessionError
-from agent_lsp.store.event_log import EventLog
+from agent_lsp.store.event_log import EventLog, UnreadableEventError
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.store.replay import page_backward, page_forward
 from agent_lsp.workspace.session_titles import TitleError
@@ -134,27 +134,38 @@ def list_sessions(listed: list[tuple[WorkspaceHost, list[SessionListing]]], p: w
 def load_session(ls: AgentLanguageServer, session_id: str) -> dict[str, Any]:
     """The whole log, every event as stored (the answer of agent/session/load)."""
     view = _open_view(ls, session_id)
-    log = view.log
+    try:
+        events = [e.to_json() for e in view.log.iter_range(0, len(view.log))]
+    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
+        view = _damaged_view(ls.host_for_session(session_id), session_id)
+        events = [e.to_json() for e in view.log.iter_range(0, len(view.log))]
     return _answer(
         wire.SessionLoadResult(session_id=session_id, workspace_uri=view.workspace_uri, status=view.status,
                                events=[], inbox=view.inbox, held_by_pid=view.held_by_pid, problem=view.problem),
-        [e.to_json() for e in log.iter_range(0, len(log))],
+        events,
     )
 
 
 def replay_session(ls: AgentLanguageServer, p: wire.SessionReplayParams) -> dict[str, Any]:
     """One page of the log, deltas merged (the answer of agent/session/replay)."""
     view = _open_view(ls, p.session_id)
-    if p.direction == "forward":
-        page = page_forward(view.log, p.seq or 0, p.limit)
-    else:
-        page = page_backward(view.log, p.seq, p.limit)
+    try:
+        page = _page(view.log, p)
+    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
+        view = _damaged_view(ls.host_for_session(p.session_id), p.session_id)
+        page = _page(view.log, p)
     return _answer(
         wire.SessionReplayResult(session_id=p.session_id, workspace_uri=view.workspace_uri, status=view.status,
                                  events=[], start_seq=page.start, next_seq=page.next, end_seq=page.end,
                                  inbox=view.inbox, held_by_pid=view.held_by_pid, problem=view.problem),
         page.events,
     )
+
+
+def _page(log: EventLog, p: wire.SessionReplayParams) -> Any:
+    if p.direction == "forward":
+        return page_forward(log, p.seq or 0, p.limit)
+    return page_backward(log, p.seq, p.limit)
 
 
 class _View:
