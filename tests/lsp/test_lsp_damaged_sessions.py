@@ -115,3 +115,12 @@ def test_a_damaged_stream_chunk_line_opens_up_to_it_too(server):
     assert loaded["result"]["problem"].startswith(f"session file {session_id}.jsonl is damaged at line 12: ")
     # a replay page merges the deltas from their text alone: it is answered (with or without the problem)
     assert "result" in server.request("agent/session/replay", {"sessionId": session_id})
+
+
+def test_a_header_field_out_of_range_is_named_too(server):
+    header = json.loads(LINES[0])
+    header["seedLength"] = 10_000
+    session_id, _ = _copy(server, "seed-length", json.dumps(header).encode() + b"\n" + b"\n".join(LINES[1:]) + b"\n")
+    loaded = server.request("agent/session/load", {"sessionId": session_id})["result"]
+    assert len(loaded["events"]) == len(LINES) - 1
+    assert loaded["problem"] == f"session file {session_id}.jsonl is damaged at line 1: invalid seedLength 10000"

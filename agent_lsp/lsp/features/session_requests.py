@@ -182,8 +182,8 @@ def _open_view(ls: AgentLanguageServer, session_id: str) -> _View:
         host, agent = ls.agent_for(session_id)
     except SessionInUse:  # open in another window's server: a read-only snapshot
         return _snapshot_view(ls.host_for_session(session_id), session_id)
-    except SessionDamaged:  # what comes before the damage, read-only; nothing readable: the error
-        return _damaged_view(ls.host_for_session(session_id), session_id)
+    except SessionDamaged as error:  # what comes before the damage, read-only; nothing readable: the error
+        return _damaged_view(ls.host_for_session(session_id), session_id, error.message)
     ls.relay.flush_session(agent.session_id)  # the client sees nothing twice out of order
     inbox = wire.Inbox(next_turn=list(agent.inbox.next_turn), next_step=list(agent.inbox.next_step))
     return _View(agent.session.events, host.uri, agent.status, inbox, None)
@@ -199,7 +199,9 @@ def _snapshot_view(host: WorkspaceHost, session_id: str) -> _View:
                  snapshot.held_by or 0)
 
 
-def _damaged_view(host: WorkspaceHost, session_id: str) -> _View:
+def _damaged_view(host: WorkspaceHost, session_id: str, found: str | None = None) -> _View:
+    """What a damaged session shows; `found` says what the load found wrong,
+    for damage that is not in a line (a header field out of range)."""
     try:
         snapshot = host.damaged_snapshot(session_id)
     except KeyError:
@@ -207,7 +209,7 @@ def _damaged_view(host: WorkspaceHost, session_id: str) -> _View:
     except CorruptSessionError as error:
         raise SessionDamaged(session_id, error) from None
     inbox = wire.Inbox(next_turn=snapshot.next_turn, next_step=snapshot.next_step)
-    return _View(snapshot.events, host.uri, "idle", inbox, None, snapshot.problem)  # type: ignore[arg-type]
+    return _View(snapshot.events, host.uri, "idle", inbox, None, snapshot.problem or found)  # type: ignore[arg-type]
 
 
 def _answer(result: wire.WireModel, events: list[dict[str, Any]]) -> dict[str, Any]:
