@@ -7,6 +7,7 @@ A leaf: it imports nothing of ours, and no JSON-RPC library.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 PARSE_ERROR = -32700
@@ -18,6 +19,18 @@ INTERNAL_ERROR_MESSAGE = "internal error in the server (the server log has the d
 # internal error. The message is the failure's; data {failure: {code, message, ...}}.
 TURN_FAILED = -32011
 MAX_ERROR_MESSAGE = 1000  # a longer error message (it may quote a huge param) is cut short
+
+
+def loads(body: bytes | str) -> Any:
+    """A message body as JSON, as both faces read it: strict JSON, so `NaN`,
+    `Infinity` and `-Infinity` (which Python's parser accepts) are refused.
+    Raises ValueError (UnicodeDecodeError included) or RecursionError; the
+    answer's message is `parse_problem(error)`."""
+    return json.loads(body, parse_constant=_not_json)
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
 
 
 def parse_problem(error: Exception) -> str:

@@ -175,7 +175,7 @@ class EarlyPhase:
     def _handle(self, body: bytes) -> bool:
         try:
             message = json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # the server answers it
             return False
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
             return False

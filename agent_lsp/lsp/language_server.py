@@ -27,11 +27,12 @@ from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.editor import LspEditor
 from agent_lsp.lsp.progress import ProgressReporter
 from agent_lsp.lsp.relay import AgentEvents, Relay
-from agent_lsp.lsp.rpc import AgentProtocol, SessionInUse, raw_params_converter, refused
+from agent_lsp.lsp.rpc import AgentProtocol, SessionDamaged, SessionInUse, raw_params_converter, refused
 from agent_lsp.secrets import mask
 from agent_lsp.service import AgentService
 from agent_lsp.visible import visible
 from agent_lsp.tools.paths import file_uri_to_path
+from agent_lsp.store import CorruptSessionError
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.workspace.documents import Documents
 
@@ -290,3 +291,5 @@ class AgentLanguageServer(LanguageServer):
             raise unknown_session(session_id) from None
         except SessionLockedError as error:
             raise SessionInUse(error) from None
+        except CorruptSessionError as error:  # agent/session/load shows what is readable (session_requests.py)
+            raise SessionDamaged(session_id, error) from None

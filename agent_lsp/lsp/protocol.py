@@ -43,6 +43,10 @@ PROTOCOL_VERSION = 1
 # JSON-RPC error code: the session is open in another agent-lsp process (another
 # editor window on the same folder); error data: {sessionId, pid}.
 SESSION_IN_USE_CODE = -32010
+# JSON-RPC error: the session's file is damaged where nothing of it can be shown
+# (no header), or a request would change a damaged session; error data:
+# {sessionId, file, line} (the file's name, not its directory).
+SESSION_DAMAGED_CODE = -32012
 
 # The protocol's constants, in the schema too: the clients' constants are
 # generated from it (editors/vscode/src/protocol.generated.ts,
@@ -52,6 +56,10 @@ CONSTANTS: dict[str, tuple[int, str]] = {
     "SESSION_IN_USE_CODE": (
         SESSION_IN_USE_CODE,
         "JSON-RPC error: the session is open in another agent-lsp process; data {sessionId, pid}",
+    ),
+    "SESSION_DAMAGED_CODE": (
+        SESSION_DAMAGED_CODE,
+        "JSON-RPC error: the session's file is damaged (nothing readable, or a change asked of it); data {sessionId, file, line}",
     ),
 }
 
@@ -210,6 +218,9 @@ class SessionInfo(WireModel):
     excerpt: str | None = Field(
         default=None, description="listed for a `query`: the message text around a word of it (absent when only "
         "the title has the words)")
+    problem: str | None = Field(
+        default=None, description="set when the session's file is damaged: what is wrong, naming the file and the line; "
+        "loading it shows the events before the damage, read-only")
 
 
 class SessionListResult(WireModel):
@@ -242,6 +253,9 @@ class SessionLoadResult(WireModel):
         description="set when another agent-lsp process has the session open: this answer is a read-only "
         "snapshot from disk (no live events follow; requests that change the session fail with -32010)",
     )
+    problem: str | None = Field(
+        default=None, description="set when the session's file is damaged: what is wrong, naming the file and the line; "
+        "`events` are those before the damage, read from disk (no live events follow; requests that change the session fail with -32012)")
 
 
 class SessionReplayParams(SessionRef):
@@ -270,6 +284,9 @@ class SessionReplayResult(WireModel):
         default=None,
         description="set when another agent-lsp process has the session open: a read-only page from disk",
     )
+    problem: str | None = Field(
+        default=None, description="set when the session's file is damaged: what is wrong, naming the file and the line; "
+        "the page is of the events before the damage, read-only")
 
 
 class SessionDeleteResult(WireModel):

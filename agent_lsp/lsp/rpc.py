@@ -6,7 +6,8 @@ something else: params of custom methods stay plain JSON (our pydantic models
 validate them, `parse`), and every message with an id gets exactly one answer
 with the right code, never a traceback (see docs/protocol.md, "Errors"):
 
-- not JSON: -32700; not a JSON-RPC 2.0 request, notification or response
+- not JSON (`NaN` and `Infinity` included), or nested too deeply to parse:
+  -32700; not a JSON-RPC 2.0 request, notification or response
   (wrong `jsonrpc`, a `method` that is not a string, an id that is not an
   integer or string, a notification method sent with an id, a request after
   `shutdown`, a frame too large to read): -32600;
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import json
 import logging
 from typing import Any, Generator, TypeVar
 from urllib.parse import unquote
@@ -46,12 +46,15 @@ from pygls.protocol import (
 )
 from pygls.protocol.language_server import lsp_method
 
-from agent_lsp.jsonrpc import INTERNAL_ERROR_MESSAGE, MAX_ERROR_MESSAGE, envelope_problem, invalid_text, not_unicode
+from agent_lsp.jsonrpc import (INTERNAL_ERROR_MESSAGE, MAX_ERROR_MESSAGE, envelope_problem, invalid_text, loads, not_unicode,
+                               parse_problem)
 from agent_lsp.jsonrpc import brief as _brief
 from agent_lsp.jsonrpc import json_type as _json_type
 from agent_lsp.jsonrpc import valid_id as _valid_id
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.apply_edit_params import register_agent_member
+from agent_lsp.store import CorruptSessionError
+from agent_lsp.store.damaged import describe
 from agent_lsp.store.lock import SessionLockedError
 
 log = logging.getLogger(__name__)
@@ -100,9 +103,9 @@ class AgentProtocol(LanguageServerProtocol):
         """Handle one message body as read from the wire (pygls' loop does
         `json.loads(body, object_hook=structure_message)` and drops what fails)."""
         try:
-            data = json.loads(body)
-        except ValueError as error:  # UnicodeDecodeError included
-            self.send_error(None, JsonRpcParseError(f"parse error: not JSON ({_brief(error)})"))
+            data = loads(body)
+        except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
+            self.send_error(None, JsonRpcParseError(parse_problem(error)))
             return
         problem = self._envelope_problem(data)
         if problem is not None:
@@ -279,6 +282,17 @@ class SessionInUse(JsonRpcServerError):
 
     def __init__(self, error: SessionLockedError):
         super().__init__(str(error), code=self.CODE, data={"sessionId": error.session_id, "pid": error.pid})
+
+
+class SessionDamaged(JsonRpcServerError):
+    """The session's file is damaged: nothing of it is readable, or a request
+    would change it. The message names the file (not its directory) and the line."""
+
+    CODE = wire.SESSION_DAMAGED_CODE
+
+    def __init__(self, session_id: str, error: CorruptSessionError):
+        super().__init__(describe(error), code=self.CODE,
+                         data={"sessionId": session_id, "file": error.path.name, "line": error.line})
 
 
 def parse(model: type[M], params: Any) -> M:

@@ -3,7 +3,8 @@
 Line 1 is a header `{"kind": "agent_lsp.session", "version", "id", "created",
 "title", "meta"}` (a fork adds "parentSession" and "seedLength"); every other
 line is one event `{"seq","time","type","data"}`.
-Loading repairs a torn last line (a crash mid-write) by truncating it, closes
+Loading repairs a torn last line (a crash mid-write) by truncating it (the
+cut bytes are kept in `<id>.jsonl.torn`), closes
 an open turn (R11.3 in docs/agent-loop.md) and marks the resume with `session/end-seed`.
 A corrupt file raises `CorruptSessionError` naming its path and line; `list()`
 skips such files and reports them in `list_errors`.
@@ -38,6 +39,11 @@ from agent_lsp.store.session import Event, JsonlWriter, Session, now_ms
 
 HEADER_KIND = "agent_lsp.session"
 TITLE_MAX = 80
+
+
+def torn_copy_of(path: Path) -> Path:
+    """Where the torn last lines cut off a session file are kept (not a `.jsonl`: never listed)."""
+    return path.with_name(path.name + ".torn")
 
 
 class CorruptSessionError(Exception):
@@ -441,6 +447,11 @@ class SessionStore:
             whole = isinstance(json.loads(tail), dict)
         except ValueError:
             whole = False
+        if not whole:  # the cut bytes are kept beside the file, for whoever looks into the crash
+            with open(torn_copy_of(path), "ab") as copy:
+                copy.write(tail + b"\n")
+                copy.flush()
+                os.fsync(copy.fileno())
         with open(path, "r+b") as f:
             if whole:
                 f.seek(0, os.SEEK_END)
@@ -656,6 +667,8 @@ class SessionStore:
             return self._summary(path, st, header, scan), record
         with open(path, "rb") as f:
             first = f.readline()
+            if not first:
+                raise CorruptSessionError(path, 1, "empty file (no header)")
             try:
                 header = json.loads(first)
             except ValueError:
@@ -711,10 +724,11 @@ class SessionStore:
             live.detach_writer()  # a live agent must not recreate the file headerless
             if live.lock is not None:
                 live.lock.release()
-        try:
-            self.lock_path_of(session_id).unlink()
-        except OSError:
-            pass
+        for extra in (self.lock_path_of(session_id), torn_copy_of(path)):
+            try:
+                extra.unlink()
+            except OSError:
+                pass
         self._summary_cache.pop(session_id, None)  # not under _listing: a long listing must not hold up the loop
         self.index.forget(session_id)
         try:

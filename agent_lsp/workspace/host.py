@@ -34,7 +34,8 @@ from agent_lsp.language import document_reader, workspace_language
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.mcp.token_store import DIR_NAME as TOKEN_DIR_NAME
-from agent_lsp.store import Event, Session, SessionStore, SessionSummary
+from agent_lsp.store import CorruptSessionError, Event, Session, SessionStore, SessionSummary
+from agent_lsp.store.damaged import describe, read_until_damage
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.capability_files import CapabilityFiles, Kind
@@ -101,6 +102,7 @@ class SessionListing:
     usage: dict | None = None  # tokens and estimated cost so far (UsageTotal of agent/events.py)
     parent_tool_call_id: str | None = None  # a sub-agent's session: the parent's call that ran it
     excerpt: str | None = None  # listed for a query: the message text around what matched
+    problem: str | None = None  # a damaged session file: what and where (store/damaged.py)
 
 
 @dataclass
@@ -112,6 +114,7 @@ class SessionSnapshot:
     next_step: list[dict]
     running: bool  # its last turn is still open
     held_by: int | None  # the pid of the process that has it open
+    problem: str | None = None  # a damaged file: its events up to the damage, and this says where
 
 
 class UnknownSession(KeyError):
@@ -234,6 +237,20 @@ class WorkspaceHost:
         holder = self.store.holder_of(session_id)
         return SessionSnapshot(events, inbox.next_turn, inbox.next_step, open_turn, holder if holder and holder > 0 else None)
 
+    def damaged_snapshot(self, session_id: str) -> SessionSnapshot:
+        """Read a session whose file is damaged, without opening or writing it: the
+        events up to the damage. CorruptSessionError when nothing is readable."""
+        path = self.store.path_of(session_id)
+        if not path.exists():
+            raise UnknownSession(session_id)
+        read = read_until_damage(path)
+        events = read.events
+        inbox = Inbox(Session(session_id), lambda name, payload: None)
+        seed = read.header.get("seedLength")
+        inbox.rebuild(events[seed if isinstance(seed, int) and 0 <= seed <= len(events) else 0:])
+        problem = describe(read.damage) if read.damage is not None else None
+        return SessionSnapshot(events, inbox.next_turn, inbox.next_step, False, None, problem)
+
     def use(self, session_id: str) -> Agent:
         """The agent of a session the user just addressed; it becomes the current one."""
         agent = self.agent(session_id)
@@ -281,6 +298,8 @@ class WorkspaceHost:
                     excerpt=found.get(summary.id) if found is not None else None,
                 )
             )
+        if found is None:  # damaged files are listed too, saying what is wrong (they hold no searchable text)
+            listings.extend(_damaged_listing(error) for error in self.store.list_errors)
         return listings
 
     async def delete_session(self, session_id: str) -> bool:
@@ -652,3 +671,12 @@ class WorkspaceHost:
         stable system prompt, so opening a file does not defeat prompt caches."""
         open_files = [p for p in self.editor.open_documents() if p == self.root or self.root in p.parents]
         return runtime_context([self.root], open_files=sorted(open_files))
+
+
+def _damaged_listing(error: CorruptSessionError) -> SessionListing:
+    try:
+        mtime_ms = error.path.stat().st_mtime_ns // 1_000_000
+    except OSError:
+        mtime_ms = 0
+    return SessionListing(session_id=error.path.stem, title=None, created_at=mtime_ms, updated_at=mtime_ms, turns=0,
+                          status="idle", problem=describe(error))

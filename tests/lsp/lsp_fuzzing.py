@@ -48,6 +48,7 @@ class RawServer:
                                      stdout=subprocess.PIPE, stderr=open(tmp / "server.log", "wb"), env=env)
         self.answers: dict[Any, list[dict]] = {}
         self.null_id: list[dict] = []  # answers to messages whose id could not be read
+        self.notifications: list[dict] = []  # the server's notifications, in order
         self._changed = threading.Condition()
         self._ids = itertools.count(1)
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -76,6 +77,10 @@ class RawServer:
             if "method" in message:
                 if "id" in message:  # a request to the client: answer it plainly
                     self.send({"jsonrpc": "2.0", "id": message["id"], "result": None})
+                else:
+                    with self._changed:
+                        self.notifications.append(message)
+                        self._changed.notify_all()
                 continue
             with self._changed:
                 if message.get("id") is None:
@@ -107,6 +112,18 @@ class RawServer:
             if not self._changed.wait_for(lambda: len(self.null_id) >= count or self.proc.poll() is not None, timeout):
                 raise AssertionError(f"{len(self.null_id)} of {count} answers with id null within {timeout} s")
             return list(self.null_id)
+
+    def notification(self, method: str, where: Any = lambda params: True, timeout: float = 30.0) -> dict:
+        """The params of the first notification `method` whose params satisfy `where`."""
+        def found() -> dict | None:
+            return next((n["params"] for n in self.notifications if n["method"] == method and where(n["params"])), None)
+        with self._changed:
+            if not self._changed.wait_for(lambda: found() is not None or self.proc.poll() is not None, timeout):
+                raise AssertionError(f"no {method} notification within {timeout} s")
+            params = found()
+            if params is None:
+                raise AssertionError(f"the server ended (exit {self.proc.returncode}) before sending {method}")
+            return params
 
     def request(self, method: str, params: Any = OMITTED) -> dict:
         message = {"jsonrpc": "2.0", "method": method}

@@ -118,6 +118,38 @@ def test_bad_frames_are_answered_or_skipped_and_the_server_keeps_serving(tmp_pat
     assert server.stop() == 0
 
 
+def test_non_json_numbers_and_deep_nesting_are_parse_errors_and_the_server_keeps_serving(tmp_path):
+    server = RawServer(tmp_path)
+    server.initialize()
+    request = b'{"jsonrpc": "2.0", "id": "bad-%d", "method": "agent/session/list", "params": {"limit": %s}}'
+    bodies = [request % (1, b"NaN"), request % (2, b"Infinity"), request % (3, b"-Infinity"),
+              b"[" * 100_000 + b"]" * 100_000, b'{"jsonrpc": "2.0", "id": "bad-4", "method": "agent/session/list", "params": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"]
+    server.send_raw(b"".join(frame(body) for body in bodies))
+    answers = server.null_id_answers(len(bodies))
+    assert [a["error"]["code"] for a in answers] == [-32700] * len(bodies), answers
+    assert [a["error"]["message"] for a in answers[:3]] == [
+        f"parse error: not JSON ({name} is not a JSON value)" for name in ("NaN", "Infinity", "-Infinity")]
+    assert all(a["error"]["message"] == "parse error: not JSON (nested too deeply)" for a in answers[3:])
+    assert not {"bad-1", "bad-2", "bad-3", "bad-4"} & set(server.answers)  # none of them was acted on
+    # a request sent while others are in flight, with params null, is answered as alone
+    session = server.request("agent/session/new", {})["result"]["sessionId"]
+    ids = [server.next_id() for _ in range(8)]
+    in_flight = [("agent/session/load", {"sessionId": session}), ("agent/session/list", {}),
+                 ("agent/session/compact", {"sessionId": session}), ("agent/session/replay", {"sessionId": session})]
+    messages = []
+    for n, msg_id in enumerate(ids):
+        method, params = in_flight[n // 2] if n % 2 == 0 else ("agent/session/load", None)
+        messages.append({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params})
+    server.send_raw(b"".join(frame(m) for m in messages))
+    for msg_id in ids[1::2]:
+        assert server.answer(msg_id)["error"] == {"code": -32602, "message": "sessionId: Field required"}
+    assert all("result" in server.answer(msg_id) for msg_id in ids[0::2])
+    assert all(len(server.answers[msg_id]) == 1 for msg_id in ids)
+    assert server.stop() == 0
+    logged = (tmp_path / "server.log").read_text(encoding="utf-8", errors="replace")
+    assert "Traceback" not in logged, logged[-3000:]
+
+
 def test_a_frame_over_the_size_limit_is_skipped_in_bounded_memory(tmp_path):
     import psutil
 

@@ -130,7 +130,12 @@ def test_i9_torn_multibyte_tail_is_dropped_and_repaired(tmp_path):
         f.write(line[: line.index("€".encode()) + 1])  # cut inside a UTF-8 sequence
     loaded = SessionStore(tmp_path).load(sid)
     assert [e.type for e in loaded.events] == ["turn/start", "turn/end", "session/end-seed"]
+    # what was cut off is kept, byte for byte, and never listed as a session
+    assert path.with_name(path.name + ".torn").read_bytes() == line[: line.index("€".encode()) + 1] + b"\n"
+    loaded.close()
+    assert [s.id for s in SessionStore(tmp_path).list()] == [sid]
     SessionStore(tmp_path).load(sid)  # and the repaired file loads again
+    assert SessionStore(tmp_path).delete(sid) and list(tmp_path.glob(f"{sid}*")) == []
 
 
 def test_i9_torn_tail_inside_an_open_turn_is_crash_repaired(tmp_path):

@@ -7,12 +7,14 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
-from agent_lsp.lsp.rpc import SessionInUse, parse
-from agent_lsp.store.event_log import EventLog
+from agent_lsp.lsp.rpc import SessionDamaged, SessionInUse, parse
+from agent_lsp.store import CorruptSessionError
+from agent_lsp.store.event_log import EventLog, UnreadableEventError
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.store.replay import page_backward, page_forward
 from agent_lsp.workspace.session_titles import TitleError
@@ -43,7 +45,11 @@ def register(server: AgentLanguageServer) -> None:
     async def session_load(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.SessionRef, params)
         await ls.ready()
-        return load_session(ls, p.session_id)
+        answer = load_session(ls, p.session_id)
+        if answer.get("problem"):
+            ls.window_show_message(types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"agent-lsp: {answer['problem']}; showing what comes before it, read-only"))
+        return answer
 
     @server.feature("agent/session/replay")
     async def session_replay(ls: AgentLanguageServer, params: Any) -> dict:
@@ -114,6 +120,7 @@ def list_sessions(listed: list[tuple[WorkspaceHost, list[SessionListing]]], p: w
             usage=s.usage,
             parent_tool_call_id=s.parent_tool_call_id,
             excerpt=s.excerpt,
+            problem=s.problem,
         )
         for host, listings in listed
         for s in listings
@@ -127,35 +134,47 @@ def list_sessions(listed: list[tuple[WorkspaceHost, list[SessionListing]]], p: w
 def load_session(ls: AgentLanguageServer, session_id: str) -> dict[str, Any]:
     """The whole log, every event as stored (the answer of agent/session/load)."""
     view = _open_view(ls, session_id)
-    log = view.log
+    try:
+        events = [e.to_json() for e in view.log.iter_range(0, len(view.log))]
+    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
+        view = _damaged_view(ls.host_for_session(session_id), session_id)
+        events = [e.to_json() for e in view.log.iter_range(0, len(view.log))]
     return _answer(
         wire.SessionLoadResult(session_id=session_id, workspace_uri=view.workspace_uri, status=view.status,
-                               events=[], inbox=view.inbox, held_by_pid=view.held_by_pid),
-        [e.to_json() for e in log.iter_range(0, len(log))],
+                               events=[], inbox=view.inbox, held_by_pid=view.held_by_pid, problem=view.problem),
+        events,
     )
 
 
 def replay_session(ls: AgentLanguageServer, p: wire.SessionReplayParams) -> dict[str, Any]:
     """One page of the log, deltas merged (the answer of agent/session/replay)."""
     view = _open_view(ls, p.session_id)
-    if p.direction == "forward":
-        page = page_forward(view.log, p.seq or 0, p.limit)
-    else:
-        page = page_backward(view.log, p.seq, p.limit)
+    try:
+        page = _page(view.log, p)
+    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
+        view = _damaged_view(ls.host_for_session(p.session_id), p.session_id)
+        page = _page(view.log, p)
     return _answer(
         wire.SessionReplayResult(session_id=p.session_id, workspace_uri=view.workspace_uri, status=view.status,
                                  events=[], start_seq=page.start, next_seq=page.next, end_seq=page.end,
-                                 inbox=view.inbox, held_by_pid=view.held_by_pid),
+                                 inbox=view.inbox, held_by_pid=view.held_by_pid, problem=view.problem),
         page.events,
     )
+
+
+def _page(log: EventLog, p: wire.SessionReplayParams) -> Any:
+    if p.direction == "forward":
+        return page_forward(log, p.seq or 0, p.limit)
+    return page_backward(log, p.seq, p.limit)
 
 
 class _View:
     """What a load or a replay answers from: the session's log and its state."""
 
-    def __init__(self, log: EventLog, workspace_uri: str, status: str, inbox: wire.Inbox, held_by_pid: int | None):
-        self.log, self.workspace_uri, self.status, self.inbox, self.held_by_pid = (
-            log, workspace_uri, status, inbox, held_by_pid)
+    def __init__(self, log: EventLog, workspace_uri: str, status: str, inbox: wire.Inbox, held_by_pid: int | None,
+                 problem: str | None = None):
+        self.log, self.workspace_uri, self.status, self.inbox, self.held_by_pid, self.problem = (
+            log, workspace_uri, status, inbox, held_by_pid, problem)
 
 
 def _open_view(ls: AgentLanguageServer, session_id: str) -> _View:
@@ -163,6 +182,8 @@ def _open_view(ls: AgentLanguageServer, session_id: str) -> _View:
         host, agent = ls.agent_for(session_id)
     except SessionInUse:  # open in another window's server: a read-only snapshot
         return _snapshot_view(ls.host_for_session(session_id), session_id)
+    except SessionDamaged as error:  # what comes before the damage, read-only; nothing readable: the error
+        return _damaged_view(ls.host_for_session(session_id), session_id, error.message)
     ls.relay.flush_session(agent.session_id)  # the client sees nothing twice out of order
     inbox = wire.Inbox(next_turn=list(agent.inbox.next_turn), next_step=list(agent.inbox.next_step))
     return _View(agent.session.events, host.uri, agent.status, inbox, None)
@@ -176,6 +197,19 @@ def _snapshot_view(host: WorkspaceHost, session_id: str) -> _View:
     inbox = wire.Inbox(next_turn=snapshot.next_turn, next_step=snapshot.next_step)
     return _View(snapshot.events, host.uri, "running" if snapshot.running else "idle", inbox,  # type: ignore[arg-type]
                  snapshot.held_by or 0)
+
+
+def _damaged_view(host: WorkspaceHost, session_id: str, found: str | None = None) -> _View:
+    """What a damaged session shows; `found` says what the load found wrong,
+    for damage that is not in a line (a header field out of range)."""
+    try:
+        snapshot = host.damaged_snapshot(session_id)
+    except KeyError:
+        raise unknown_session(session_id) from None
+    except CorruptSessionError as error:
+        raise SessionDamaged(session_id, error) from None
+    inbox = wire.Inbox(next_turn=snapshot.next_turn, next_step=snapshot.next_step)
+    return _View(snapshot.events, host.uri, "idle", inbox, None, snapshot.problem or found)  # type: ignore[arg-type]
 
 
 def _answer(result: wire.WireModel, events: list[dict[str, Any]]) -> dict[str, Any]:

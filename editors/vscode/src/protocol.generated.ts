@@ -5,6 +5,9 @@
 /** the version of this protocol */
 export const PROTOCOL_VERSION = 1;
 
+/** JSON-RPC error: the session's file is damaged (nothing readable, or a change asked of it); data {sessionId, file, line} */
+export const SESSION_DAMAGED_CODE = -32012;
+
 /** JSON-RPC error: the session is open in another agent-lsp process; data {sessionId, pid} */
 export const SESSION_IN_USE_CODE = -32010;
 
@@ -2058,6 +2061,10 @@ export interface SessionInfo {
    * a sub-agent's child session: the parent's `subagent` tool call that ran it
    */
   parentToolCallId?: string | null;
+  /**
+   * set when the session's file is damaged: what is wrong, naming the file and the line; loading it shows the events before the damage, read-only
+   */
+  problem?: string | null;
   sessionId: string;
   status: 'idle' | 'running';
   title?: string | null;
@@ -2107,6 +2114,10 @@ export interface SessionLoadResult {
    */
   heldByPid?: number | null;
   inbox: Inbox;
+  /**
+   * set when the session's file is damaged: what is wrong, naming the file and the line; `events` are those before the damage, read from disk (no live events follow; requests that change the session fail with -32012)
+   */
+  problem?: string | null;
   sessionId: string;
   status: 'idle' | 'running';
   workspaceUri: string;
@@ -2170,6 +2181,10 @@ export interface SessionReplayResult {
   heldByPid?: number | null;
   inbox: Inbox;
   nextSeq: number;
+  /**
+   * set when the session's file is damaged: what is wrong, naming the file and the line; the page is of the events before the damage, read-only
+   */
+  problem?: string | null;
   sessionId: string;
   startSeq: number;
   status: 'idle' | 'running';

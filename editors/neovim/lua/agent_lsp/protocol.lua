@@ -6,6 +6,8 @@ local M = {}
 M.PROTOCOL_VERSION = 1
 --- JSON-RPC error: the session is open in another agent-lsp process; data {sessionId, pid}
 M.SESSION_IN_USE_CODE = -32010
+--- JSON-RPC error: the session's file is damaged (nothing readable, or a change asked of it); data {sessionId, file, line}
+M.SESSION_DAMAGED_CODE = -32012
 
 --- Every method of the protocol, by its wire name.
 M.METHODS = {
