@@ -39,6 +39,7 @@ from agent_lsp.jsonrpc import (
     brief,
     envelope_problem,
     invalid_text,
+    loads,
     not_unicode,
     parse_problem,
 )
@@ -99,7 +100,7 @@ class StdioTransport:
             if not line.strip():
                 continue
             try:
-                data = json.loads(line)
+                data = loads(line)  # strict: NaN and Infinity are refused, as on the LSP face
             except (ValueError, RecursionError) as error:  # UnicodeDecodeError is a ValueError
                 await self._refuse(None, PARSE_ERROR, parse_problem(error))
                 continue
