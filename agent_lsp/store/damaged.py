@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lsp.store.event_log import EventLog
-from agent_lsp.store.store import HEADER_KIND, CorruptSessionError, _event_of
+from agent_lsp.store.store import CorruptSessionError, event_of, parse_header
 
 
 @dataclass
@@ -30,21 +30,13 @@ def read_until_damage(path: Path) -> DamagedRead:
     """The header and the events of `path` up to its first bad line. A file
     with no readable header has nothing to show: CorruptSessionError."""
     with open(path, "rb") as f:
-        head = f.readline()
-        if not head.strip():
-            raise CorruptSessionError(path, 1, "empty file (no header)" if not head else "no header")
-        try:
-            header = json.loads(head)
-        except ValueError as e:
-            raise CorruptSessionError(path, 1, f"invalid header: {e}") from None
-        if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
-            raise CorruptSessionError(path, 1, "not an agent_lsp session file")
+        header = parse_header(path, f.readline())
         events = EventLog()
         for number, line in enumerate(f, start=2):
             if not line.endswith(b"\n"):  # a last line cut short by a crash: never acknowledged
                 break
             try:
-                events.append(_event_of(json.loads(line), len(events)))
+                events.append(event_of(json.loads(line), len(events)))
             except (ValueError, KeyError, TypeError, AttributeError, RecursionError) as e:
                 return DamagedRead(header, events, CorruptSessionError(path, number, f"invalid event line: {_reason(e)}"))
     return DamagedRead(header, events, None)

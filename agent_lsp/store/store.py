@@ -54,6 +54,19 @@ class CorruptSessionError(Exception):
         super().__init__(f"{path}:{line}: {reason}")
 
 
+def parse_header(path: Path, head: bytes) -> dict[str, Any]:
+    """A session file's first line as its header; CorruptSessionError (line 1) if it is none."""
+    if not head.strip():
+        raise CorruptSessionError(path, 1, "empty file (no header)" if not head else "no header")
+    try:
+        header = json.loads(head)
+    except ValueError as e:
+        raise CorruptSessionError(path, 1, f"invalid header: {e}") from None
+    if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
+        raise CorruptSessionError(path, 1, "not an agent_lsp session file")
+    return header
+
+
 @dataclass(frozen=True)
 class SessionSummary:
     id: str
@@ -229,7 +242,7 @@ _UNKNOWN_OFFSET = array("q", [-1])
 _UNKNOWN_KIND = bytes([UNKNOWN])
 
 
-def _event_of(obj: Any, seq: int) -> Event:
+def event_of(obj: Any, seq: int) -> Event:
     event = Event(int(obj["seq"]), int(obj["time"]), obj["type"], obj["data"])
     if not isinstance(event.type, str) or not isinstance(event.data, dict):
         raise TypeError("an event needs a string type and an object data")
@@ -367,14 +380,7 @@ class SessionStore:
         checked, when read."""
         with open(path, "rb") as f:
             head = f.readline()
-        if not head:
-            raise CorruptSessionError(path, 1, "empty file (no header)")
-        try:
-            header = json.loads(head)
-        except ValueError as e:
-            raise CorruptSessionError(path, 1, f"invalid header: {e}") from None
-        if not isinstance(header, dict) or header.get("kind") != HEADER_KIND:
-            raise CorruptSessionError(path, 1, "not an agent_lsp session file")
+        header = parse_header(path, head)
         if not head.endswith(b"\n") and repair_torn:
             with open(path, "ab") as f:
                 f.write(b"\n")
@@ -406,7 +412,7 @@ class SessionStore:
                         seq = int(obj["seq"])
                         if seq != len(items):
                             raise ValueError(f"seq {seq} where {len(items)} was expected")
-                        event = _event_of(obj, seq)
+                        event = event_of(obj, seq)
                     except (ValueError, KeyError, TypeError, AttributeError) as e:
                         raise CorruptSessionError(path, len(items) + 2, f"invalid event line: {e}") from None
                     items.append(event)
