@@ -29,16 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "neovim"))
 sys.path.insert(0, str(ROOT / "bench"))
 from language_tools import percentile, project  # noqa: E402
-from nvim_harness import SERVER_CMD, start_editor, stop_editor  # noqa: E402
+from nvim_harness import SERVER_CMD, START_PYRIGHT, start_editor, stop_editor  # noqa: E402
 
 BASEDPYRIGHT = str(Path(sys.executable).parent / "basedpyright-langserver")
-START_PYRIGHT = """
-local cmd = ...
-vim.api.nvim_create_autocmd("FileType", { pattern = "python", callback = function(args)
-  vim.lsp.start({ name = "basedpyright", cmd = { cmd, "--stdio" }, root_dir = vim.fn.getcwd(),
-    settings = { basedpyright = { analysis = { typeCheckingMode = "standard" } } } }, { bufnr = args.buf })
-end })
-"""
 SWAPS = [("def total(values: list[int]) -> int:", "def total(values: list[int], start: int) -> int:"),
          ("def total(values: list[int], start: int) -> int:", "def total(values: list[int]) -> int:")]
 TIMES = """

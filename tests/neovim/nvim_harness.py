@@ -66,6 +66,15 @@ def _skip_reason() -> str | None:
 
 SERVER_CMD = [sys.executable, "-m", "agent_lsp"]
 
+# Lua: attach a real basedpyright (the command given) to every Python buffer, as a user's config would.
+START_PYRIGHT = """
+local cmd = ...
+vim.api.nvim_create_autocmd("FileType", { pattern = "python", callback = function(args)
+  vim.lsp.start({ name = "basedpyright", cmd = { cmd, "--stdio" }, root_dir = vim.fn.getcwd(),
+    settings = { basedpyright = { analysis = { typeCheckingMode = "standard" } } } }, { bufnr = args.buf })
+end })
+"""
+
 # Run in Neovim before the plugin loads: no provider probes (they cost
 # seconds), messages captured so tests can assert on them.
 PRELUDE = r"""

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from nvim_harness import SERVER_CMD, Editor
+from nvim_harness import SERVER_CMD, START_PYRIGHT, Editor
 
 BASEDPYRIGHT = shutil.which("basedpyright-langserver") or str(Path(sys.executable).parent / "basedpyright-langserver")
 
@@ -23,13 +23,6 @@ BREAK = {"name": "edit_file", "arguments": {"path": "greet.py", "edits": [
 RENAME = {"name": "language", "arguments": {"operation": "rename", "path": "greet.py", "line": 1,
                                              "symbol": "greet", "newName": "welcome"}}
 
-START_PYRIGHT = """
-local cmd = ...
-vim.api.nvim_create_autocmd("FileType", { pattern = "python", callback = function(args)
-  vim.lsp.start({ name = "basedpyright", cmd = { cmd, "--stdio" }, root_dir = vim.fn.getcwd(),
-    settings = { basedpyright = { analysis = { typeCheckingMode = "standard" } } } }, { bufnr = args.buf })
-end })
-"""
 
 
 def tool_results(editor: Editor) -> list[str]:
