@@ -9,12 +9,14 @@ the client is `agent_lsp.lsp.relay`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
 import logging
 import os
 import threading
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable, Mapping, Protocol
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -118,6 +120,8 @@ class AgentLanguageServer(LanguageServer):
         # Held while settings are pulled and applied; agent requests wait for it, so a
         # request sent after didChangeConfiguration runs with the new settings.
         self.settings_lock = asyncio.Lock()
+        self._settings_deadline = 0.0
+        self._settings_overdue_logged = False
         self.pending_problems: list[str] = list(self.settings.problems)
         # The early phase's `workspace/configuration` (`agent_lsp.lsp.early`), which the first
         # pull takes instead of asking again: the future of its answer, or True once it was
@@ -155,15 +159,28 @@ class AgentLanguageServer(LanguageServer):
             log.warning("%s", problem)
             self.show(f"agent-lsp: {problem}", types.MessageType.Warning)
 
+    @contextlib.asynccontextmanager
+    async def changing_settings(self) -> AsyncIterator[None]:
+        """Hold the settings while they are pulled or applied; requests wait for
+        them (`ready`) at most READY_TIMEOUT_S from the start of the change."""
+        async with self.settings_lock:
+            self._settings_deadline = time.monotonic() + READY_TIMEOUT_S
+            yield
+
     async def ready(self) -> None:
         """Wait until settings being pulled or applied (initialized, didChangeConfiguration) are in place."""
         try:
             # Not wait_for: its task held the lock over loop turns, so requests that
             # arrived together (ten followups) went through one or two turns apart.
-            async with asyncio.timeout(READY_TIMEOUT_S):
+            # The bound runs from the change's start: a client that never answers
+            # costs the first request the wait, not every request.
+            wait_s = max(0.0, self._settings_deadline - time.monotonic()) if self.settings_lock.locked() else READY_TIMEOUT_S
+            async with asyncio.timeout(wait_s):
                 await self.settings_lock.acquire()
         except TimeoutError:
-            log.warning("settings still being pulled after %.0f s; going on", READY_TIMEOUT_S)
+            if not self._settings_overdue_logged:
+                self._settings_overdue_logged = True
+                log.warning("settings still being pulled after %.0f s; going on", READY_TIMEOUT_S)
             return
         self.settings_lock.release()
 

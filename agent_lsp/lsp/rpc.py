@@ -86,6 +86,13 @@ class _Unreadable:
         self.message = message
 
 
+class _UnreadableAnswer:
+    """An answer to one of our requests whose result pygls could not structure."""
+
+    def __init__(self, msg_id: Any):
+        self.id = msg_id
+
+
 class AgentProtocol(LanguageServerProtocol):
     """pygls' protocol, with every message with an id answered exactly once."""
 
@@ -199,11 +206,21 @@ class AgentProtocol(LanguageServerProtocol):
         except JsonRpcException as error:
             if "id" in data and "method" in data:
                 return _Unreadable(data["id"], _structure_problem(data["method"], error))
+            if "id" in data and "error" not in data:
+                return _UnreadableAnswer(data["id"])
             raise
 
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Unreadable):
             self.send_error(message.id, JsonRpcInvalidParams(message.message))
+            return
+        if isinstance(message, _UnreadableAnswer):
+            # An answer to our request in a shape we cannot read (a `null` for
+            # workspace/configuration's list): the request fails now rather than
+            # leaving its waiter to a timeout.
+            future = self._request_futures.pop(message.id, None)
+            if future is not None and not future.done():
+                future.set_exception(JsonRpcInvalidParams("the client's answer has an unexpected shape"))
             return
         super().handle_message(message)
 

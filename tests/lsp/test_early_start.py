@@ -315,6 +315,33 @@ def test_pulled_settings_their_problems_and_failures_are_answered_early_as_later
     assert all(early[1].index(s) < early[1].index(("answer", 2, ["sessionId"])) for s in shown)
 
 
+def test_a_configuration_answer_of_another_shape_does_not_hold_the_first_session(tmp_path):
+    """A client answering workspace/configuration with null (not the list LSP asks
+    for): the session and its prompt are answered at once, without waiting for settings."""
+    client = RawClient(tmp_path, early=False, log=tmp_path / "server.log")
+    client.configuration = None
+    assert pulled_session(client, tmp_path)[0] == "from initializationOptions"
+    assert "still being pulled" not in (tmp_path / "server.log").read_text()
+
+
+class SilentClient(RawClient):
+    """Never answers workspace/configuration."""
+
+    def answer_to(self, request: dict[str, Any]) -> dict[str, Any]:
+        if request["method"] == "workspace/configuration":
+            return {"jsonrpc": "2.0", "method": "$/ignored"}
+        return super().answer_to(request)
+
+
+def test_a_client_that_never_answers_configuration_costs_one_wait_not_one_per_request(tmp_path):
+    client = SilentClient(tmp_path, early=False, log=tmp_path / "server.log")
+    started = time.monotonic()
+    assert pulled_session(client, tmp_path)[0] == "from initializationOptions"
+    # One bounded wait (5 s) for the first request; the prompt after it does not wait again.
+    assert time.monotonic() - started < 8
+    assert (tmp_path / "server.log").read_text().count("still being pulled") == 1
+
+
 def test_settings_answered_after_the_server_loaded_are_taken_as_its_own(tmp_path):
     """A client slow to answer workspace/configuration: the server loads meanwhile
     and takes the early request over (not asking again); the held session is

@@ -48,7 +48,7 @@ def register(server: AgentLanguageServer) -> None:
     async def on_initialized(ls: AgentLanguageServer, params: types.InitializedParams) -> None:
         ls.warm_up()
         ls.spawn(watch_capability_files(ls))
-        async with ls.settings_lock:
+        async with ls.changing_settings():
             ls.report_problems(ls.pending_problems)
             ls.pending_problems = []
             await pull_configuration(ls)
@@ -79,7 +79,7 @@ def register(server: AgentLanguageServer) -> None:
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def on_configuration(ls: AgentLanguageServer, params: types.DidChangeConfigurationParams) -> None:
-        async with ls.settings_lock:
+        async with ls.changing_settings():
             caps = ls.client_capabilities.workspace
             if caps and caps.configuration:
                 await pull_configuration(ls)
