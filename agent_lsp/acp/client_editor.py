@@ -11,7 +11,8 @@
   capabilities, reads and edits go to disk (DiskEditor). Creating, deleting
   and renaming always go to disk: ACP has no such client methods.
 - Permission: `session/request_permission` with allow once / allow always /
-  reject; no answer, an error or a timeout is "deny". A file tool's question
+  reject; no answer in time or a failed request raises, so the permission
+  policy tells the model which it was (never "the user denied it"). A file tool's question
   carries the diff it is about to make (acp/permission_preview.py).
 
 The session a request belongs to (ACP's file and permission methods name it)
@@ -222,13 +223,12 @@ class AcpEditor:
                     session_id=session_id, tool_call=tool_call, options=list(PERMISSION_OPTIONS))),
                 self.permission_timeout_s,
             )
-        except asyncio.TimeoutError:
-            return "deny"
-        except asyncio.CancelledError:
-            raise
         except Exception as error:
-            log.warning("session/request_permission failed: %s", error)
-            return "deny"
+            # No answer in time, or a failed request, is not the user's "deny":
+            # the permission policy says which it was to the model.
+            if not isinstance(error, asyncio.TimeoutError):
+                log.warning("session/request_permission failed: %s", error)
+            raise
         outcome = reply.outcome
         if getattr(outcome, "outcome", None) != "selected":
             return "deny"

@@ -168,6 +168,7 @@ class HeadlessClient:
         self.env = env
         self.sessions: dict[str, SessionState] = {}
         self.last_session_id: str | None = None  # of the last followup the server answered
+        self._unanswered_followup: asyncio.Future[Any] | None = None
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
         self.server_exited = False
@@ -305,6 +306,18 @@ class HeadlessClient:
         text = b"".join(self._stderr_tail).decode("utf-8", errors="replace").rstrip()
         return f"\n--- the server's last output ---\n{text}" if text else ""
 
+    async def settle_followup(self, timeout: float) -> None:
+        """After a cancel that came before the last followup's answer: wait for that
+        answer (at most `timeout`) so `last_session_id` names the session it made."""
+        pending, self._unanswered_followup = self._unanswered_followup, None
+        if pending is None:
+            return
+        try:
+            answer = await asyncio.wait_for(asyncio.shield(pending), timeout)
+        except Exception:  # noqa: BLE001 - no answer: no session to name
+            return
+        self.last_session_id = answer["sessionId"]
+
     def notify(self, method: str, params: Any) -> None:
         self._rpc.protocol.notify(method, params)
 
@@ -327,7 +340,10 @@ class HeadlessClient:
         if context:
             params["context"] = context
         text_before = len(self.transcript.text)
-        answer = await self.request("agent/followup", params)
+        # Shielded: a Ctrl-C before the answer still learns the session (`settle_followup`).
+        self._unanswered_followup = asyncio.ensure_future(self.request("agent/followup", params))
+        answer = await asyncio.shield(self._unanswered_followup)
+        self._unanswered_followup = None
         sid, message_id = answer["sessionId"], answer["messageId"]
         self.last_session_id = sid
         await asyncio.wait_for(self._wait_until_finished(sid, message_id), timeout)

@@ -60,7 +60,7 @@ def _add_transport_options(parser: argparse.ArgumentParser, *, top_level: bool) 
     group.add_argument("--tcp", type=parse_address, default=default, metavar="HOST:PORT",
                        help="listen for one LSP client on a TCP port (host defaults to 127.0.0.1)")
     group.add_argument("--ws", type=parse_address, default=default, metavar="HOST:PORT",
-                       help="listen for one LSP client over WebSocket (needs agent-language-server[ws])")
+                       help="listen for one LSP client over WebSocket (needs the websockets package: the ws extra)")
 
 
 def _add_client_options(parser: argparse.ArgumentParser) -> None:
@@ -79,11 +79,38 @@ def _add_permission_options(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(permission=None)
 
 
+TOP_LEVEL_EPILOG = """\
+a model:
+  With no model configured the agent is a scripted stand-in ("You said: ...").
+  OpenAI or Anthropic: set OPENAI_API_KEY or ANTHROPIC_API_KEY.
+  A local OpenAI-compatible server (llama.cpp, Ollama, vLLM, LM Studio):
+    AGENT_LSP_BASE_URL=http://localhost:8080/v1  (and AGENT_LSP_MODEL=NAME)
+  Or a [model] table in the user config file, or the editor's settings.
+
+first steps:
+  agent-lsp demo          watch the agent fix a bug in a sample project
+  agent-lsp config show   what applies here, and where each setting came from
+  agent-lsp run "..."     one prompt in the current folder
+"""
+
+
+def _positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, not {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent-lsp",
         description="A language server that hosts an AI coding agent. With no command it serves "
         "LSP on stdio, which is what editors launch.",
+        epilog=TOP_LEVEL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"agent-lsp {__version__}")
     _add_logging_options(parser, top_level=True)
@@ -99,9 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Start the server, send PROMPT to the agent in the workspace, "
                               "apply its edits to the files, print what it says as it streams, and exit "
                               "when it is done. PROMPT '-' reads the prompt from stdin.")
-    run.add_argument("prompt", metavar="PROMPT")
+    run.add_argument("prompt", metavar="PROMPT", help="what to ask the agent ('-': read it from stdin)")
     run.add_argument("--session", "-s", default=None, metavar="ID", help="continue this stored session")
-    run.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
+    run.add_argument("--timeout", type=_positive_seconds, default=None, metavar="SECONDS",
                      help="give up (cancel the turn) after this long")
     _add_client_options(run)
     _add_permission_options(run)
@@ -117,9 +144,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_logging_options(chat, top_level=False)
 
     sessions = commands.add_parser("sessions", help="list, show or delete stored sessions",
-                                   description="Stored sessions of a workspace.")
-    sessions.add_argument("action", nargs="?", choices=("list", "show", "delete"), default="list")
-    sessions.add_argument("session_id", nargs="?", metavar="ID")
+                                   description="Stored sessions of a workspace: `sessions` lists them, "
+                                   "`sessions show ID` prints one's conversation, `sessions delete ID` removes it.")
+    sessions.add_argument("action", nargs="?", choices=("list", "show", "delete"), default="list",
+                          help="list (the default), show or delete")
+    sessions.add_argument("session_id", nargs="?", metavar="ID",
+                          help="the session to show or delete (as `sessions` lists it)")
     sessions.add_argument("--query", "-q", metavar="TEXT",
                           help="list: only sessions with every word of TEXT in their title or messages")
     sessions.add_argument("--since", metavar="WHEN",
@@ -139,14 +169,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_logging_options(config, top_level=False)
 
     demo = commands.add_parser("demo", help="watch the agent fix a bug in a sample project",
-                               description="Copy a small sample project to a temporary folder, start the "
-                               "server, and let the agent read a file and fix a bug in it through LSP, "
-                               "streaming what it says. Uses the configured model, or a built-in scripted "
-                               "model when none is configured.")
+                               description="Copy a small sample project to the demo's own folder in the "
+                               "user's cache (<cache>/agent-lsp/demo, emptied at each run), start the server, "
+                               "and let the agent read a file and fix a bug in it through LSP, streaming what "
+                               "it says. Uses the configured model, or a built-in scripted model when none is "
+                               "configured.")
     demo.add_argument("--scripted", action="store_true",
                       help="use the built-in scripted model even when a real model is configured")
     demo.add_argument("--dir", type=Path, default=None, metavar="DIR",
-                      help="put the sample project and its session here (default: a new temporary folder)")
+                      help="put the sample project and its session here (default: <cache>/agent-lsp/demo)")
     _add_logging_options(demo, top_level=False)
 
     acp = commands.add_parser("acp", help="serve the Agent Client Protocol on stdio (Zed, JetBrains, ...)",
@@ -219,6 +250,10 @@ def acp_command(args: argparse.Namespace) -> int:
     except UsageError as error:
         print(f"agent-lsp: {error}", file=sys.stderr)
         return 2
+    if sys.stdin.isatty():  # someone typed it at a prompt: say what it expects
+        print("agent-lsp acp: speaking the Agent Client Protocol (JSON-RPC lines) on stdin/stdout, which is "
+              "what ACP clients such as Zed run. To talk to the agent here: agent-lsp chat. Ctrl-D to stop.",
+              file=sys.stderr)
     around = process.ServerProcess()
     around.install_sigterm_handler()
     around.host_built()  # sessions (and their shell commands) start with the first session/new

@@ -107,15 +107,16 @@ def _uncancel() -> None:
 
 
 async def cancel_running_turn(client: HeadlessClient, transcript: Transcript) -> None:
-    """Ask the agent to stop every session this client started and wait briefly."""
+    """Ask the agent to stop every running session of this client, and the one it
+    prompted last, and wait briefly for each to be idle."""
     transcript.warn("(cancelling...)")
-    for session_id, state in client.sessions.items():
-        if state.status == "running":
-            try:
-                await asyncio.wait_for(client.cancel(session_id), CANCEL_WAIT_S)
-                await asyncio.wait_for(_idle(client, session_id), CANCEL_WAIT_S)
-            except Exception:  # noqa: BLE001 - stopping anyway; the server ends the turn on exit
-                pass
+    running = {sid for sid, state in client.sessions.items() if state.status == "running"}
+    for session_id in sorted(running | ({client.last_session_id} if client.last_session_id else set())):
+        try:
+            await asyncio.wait_for(client.cancel(session_id), CANCEL_WAIT_S)
+            await asyncio.wait_for(_idle(client, session_id), CANCEL_WAIT_S)
+        except Exception:  # noqa: BLE001 - stopping anyway; the server ends the turn on exit
+            pass
 
 
 async def _idle(client: HeadlessClient, session_id: str) -> None:
@@ -167,6 +168,7 @@ async def _run(args: argparse.Namespace) -> int:
             result = await client.followup(prompt, session_id=args.session, timeout=args.timeout)
         except asyncio.CancelledError:
             _uncancel()
+            await client.settle_followup(CANCEL_WAIT_S)
             await cancel_running_turn(client, transcript)
             if client.last_session_id:
                 session_hint(transcript, client.last_session_id)
@@ -198,7 +200,8 @@ async def _chat(args: argparse.Namespace) -> int:
     session_id = args.session
     async with make_client(args, transcript, permissions=PermissionResponder(
             getattr(args, "permission", None), transcript, lines)) as client:
-        transcript.info(f"chatting in {client.workspace}  (Ctrl-C cancels a turn, Ctrl-D or /exit quits)")
+        transcript.info(f"chatting in {client.workspace} · model: {await _model_named(client)}\n"
+                        "Ctrl-C cancels a turn; Ctrl-D or /exit quits.")
         if session_id:
             try:
                 await replay_session(client, session_id)
@@ -234,6 +237,17 @@ async def _chat(args: argparse.Namespace) -> int:
         if session_id:
             session_hint(transcript, session_id)
     return EXIT_OK
+
+
+async def _model_named(client: HeadlessClient) -> str:
+    """The model the chat talks to, in the banner's words."""
+    try:
+        info = await client.request("agent/model/info", {"workspaceUri": client.workspace_uri})
+    except JsonRpcException:
+        return "the configured model"
+    if info.get("demo"):
+        return "none configured, a scripted stand-in answers (agent-lsp --help says how to set one)"
+    return f"{info.get('model')} ({info.get('provider')})"
 
 
 async def replay_session(client: HeadlessClient, session_id: str) -> None:

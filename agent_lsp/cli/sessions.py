@@ -25,6 +25,10 @@ def sessions_command(args: argparse.Namespace) -> int:
         print(f"agent-lsp sessions {args.action}: which session? (give its ID; see `agent-lsp sessions`)",
               file=sys.stderr)
         return EXIT_USAGE
+    if args.action == "list" and args.session_id:
+        print(f"agent-lsp sessions list: takes no ID (to see one session: agent-lsp sessions show {args.session_id})",
+              file=sys.stderr)
+        return EXIT_USAGE
     try:
         args.filters = list_filters(args)
     except ValueError as error:

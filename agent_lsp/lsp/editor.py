@@ -272,10 +272,8 @@ class LspEditor:
     # ------------------------------------------------------------- permission
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
-        try:
-            return await asyncio.wait_for(self._ask(request), self.permission_timeout_s)
-        except asyncio.TimeoutError:
-            return "deny"
+        # No answer in time raises: the permission policy tells the model nobody answered.
+        return await asyncio.wait_for(self._ask(request), self.permission_timeout_s)
 
     async def _ask(self, request: PermissionRequest) -> PermissionAnswer:
         if self.agent_caps.permissions:
@@ -296,9 +294,9 @@ class LspEditor:
                 return PermissionResult.model_validate(as_json(reply)).answer
             except asyncio.CancelledError:
                 raise
-            except Exception as error:
+            except Exception as error:  # the policy says "could not be asked", not "denied"
                 log.warning("agent/permission failed: %s", error)
-                return "deny"
+                raise
         titles = [title for title, answer in PERMISSION_ACTIONS.items() if answer in request.choices]
         # The choices are in the text too: some clients show only the message until asked to complete.
         lines = [request.title, request.detail, request.diff, request.asks_every_time, f"Answer: {' / '.join(titles)}"]
@@ -311,9 +309,9 @@ class LspEditor:
             reply = await _shielded(self.server.protocol.send_request_async(types.WINDOW_SHOW_MESSAGE_REQUEST, params))
         except asyncio.CancelledError:
             raise
-        except Exception as error:
+        except Exception as error:  # the policy says "could not be asked", not "denied"
             log.warning("window/showMessageRequest failed: %s", error)
-            return "deny"
+            raise
         title = getattr(reply, "title", None) if reply is not None else None
         return PERMISSION_ACTIONS.get(title or "", "deny") if title in titles else "deny"
 

@@ -452,3 +452,33 @@ async def test_new_starts_an_empty_session_that_every_face_lists(tmp_path, works
         assert f"Started session {fresh}" in client.text(sid)
         await conn.load_session(cwd=str(workspace), session_id=fresh, mcp_servers=[])
         assert "agent_message_chunk" not in client.kinds(fresh)  # empty: nothing to replay
+
+
+class SilentAboutPermissions(AcpTestClient):
+    """Never answers a permission question."""
+
+    async def request_permission(self, session_id, tool_call, options, **kwargs):
+        self.permission_requests.append((tool_call, options))
+        await asyncio.Event().wait()
+
+
+class FailingPermissions(AcpTestClient):
+    async def request_permission(self, session_id, tool_call, options, **kwargs):
+        raise acp.RequestError.internal_error({"why": "the question broke"})
+
+
+@pytest.mark.parametrize("client_type, told", [
+    (SilentAboutPermissions, "Nobody answered within 1 s"),
+    (FailingPermissions, "The question could not be asked"),
+], ids=["no answer", "a failed question"])
+async def test_a_question_nobody_answered_is_not_called_the_users_denial(tmp_path, workspace, client_type, told):
+    client = client_type()
+    script = [{"tools": [EDIT]}, {"text": "ok"}]
+    settings = {"permissions": {"defaults": {"write": "ask"}, "askTimeoutSeconds": 1}}
+    async with acp_agent(client, tmp_path / "sessions", script, **settings) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("edit")]), 30)
+    failed = next(u for u in client.of(sid) if u.session_update == "tool_call_update" and u.status == "failed")
+    shown = json.dumps([c.model_dump(by_alias=True) for c in failed.content or []]) + json.dumps(failed.raw_output)
+    assert told in shown and "The user denied it" not in shown
+    assert (workspace / "app.py").read_text() == "x = 1\n"

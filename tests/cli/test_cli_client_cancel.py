@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 
 from agent_lsp.cli.client import HeadlessClient
+from agent_lsp.cli.run import cancel_running_turn
+from agent_lsp.cli.transcript import Transcript
+from cli_helpers import clean_env
 
 # A stand-in server that answers `initialize` late, then everything at once.
 SLOW_SERVER = textwrap.dedent('''
@@ -51,3 +54,22 @@ async def test_a_late_answer_to_a_cancelled_start_is_dropped_quietly(tmp_path: P
     await client.close()
     problems = [r for r in caplog.records if r.levelno >= logging.WARNING or r.exc_info]
     assert not problems, [r.getMessage() for r in problems]
+
+
+async def test_a_prompt_cancelled_before_its_answer_still_names_and_stops_its_session(tmp_path: Path):
+    """Ctrl-C right after `run` sent the prompt: the session the server made is
+    named (so it can be continued) and its turn is cancelled, not left running."""
+    settings = {"model": {"provider": "scripted", "script": [{"hang": "thinking it over"}]}}
+    async with HeadlessClient(tmp_path, settings=settings, transcript=Transcript(),
+                              env=clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))) as client:
+        prompt = asyncio.ensure_future(client.followup("go"))
+        await asyncio.sleep(0)  # the request is written; its answer needs a round trip
+        prompt.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await prompt
+        assert client.last_session_id is None
+        await client.settle_followup(30)
+        await cancel_running_turn(client, client.transcript)
+        (stored,) = (tmp_path / "sessions").rglob("*.jsonl")
+        assert client.last_session_id == stored.stem
+        assert client.session(stored.stem).status == "idle"

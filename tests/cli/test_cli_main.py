@@ -40,6 +40,26 @@ def test_help_lists_the_commands(tmp_path: Path):
         assert command in done.stdout
 
 
+def test_help_says_how_to_configure_a_model_and_where_to_look(tmp_path: Path):
+    done = agent_lsp(["--help"], clean_env(tmp_path))
+    for hint in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "AGENT_LSP_BASE_URL", "agent-lsp config show", "agent-lsp demo"):
+        assert hint in done.stdout
+    assert "temporary folder" not in agent_lsp(["demo", "--help"], clean_env(tmp_path)).stdout
+    sessions = agent_lsp(["sessions", "--help"], clean_env(tmp_path)).stdout
+    assert "the session to show or delete" in sessions and "list (the default)" in sessions
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["sessions", "list", "EXTRA"], "takes no ID"),
+    (["run", "--timeout", "-1", "hi"], "above 0"),
+    (["run", "--timeout", "0", "hi"], "above 0"),
+    (["run", "--timeout", "soon", "hi"], "not a number of seconds"),
+])
+def test_arguments_that_cannot_mean_anything_are_refused(tmp_path: Path, args: list[str], said: str):
+    done = agent_lsp(args, clean_env(tmp_path))
+    assert done.returncode == 2 and said in done.stderr and "Traceback" not in done.stderr
+
+
 def test_bad_arguments_are_a_usage_error(tmp_path: Path):
     done = agent_lsp(["serve", "--tcp", "localhost:notaport"], clean_env(tmp_path))
     assert done.returncode == 2

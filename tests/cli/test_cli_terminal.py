@@ -136,6 +136,7 @@ def test_chat_ctrl_c_at_the_prompt_does_not_quit(tmp_path: Path, workspace: Path
     env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
     terminal = Terminal(["chat"], env, workspace)
     terminal.wait_for("you> ")
+    assert "model: none configured" in terminal.output  # the banner names the model, or says there is none
     terminal.type("\x03")
     terminal.wait_for("Ctrl-D or /exit quits)")
     terminal.type("hello\n")
@@ -162,3 +163,13 @@ def test_ctrl_c_while_starting_exits_without_a_traceback(tmp_path: Path, workspa
             delay += 0.2
         assert "Traceback" not in terminal.output and "Error" not in terminal.output, terminal.output
         assert code in (0, 130, -2), terminal.output
+
+
+def test_acp_typed_at_a_terminal_says_what_it_expects(tmp_path: Path, workspace: Path):
+    terminal = Terminal(["acp"], clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions")), workspace)
+    terminal.wait_for("agent-lsp chat")
+    terminal.type("hello\n")
+    terminal.wait_for("not JSON")
+    terminal.type("\x04")
+    assert terminal.exit_code() == 0
+    assert "Traceback" not in terminal.output
