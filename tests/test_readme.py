@@ -24,8 +24,7 @@ NOT_RUN = {
     "python3 .ci/dev.py bench": "it runs every benchmark under bench/ (minutes of full CPU); they are checks of their own",
     "OPENAI_BASE_URL=http://localhost:11434/v1 AGENT_LSP_MODEL=qwen2.5-coder:14b python3 .ci/dev.py demo":
         "needs an Ollama server with that model",
-    "pip install .": "builds from the package index (setuptools); tests/cli/test_cli_packaging.py builds and "
-                     "installs the wheel instead",
+    "pip install .": "tests/cli/test_cli_packaging.py runs it in a copy of the checkout and a fresh environment",
 }
 
 
