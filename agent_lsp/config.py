@@ -441,7 +441,20 @@ def configuration_errors(env: Mapping[str, str], settings: Mapping[str, Any] | N
     file, the environment and `settings` as a client would send them."""
     layers = SettingsLayers(env)
     problems = layers.problems + layers.set_layer("initializationOptions", settings or {}, source=source)
-    return [p for p in problems if getattr(p, "severity", "error") == "error"]
+    errors = [p for p in problems if getattr(p, "severity", "error") == "error"]
+    model_typos = [p for p in problems if p not in errors and '"model.' in str(p)]
+    if model_typos and layers.current.model.provider == "auto":
+        # A misspelt model key that leaves no model configured would end in the
+        # scripted stand-in's canned answer: an error, not a warning, here.
+        from agent_lsp.llm.factory import chosen_model
+
+        try:
+            provider = chosen_model(layers.current.model, model_environment(env))[0]
+        except ValueError:  # a bad AGENT_LSP_PROVIDER: reported as such elsewhere
+            provider = None
+        if provider == "scripted":
+            errors += [f"{p}, so no model is configured" for p in model_typos]
+    return errors
 
 
 class SettingsLayers:

@@ -41,8 +41,11 @@ def test_unknown_keys_warn_with_the_nearest_valid_key(tmp_path: Path, workspace:
         (None, {"AGENT_LSP_PROVIDER": "olama"},
          "environment: setting model.provider = 'olama': must be one of"),
         ("maxParallelToolCalls = 0\n", {}, "setting maxParallelToolCalls = 0: must be greater than or equal to 1"),
+        ('[model]\nbaseUrll = "http://127.0.0.1:9/v1"\n', {},
+         'unknown setting "model.baseUrll" (did you mean "model.baseUrl"?); ignored, so no model is configured'),
     ],
-    ids=["missing-config-file", "malformed-file", "unknown-provider", "unknown-provider-env", "bad-value"],
+    ids=["missing-config-file", "malformed-file", "unknown-provider", "unknown-provider-env", "bad-value",
+         "misspelt-model-key-leaves-no-model"],
 )
 def test_a_setting_that_cannot_apply_stops_run(tmp_path: Path, workspace: Path, config, env, expected):
     if config is not None:
