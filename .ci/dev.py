@@ -165,12 +165,21 @@ def _vscode_parts() -> list[Part]:
     return [unit, editor]
 
 
+def _workers() -> list[str]:
+    """pytest-xdist's options: a worker per core, up to four (the tests mostly wait on
+    the processes they start, and a file's tests stay on one worker: they share
+    module fixtures and servers). One core: none."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    workers = min(cores, 4)
+    return ["-n", str(workers), "--dist", "loadfile"] if workers > 1 else []
+
+
 def test_everything() -> int:
     """pytest (Python, Neovim, Emacs), then the VS Code extension; one summary
     at the end, a line per part, and a total line; non-zero when a part failed."""
     junit = LOGS / "pytest.xml"
     junit.unlink(missing_ok=True)
-    code = _run([PYTHON, "-m", "pytest", f"--junitxml={junit}"])
+    code = _run([PYTHON, "-m", "pytest", f"--junitxml={junit}", *_workers()])
     python, neovim, emacs = _pytest_parts(junit) if junit.exists() else (Part("Python"), Part("Neovim"), Part("Emacs"))
     if code != 0 and not (python.failed or neovim.failed or emacs.failed):
         python.whole, python.why = "failed", f"pytest exited {code}"
