@@ -31,10 +31,9 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from agent_lsp.agent.ports import Editor, TextEdit, TextFileEdit
-from agent_lsp.tools.base import FileChange
 from agent_lsp.tools.files import create_with_content, delete_path, rename_path
 from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans
-from agent_lsp.tools.journal_record import PatchHunk, from_record, text_digest
+from agent_lsp.tools.journal_record import FileChange, PatchHunk, from_record, text_digest
 from agent_lsp.tools.text import decode, is_binary, line_starts, position_of, split_keepends
 
 

@@ -33,8 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from agent_lsp.agent.ports import TextEdit, TextFileEdit, ToolContext
-from agent_lsp.tools.base import FileChange
-from agent_lsp.tools.journal_record import CONTEXT_LINES, PatchHunk, text_digest
+from agent_lsp.tools.journal_record import CONTEXT_LINES, FileChange, PatchHunk, text_digest
 from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans, unified_diff
 from agent_lsp.tools.text import line_starts, position_of, split_keepends
