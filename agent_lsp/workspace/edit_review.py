@@ -10,7 +10,7 @@ make it again. A file is saved (the editor's save path) once none of its
 hunks is pending.
 
 A pending hunk is found in the current text by its lines, as turn revert
-finds them (`agent_lsp.workspace.edit_journal`): the user's edits elsewhere
+finds them (`agent_lsp.workspace.hunk_places`): the user's edits elsewhere
 move it; a hunk whose own lines the user changed is theirs now and is no
 longer pending. Both steps are durable events of the session log
 (`review/pending`, `review/resolve`), so a replay shows what was held and
@@ -19,7 +19,7 @@ pending back from the logs of its folder's sessions (`_read_logs`, on first
 use). A hunk read back carries its line number and up to 3 lines of context,
 not the whole file: it waits until its file is open in the editor (the
 unsaved text the user reviews is in the buffer, not on disk), then is found
-there like a patch hunk (`agent_lsp.workspace.edit_journal`); a hunk whose
+there like a patch hunk (`agent_lsp.workspace.hunk_places`); a hunk whose
 lines or context changed meanwhile is the user's and no longer pending, so
 nothing is ever kept or undone against text it was not made on.
 """
@@ -38,7 +38,7 @@ from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans, unified_diff
 from agent_lsp.tools.text import line_starts, position_of, split_keepends
 from agent_lsp.workspace.documents import normalise_path
-from agent_lsp.workspace.edit_journal import _current, _exact_places, _find_places, _line_map, _mapped_range
+from agent_lsp.workspace.hunk_places import current_text, exact_places, find_places, line_map, mapped_range
 
 if TYPE_CHECKING:
     from agent_lsp.workspace.host import WorkspaceHost
@@ -147,7 +147,7 @@ class EditReview:
         wanted = [h for h in self._pending if (session_id is None or h.session_id == session_id)
                   and (path is None or h.path == path)]
         for file in dict.fromkeys(h.path for h in wanted):
-            current = _current(self.host.editor, file)
+            current = current_text(self.host.editor, file)
             now = split_keepends(current[0]) if current is not None else None
             maps: dict[int, dict[int, int]] = {}  # by id of a change's `after` lines
             for hunk in (h for h in wanted if h.path == file):
@@ -155,8 +155,8 @@ class EditReview:
                 if now is not None:
                     lines = maps.get(id(hunk.after))
                     if lines is None:
-                        lines = maps[id(hunk.after)] = _line_map(list(hunk.after), now)
-                    where = _mapped_range(lines, hunk.a1, hunk.a2, len(hunk.after))
+                        lines = maps[id(hunk.after)] = line_map(list(hunk.after), now)
+                    where = mapped_range(lines, hunk.a1, hunk.a2, len(hunk.after))
                 if where is None:
                     gone.add(hunk)
                 else:
@@ -212,7 +212,7 @@ class EditReview:
             for call in dict.fromkeys((h.session_id, h.call_id) for h in of_file):
                 change = [h for h in of_file if (h.session_id, h.call_id) == call]
                 patches = [h.patch for h in change]
-                places = _exact_places(patches) if change[0].after_sha == exact else _find_places(now, patches)
+                places = exact_places(patches) if change[0].after_sha == exact else find_places(now, patches)
                 for hunk, place in zip(change, places):
                     if place is not None:
                         self._pending.append(PendingHunk(
@@ -248,7 +248,7 @@ class EditReview:
 
     async def _undo(self, session_id: str, file: Path, placed: list[PlacedHunk]) -> str | None:
         """Put the hunks' old lines back; why not, or None when done."""
-        current = _current(self.host.editor, file)
+        current = current_text(self.host.editor, file)
         if current is None:
             return "the file no longer exists or is not text"
         text, version = current
