@@ -30,9 +30,9 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
-from agent_lsp.agent.ports import TextEdit, TextFileEdit, ToolContext
+from agent_lsp.agent.ports import Editor, TextEdit, TextFileEdit, ToolContext
 from agent_lsp.tools.journal_record import CONTEXT_LINES, FileChange, PatchHunk, text_digest
 from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans, unified_diff
@@ -41,7 +41,7 @@ from agent_lsp.workspace.documents import normalise_path
 from agent_lsp.workspace.hunk_places import current_text, exact_places, find_places, line_map, mapped_range
 
 if TYPE_CHECKING:
-    from agent_lsp.workspace.host import WorkspaceHost
+    from agent_lsp.workspace.open_sessions import OpenSessions
 
 PENDING_EVENT = "review/pending"
 RESOLVE_EVENT = "review/resolve"
@@ -100,16 +100,20 @@ class ReviewError(ValueError):
 
 
 class EditReview:
-    """The pending hunks of one workspace folder's sessions (its host's ChangeReview)."""
+    """The pending hunks of one workspace folder's sessions (its tools' ChangeReview):
+    edits of the folder at `root` through `editor`, held while `mode()` is "review"."""
 
-    def __init__(self, host: WorkspaceHost):
-        self.host = host
+    def __init__(self, sessions: OpenSessions, editor: Editor, root: Path, *, mode: Callable[[], str]):
+        self.sessions = sessions
+        self.editor = editor
+        self.root = root
+        self._mode = mode
         self._pending: list[PendingHunk] = []
         self._logged: list[LoggedHunk] | None = None  # None until the session logs were read
 
     @property
     def mode(self) -> str:
-        return self.host.settings.edits.review
+        return self._mode()
 
     # ----------------------------------------------------------- ChangeReview
 
@@ -129,7 +133,7 @@ class EditReview:
             for n, h in enumerate(hunks, 1)
         ]
         self._pending += held
-        agent = self.host.agents.get(ctx.session_id)
+        agent = self.sessions.agents.get(ctx.session_id)
         if agent is not None and held:
             agent.session.append(PENDING_EVENT, {
                 "turn": ctx.turn, "callId": ctx.call_id, "path": str(path), "afterSha": text_digest(after),
@@ -147,7 +151,7 @@ class EditReview:
         wanted = [h for h in self._pending if (session_id is None or h.session_id == session_id)
                   and (path is None or h.path == path)]
         for file in dict.fromkeys(h.path for h in wanted):
-            current = current_text(self.host.editor, file)
+            current = current_text(self.editor, file)
             now = split_keepends(current[0]) if current is not None else None
             maps: dict[int, dict[int, int]] = {}  # by id of a change's `after` lines
             for hunk in (h for h in wanted if h.path == file):
@@ -179,7 +183,7 @@ class EditReview:
         if self._logged is not None:
             return
         self._logged = []
-        store = self.host.store
+        store = self.sessions.store
         for file in sorted(store.directory.glob("*.jsonl")):
             session_id = file.stem
             try:
@@ -188,7 +192,7 @@ class EditReview:
                 holder = store.holder_of(session_id)
                 if holder is not None and holder != os.getpid():
                     continue
-                live = self.host.agents.get(session_id)
+                live = self.sessions.agents.get(session_id)
                 events = live.session.events if live is not None else store.snapshot(session_id)[1]
             except (OSError, ValueError) as error:
                 log.warning("reading the pending review of %s: %s", session_id, error)
@@ -202,7 +206,7 @@ class EditReview:
         wanted = [h for h in self._logged or () if (session_id is None or h.session_id == session_id)
                   and (path is None or h.path == path)]
         for file in dict.fromkeys(h.path for h in wanted):
-            snapshot = self.host.editor.document(file)
+            snapshot = self.editor.document(file)
             if snapshot is None:
                 continue  # not open: the text under review is not on disk; it waits
             now = split_keepends(snapshot.text)
@@ -243,12 +247,12 @@ class EditReview:
             self._pending = [h for h in self._pending if h not in done]
             outcome.resolved += [p.hunk.hunk_id for p in of_file]
             if not any(h.path == file for h in [*self._pending, *(self._logged or ())]):
-                await self.host.editor.save([file])
+                await self.editor.save([file])
         return outcome
 
     async def _undo(self, session_id: str, file: Path, placed: list[PlacedHunk]) -> str | None:
         """Put the hunks' old lines back; why not, or None when done."""
-        current = current_text(self.host.editor, file)
+        current = current_text(self.editor, file)
         if current is None:
             return "the file no longer exists or is not text"
         text, version = current
@@ -262,14 +266,14 @@ class EditReview:
         )
         # "review" whatever the setting is now: a plugin must not save the buffer while
         # another hunk of it is pending; `resolve` saves it once none is
-        result = await self.host.editor.apply_edit([TextFileEdit(file, edits, version)], "agent: undo change",
+        result = await self.editor.apply_edit([TextFileEdit(file, edits, version)], "agent: undo change",
                                                    review="review")
         if not result.applied:
             return f"the editor refused the undo: {result.failure_reason}"
         undone = "".join(_replaced(text, offsets, placed))
-        rejected = unified_diff(undone, text, WorkspaceRoots([self.host.root]).display(file))
+        rejected = unified_diff(undone, text, WorkspaceRoots([self.root]).display(file))
         self._record(session_id, file, "undo", placed, rejected)
-        agent = self.host.agent(session_id)
+        agent = self.sessions.agent(session_id)
         agent.inject(
             f"The user rejected this change of yours and undid it:\n{rejected}\n"
             "Do not make this change again unless the user asks for it.",
@@ -281,7 +285,7 @@ class EditReview:
         data: dict[str, Any] = {"action": action, "path": str(file), "hunks": [_hunk_data(p.hunk) for p in placed]}
         if diff is not None:
             data["diff"] = diff
-        session = self.host.session_log(session_id)
+        session = self.sessions.session_log(session_id)
         session.append(RESOLVE_EVENT, data)
         try:
             session.flush()
