@@ -43,7 +43,7 @@ from server_bench import Bench
 from agent_lsp.config import Settings
 from agent_lsp.store.search_index import INDEX_FILE, SearchIndex
 from agent_lsp.store.store import HEADER_KIND, new_session_id
-from agent_lsp.workspace.host import sessions_dir_for
+from agent_lsp.workspace.session_location import sessions_dir_for
 
 WARM_TARGET_S = 0.100
 COLD_TARGET_S = 1.0

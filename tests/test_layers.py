@@ -282,3 +282,172 @@ def test_settings_come_from_the_environment_through_config_only():
 def test_the_environment_checker_sees_each_way_of_reading():
     source = 'import os\nos.environ.get("OPENAI_API_KEY")\nos.getenv("AGENT_LSP_MODEL")\nenv["ANTHROPIC_BASE_URL"]\nenv.get("HOME")\n'
     assert setting_reads(source) == ["OPENAI_API_KEY", "AGENT_LSP_MODEL", "ANTHROPIC_BASE_URL"]
+
+
+# No import circle inside agent_lsp: a helper takes what it uses (values, callables,
+# a small interface), it does not import the module that builds it.
+
+
+def import_edges(relative: str, source: str, known: set[str]) -> set[str]:
+    """Our modules that `relative` imports (any import counts, as above). `from
+    package import module` imports that module; the package counts only when a
+    name of its own is imported (as for `import a.b.c`, the packages a module sits
+    in are not counted: Python imports them first whoever asks)."""
+    this = ".".join(module_name(relative))
+    lines = {node.lineno: node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.ImportFrom)}
+    edges = set()
+    for imp in imports_of(relative, source):
+        node = lines.get(imp.line)
+        if node is None or imp.module not in known:
+            edges.add(imp.module)
+            continue
+        submodules = {f"{imp.module}.{alias.name}" for alias in node.names} & known
+        edges |= submodules
+        if len(submodules) < len(node.names):
+            edges.add(imp.module)
+    return {module for module in edges if module in known and module != this}
+
+
+def import_circles(modules: list[tuple[str, str]]) -> list[list[str]]:
+    """The groups of modules that import each other, directly or around a circle
+    (the strongly connected components of the import graph with more than one module)."""
+    known = {".".join(module_name(relative)) for relative, _ in modules}
+    graph = {".".join(module_name(relative)): sorted(import_edges(relative, source, known)) for relative, source in modules}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles: list[list[str]] = []
+
+    def visit(start: str) -> None:  # Tarjan's algorithm, iterative (the graph is deep)
+        work = [(start, 0)]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        while work:
+            node, i = work[-1]
+            if i < len(graph[node]):
+                work[-1] = (node, i + 1)
+                nxt = graph[node][i]
+                if nxt not in index:
+                    index[nxt] = low[nxt] = len(index)
+                    stack.append(nxt)
+                    work.append((nxt, 0))
+                elif nxt in stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = []
+                while True:
+                    member = stack.pop()
+                    group.append(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    circles.append(sorted(group))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return sorted(circles)
+
+
+def test_no_import_circle_inside_agent_lsp():
+    circles = import_circles(all_modules())
+    assert circles == [], "modules importing each other (directly or around a circle):\n" + "\n".join(
+        ", ".join(circle) for circle in circles)
+
+
+def test_the_circle_checker_sees_a_circle_of_any_kind_of_import():
+    modules = [
+        ("workspace/host.py", "from agent_lsp.workspace.review import Review\n"),
+        ("workspace/review.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .host import Host\n"),
+        ("agent/loop.py", "def run():\n    from agent_lsp.agent import agent\n"),
+        ("agent/agent.py", "from agent_lsp.agent.loop import TurnLoop\n"),
+        ("agent/__init__.py", ""),
+        ("tools/a.py", "from agent_lsp.tools import b\n"),
+        ("tools/b.py", "from agent_lsp.tools.c import C\n"),
+        ("tools/c.py", "import agent_lsp.tools.a\n"),
+        ("tools/__init__.py", ""),
+        # no circle: a package's __init__ re-exports, and its modules import each other one way
+        ("store/__init__.py", "from agent_lsp.store.store import SessionStore\n"),
+        ("store/store.py", "from agent_lsp.store import session\nimport agent_lsp.store.lock\n"),
+        ("store/session.py", "from agent_lsp.store.lock import lock\n"),
+        ("store/lock.py", ""),
+    ]
+    assert import_circles(modules) == [
+        ["agent_lsp.agent.agent", "agent_lsp.agent.loop"],
+        ["agent_lsp.tools.a", "agent_lsp.tools.b", "agent_lsp.tools.c"],
+        ["agent_lsp.workspace.host", "agent_lsp.workspace.review"],
+    ]
+
+
+# A module's underscore names are its own: another module that needs one needs a public name.
+
+
+def private_imports(relative: str, source: str, known: set[str]) -> list[str]:
+    """Underscore names of another of our modules that `relative` uses: imported by
+    name, or reached as an attribute of a module it imported (dunders are public)."""
+    this = ".".join(module_name(relative))
+    package = module_name(relative) if relative.endswith("__init__.py") else module_name(relative)[:-1]
+    tree = ast.parse(source)
+    aliases: dict[str, str] = {}  # a local name -> the module of ours it is bound to
+    found: list[tuple[int, str]] = []
+
+    def private(name: str) -> bool:
+        return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.split(".")[0] == "agent_lsp":
+                    aliases[alias.asname or "agent_lsp"] = alias.name if alias.asname else "agent_lsp"
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module if node.level == 0 else ".".join([*package[: len(package) - (node.level - 1)],
+                                                                   *([node.module] if node.module else [])])
+            if not base or base.split(".")[0] != "agent_lsp" or base == this:
+                continue
+            for alias in node.names:
+                if private(alias.name):
+                    found.append((node.lineno, f"{base}.{alias.name}"))
+                elif f"{base}.{alias.name}" in known:
+                    aliases[alias.asname or alias.name] = f"{base}.{alias.name}"
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and private(node.attr):
+            parts, value = [], node.value
+            while isinstance(value, ast.Attribute):
+                parts.insert(0, value.attr)
+                value = value.value
+            if isinstance(value, ast.Name) and value.id in aliases:
+                module = ".".join([aliases[value.id], *parts])
+                if module in known and module != this:
+                    found.append((node.lineno, f"{module}.{node.attr}"))
+    return [f"agent_lsp/{relative}:{line} uses {name}" for line, name in sorted(found)]
+
+
+def test_no_module_uses_another_modules_private_names():
+    modules = all_modules()
+    known = {".".join(module_name(relative)) for relative, _ in modules}
+    problems = [problem for relative, source in modules for problem in private_imports(relative, source, known)]
+    assert problems == [], "private names used outside their module (make them public, or move the code):\n" + "\n".join(problems)
+
+
+def test_the_private_name_checker_sees_each_way_of_reaching_one():
+    known = {"agent_lsp.workspace.edit_journal", "agent_lsp.workspace.review", "agent_lsp.tools.text", "agent_lsp"}
+    source = (
+        "import agent_lsp.tools.text\nimport agent_lsp.tools.text as text\n"
+        "from agent_lsp.workspace.edit_journal import _current, line_map\n"
+        "from . import edit_journal\nfrom .edit_journal import (\n    _find_places,\n)\n"
+        "from agent_lsp import __version__\n"
+        "def f():\n    edit_journal._line_map()\n    text._split()\n    agent_lsp.tools.text._starts\n    self._own\n    __name__\n"
+    )
+    assert private_imports("workspace/review.py", source, known) == [
+        "agent_lsp/workspace/review.py:3 uses agent_lsp.workspace.edit_journal._current",
+        "agent_lsp/workspace/review.py:5 uses agent_lsp.workspace.edit_journal._find_places",
+        "agent_lsp/workspace/review.py:10 uses agent_lsp.workspace.edit_journal._line_map",
+        "agent_lsp/workspace/review.py:11 uses agent_lsp.tools.text._split",
+        "agent_lsp/workspace/review.py:12 uses agent_lsp.tools.text._starts",
+    ]
+    own = "from agent_lsp.workspace.review import _helper\n"
+    assert private_imports("workspace/review.py", own, known) == []  # its own names

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_lsp.acp.updates import record_diffs
-from agent_lsp.tools.base import FileChange, ToolError
+from agent_lsp.tools.base import ToolError
 from agent_lsp.tools.edit import locate_edits
-from agent_lsp.tools.journal_record import to_record
+from agent_lsp.tools.journal_record import FileChange, to_record
 from agent_lsp.tools.text import replace_spans
 
 WHOLE_FILE_TOOLS = frozenset({"write_file", "create_file"})

@@ -16,9 +16,10 @@ Public API::
                                            agent/error, agent/tool/progress, ...); models in agent/events.py
     agent.hooks.register(name, fn)         the extension points (R8; see hooks.py)
 
-Plugins (tool scheduling, retry and fallback, compaction) see the agent as an
-`AgentHost` (host.py): its public face, with `emit(type, data)`,
-`run_hook(...)` and `last_header` for them; they never import agent.py.
+The turn loop and the plugins (tool scheduling, retry and fallback, compaction)
+see the agent as an `AgentHandle` (handle.py): its public face, with
+`emit(type, data)`, `run_hook(...)` and `last_header` for them; they never
+import agent.py.
 
 docs/agent-loop.md states the rules comments cite (R2.11, ...), lists every durable and live
 event with its data fields and every hook with its payload, and explains

@@ -78,7 +78,7 @@ class Agent:
         self._disposed = False
         self._dispose_task: asyncio.Future[None] | None = None
         self._last_turn = session.last_turn()
-        self.loop = TurnLoop(self)
+        self.loop = TurnLoop(self, self.inbox)
         self.idle_listeners: list[Callable[[], Any]] = []
         for fn in subscribers:
             self.subscribe(fn)

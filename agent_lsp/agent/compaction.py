@@ -53,7 +53,7 @@ from agent_lsp.agent.surface_cuts import PRUNE_MARKER, last_reply_at, message_of
 from agent_lsp.llm.types import CONTEXT_WINDOW_EXCEEDED, LlmError, LlmFailure, ModelRequest
 
 if TYPE_CHECKING:
-    from agent_lsp.agent.host import AgentHost
+    from agent_lsp.agent.handle import AgentHandle
     from agent_lsp.agent.signal import CancelToken
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ class _Bracket:
 
 
 class Compaction:
-    def __init__(self, agent: "AgentHost"):
+    def __init__(self, agent: "AgentHandle"):
         self.agent = agent
         self.options = agent.options.compaction
         self.overflow_retries = 0
@@ -468,7 +468,7 @@ class Compaction:
         return result
 
 
-def install_compaction(agent: "AgentHost") -> Compaction:
+def install_compaction(agent: "AgentHandle") -> Compaction:
     c = Compaction(agent)
     c.install()
     return c

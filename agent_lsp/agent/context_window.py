@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lsp.agent.context_budget import output_reserve
 
 if TYPE_CHECKING:
-    from agent_lsp.agent.host import AgentHost
+    from agent_lsp.agent.handle import AgentHandle
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ Route = tuple[str, str]
 
 
 class ContextWindows:
-    def __init__(self, agent: "AgentHost"):
+    def __init__(self, agent: "AgentHandle"):
         self.agent = agent
         self.learned: dict[Route, int] = {}  # windows the server's rejections taught
         self.refused: dict[Route, int] = {}  # a rejected size, where the window is only a guess from it

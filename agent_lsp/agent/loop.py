@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING, Any, Callable
 from agent_lsp.agent.accounting import account_usage, last_session_usage, merge_usage
 from agent_lsp.agent.events import complete_failure
 from agent_lsp.agent.history import Assembler, derive_messages
-from agent_lsp.agent.inbox import make_message
+from agent_lsp.agent.inbox import Inbox, make_message
 from agent_lsp.agent.scheduler import ToolCallScheduler
 from agent_lsp.agent.signal import Aborted, CancelToken
 import agent_lsp.llm.precedence as precedence
 from agent_lsp.llm.types import LlmError, ModelProvider, ModelRequest
 
 if TYPE_CHECKING:
-    from agent_lsp.agent.agent import Agent
+    from agent_lsp.agent.handle import AgentHandle
 
 log = logging.getLogger(__name__)
 
@@ -48,11 +48,11 @@ class TurnLoop:
     """The turn/step logic of one agent, and what its requests remember
     (the last logged header and route, the sticky routed config)."""
 
-    def __init__(self, agent: "Agent"):
+    def __init__(self, agent: AgentHandle, inbox: Inbox):
         self.agent = agent
         session = self.session = agent.session
         self.session_id = agent.session_id
-        self.inbox = agent.inbox
+        self.inbox = inbox
         self.options = agent.options
         self.hooks = agent.hooks
         self.providers = agent.providers

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from agent_lsp.llm.types import MODEL_UNAVAILABLE, OVERLOADED, TRANSIENT_CODES
 
 if TYPE_CHECKING:
-    from agent_lsp.agent.host import AgentHost
+    from agent_lsp.agent.handle import AgentHandle
 
 RETRYABLE = TRANSIENT_CODES | {"TRANSPORT"}
 FALLBACK_CODES = frozenset({MODEL_UNAVAILABLE, OVERLOADED})
@@ -47,7 +47,7 @@ def backoff_delay_s(retry: int, *, base: float, cap: float, jitter: float, retry
     return max(0.0, min(cap, delay * (1 + r)))
 
 
-def install_retry(agent: "AgentHost") -> None:
+def install_retry(agent: "AgentHandle") -> None:
     opts = agent.options.retry
     counts: dict[tuple[Any, ...], int] = {}
 
@@ -86,7 +86,7 @@ def install_retry(agent: "AgentHost") -> None:
     agent.hooks.register("agent/request-error", on_request_error)
 
 
-def install_fallback(agent: "AgentHost") -> None:
+def install_fallback(agent: "AgentHandle") -> None:
     opts = agent.options
     state = {"active": False}
 

@@ -29,7 +29,7 @@ from agent_lsp.agent.ports import Tool, ToolOutput
 from agent_lsp.agent.signal import Aborted, CancelToken
 
 if TYPE_CHECKING:
-    from agent_lsp.agent.host import AgentHost
+    from agent_lsp.agent.handle import AgentHandle
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +69,7 @@ class _Slot:
 class ToolCallContext:
     """What a running tool may use of the agent (ports.ToolContext)."""
 
-    def __init__(self, agent: "AgentHost", slot: _Slot, turn: int, step: int, signal: CancelToken):
+    def __init__(self, agent: "AgentHandle", slot: _Slot, turn: int, step: int, signal: CancelToken):
         self._agent = agent
         self._slot = slot
         self.call_id = slot.call_id
@@ -93,7 +93,7 @@ class ToolCallContext:
 
 
 class ToolCallScheduler:
-    def __init__(self, agent: "AgentHost", token: CancelToken, turn: int, step: int, calls: list[dict[str, Any]]):
+    def __init__(self, agent: "AgentHandle", token: CancelToken, turn: int, step: int, calls: list[dict[str, Any]]):
         self.agent = agent
         self.token = token
         self.turn = turn

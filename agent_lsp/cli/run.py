@@ -50,7 +50,7 @@ def sessions_dir(folder: Path, settings: dict[str, Any], env: Mapping[str, str])
     """Where the server keeps the sessions of `folder`, resolved the way the
     server does it (user config file < env < the settings we send)."""
     from agent_lsp.config import SettingsLayers
-    from agent_lsp.workspace.host import sessions_dir_for
+    from agent_lsp.workspace.session_location import sessions_dir_for
 
     layers = SettingsLayers(env)
     layers.set_layer("initializationOptions", settings)

@@ -115,8 +115,9 @@ class AgentLanguageServer(LanguageServer):
         self.backlog: Callable[[], int] = lambda: 0
         self.relay = Relay(self.protocol.notify, backlog=lambda: self.backlog())
         self.progress = ProgressReporter(self, self.spawn)
-        self.events = AgentEvents(self)
         self.command_sessions: set[str] = set()  # their turn's end is shown with window/showMessage
+        self.events = AgentEvents(self.relay, self.progress, renders_events=lambda: self.editor.agent_caps.events,
+                                  show=self.show, log_line=self.log_line, command_sessions=self.command_sessions)
         # Held while settings are pulled and applied; agent requests wait for it, so a
         # request sent after didChangeConfiguration runs with the new settings.
         self.settings_lock = asyncio.Lock()

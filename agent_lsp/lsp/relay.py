@@ -47,7 +47,7 @@ from agent_lsp.store.session import Event, write_pending
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
-    from agent_lsp.lsp.language_server import AgentLanguageServer
+    from agent_lsp.lsp.progress import ProgressReporter
 
 log = logging.getLogger(__name__)
 
@@ -226,16 +226,35 @@ class Relay:
 
 
 class AgentEvents:
-    def __init__(self, ls: AgentLanguageServer):
-        self.ls = ls
+    """Each agent's events to the client: through `relay`, as `progress`, and for a
+    client that does not render events (`renders_events()` false) as `log_line`s.
+    The end of a turn of a session in `command_sessions` (started by a command) is
+    shown with `show(text, kind)`, once."""
+
+    def __init__(
+        self,
+        relay: Relay,
+        progress: ProgressReporter,
+        *,
+        renders_events: Callable[[], bool],
+        show: Callable[[str, types.MessageType], None],
+        log_line: Callable[[str], None],
+        command_sessions: set[str],
+    ):
+        self.relay = relay
+        self.progress = progress
+        self.renders_events = renders_events
+        self.show = show
+        self.log_line = log_line
+        self.command_sessions = command_sessions
         self._relayed: dict[str, int] = {}  # session id -> the next seq the client has not been sent
 
     def attach(self, agent: Agent) -> None:
         """Stream a new agent's events to the client: one subscription, each
         event sent as it comes (payloads are complete at the source)."""
         sid = agent.session_id
-        ls = self.ls
-        relay = ls.relay
+        relay = self.relay
+        progress = self.progress
         relayed = self._relayed
         # An agent rebuilt for a session this client already follows (new settings)
         # starts from a fresh load, which may have appended events (session/end-seed):
@@ -255,7 +274,7 @@ class AgentEvents:
                 relayed[sid] = event.seq + 1  # type: ignore[union-attr]
                 relay.durable(sid, event)
                 if kind == "tool/call":
-                    ls.progress.report(sid, event.data.get("name", "tool"))
+                    progress.report(sid, event.data.get("name", "tool"))
             elif kind == "agent/tool/progress":
                 relay.tool_progress(sid, event.data["callId"], event.data["data"])
             elif kind == "agent/status":
@@ -263,41 +282,39 @@ class AgentEvents:
             elif kind in CLIENT_LIVE_EVENTS:
                 relay.live(sid, kind, event.data)
 
-        agent.subscribe(send if ls.editor.agent_caps.events else self._plain(agent))
+        agent.subscribe(send if self.renders_events() else self._plain(agent))
 
     def _plain(self, agent: Agent):
         """The subscriber for a client that does not render events: log lines, progress, status."""
-        ls = self.ls
 
         def send(event: AgentEvent) -> None:
             kind = event.type
             if event.__class__ is Event:
                 if kind == "tool/call":
-                    ls.progress.report(agent.session_id, event.data.get("name", "tool"))
+                    self.progress.report(agent.session_id, event.data.get("name", "tool"))
                 line = transcript_line(kind, event.data)
                 if line:
-                    ls.log_line(line)
+                    self.log_line(line)
             elif kind == "agent/status":
                 self._on_status(agent, event.data["status"])
 
         return send
 
     def _on_status(self, agent: Agent, status: str) -> None:
-        ls = self.ls
         sid = agent.session_id
-        renders_events = ls.editor.agent_caps.events
+        renders_events = self.renders_events()
         if renders_events:
-            ls.relay.live(sid, "agent/status", {"status": status})
+            self.relay.live(sid, "agent/status", {"status": status})
         if status == "running":
-            ls.progress.running(sid, "agent-lsp: working", lambda: agent.cancel("user"))
+            self.progress.running(sid, "agent-lsp: working", lambda: agent.cancel("user"))
             return
-        ls.progress.idle(sid)
-        if sid in ls.command_sessions:
-            ls.command_sessions.discard(sid)
+        self.progress.idle(sid)
+        if sid in self.command_sessions:
+            self.command_sessions.discard(sid)
             kind, text = self._turn_outcome(agent)
             # A client that renders events shows the answer itself; a failure is still said.
             if text and (not renders_events or kind == types.MessageType.Error):
-                ls.show(text[:SHOW_MESSAGE_LIMIT], kind)
+                self.show(text[:SHOW_MESSAGE_LIMIT], kind)
 
     @staticmethod
     def _turn_outcome(agent: Agent) -> tuple[types.MessageType, str]:

@@ -26,7 +26,7 @@ from agent_lsp.agent.ports import (
     ToolOutput,
 )
 from agent_lsp.tools.command_env import CommandEnvPolicy
-from agent_lsp.tools.journal_record import PatchHunk, to_record
+from agent_lsp.tools.journal_record import FileChange, to_record
 from agent_lsp.tools.language_port import LanguageIntelligence
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.tools.text import decode, is_binary
@@ -47,26 +47,6 @@ class Verdict:
 
 class PermissionGate(Protocol):
     async def authorize(self, editor: Editor, request: PermissionRequest) -> Verdict: ...
-
-
-@dataclass(frozen=True)
-class FileChange:
-    """One change a tool applied, enough to undo it.
-
-    before None: the file was created; after None: it was deleted;
-    new_path set: it was renamed (before/after then None). `spans`, when
-    known, are the (start, end, new text) replacements in `before` that made
-    `after` (edit_file knows them; a whole rewrite does not)."""
-
-    path: Path
-    before: str | None
-    after: str | None
-    new_path: Path | None = None
-    spans: tuple[tuple[int, int, str], ...] | None = None
-    # Rebuilt from the session log (agent_lsp.tools.journal_record), without the whole texts:
-    after_sha: str | None = None  # digest of the text after the change
-    patch: tuple[PatchHunk, ...] | None = None  # the hunks of a text change
-    deleted: bool = False  # a delete whose text may be unknown (before None: too big to keep)
 
 
 class EditRecorder(Protocol):

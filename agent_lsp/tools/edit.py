@@ -52,7 +52,6 @@ from pydantic import Field
 from agent_lsp.agent.ports import PermissionRequest, TextEdit, TextFileEdit, ToolContext, ToolOutput
 from agent_lsp.tools.base import (
     BuiltinTool,
-    FileChange,
     FileText,
     ToolEnv,
     ToolError,
@@ -61,6 +60,7 @@ from agent_lsp.tools.base import (
     unless_aborted,
 )
 from agent_lsp.tools.hunks import unified_diff
+from agent_lsp.tools.journal_record import FileChange
 from agent_lsp.tools.problems import problems_before, with_problems
 from agent_lsp.tools.text import line_starts, position_of, replace_spans, split_lines
 

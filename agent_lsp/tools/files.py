@@ -30,9 +30,10 @@ from agent_lsp.agent.ports import (
     ToolContext,
     ToolOutput,
 )
-from agent_lsp.tools.base import BuiltinTool, FileChange, ToolEnv, ToolError, ToolInput, read_text, unless_aborted
+from agent_lsp.tools.base import BuiltinTool, ToolEnv, ToolError, ToolInput, read_text, unless_aborted
 from agent_lsp.tools.edit import PENDING_REVIEW_NOTE, apply_text_change
 from agent_lsp.tools.hunks import unified_diff
+from agent_lsp.tools.journal_record import FileChange
 from agent_lsp.tools.problems import problems_before, with_problems
 
 # ------------------------------------------------- resource operations

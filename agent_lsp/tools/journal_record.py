@@ -1,4 +1,5 @@
-"""The durable form of a FileChange: what turn revert needs, kept in the session log.
+"""A FileChange (one change a tool applied) and its durable form: what turn revert
+needs, kept in the session log.
 
 Every file tool puts the records of the changes it applied in its result's
 `meta["journal"]`; the agent writes that into the durable `tool/result`
@@ -44,12 +45,32 @@ class PatchHunk:
     post: str
 
 
+@dataclass(frozen=True)
+class FileChange:
+    """One change a tool applied, enough to undo it.
+
+    before None: the file was created; after None: it was deleted;
+    new_path set: it was renamed (before/after then None). `spans`, when
+    known, are the (start, end, new text) replacements in `before` that made
+    `after` (edit_file knows them; a whole rewrite does not)."""
+
+    path: Path
+    before: str | None
+    after: str | None
+    new_path: Path | None = None
+    spans: tuple[tuple[int, int, str], ...] | None = None
+    # Rebuilt from the session log (`from_record`), without the whole texts:
+    after_sha: str | None = None  # digest of the text after the change
+    patch: tuple[PatchHunk, ...] | None = None  # the hunks of a text change
+    deleted: bool = False  # a delete whose text may be unknown (before None: too big to keep)
+
+
 def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def to_record(change: Any) -> dict[str, Any]:
-    """The JSON record of a FileChange (agent_lsp.tools.base)."""
+def to_record(change: FileChange) -> dict[str, Any]:
+    """The JSON record of a FileChange."""
     path = str(change.path)
     if change.new_path is not None:
         return {"op": "rename", "path": path, "newPath": str(change.new_path)}
@@ -61,10 +82,11 @@ def to_record(change: Any) -> dict[str, Any]:
     return {"op": "edit", "path": path, "afterSha": text_digest(change.after), "hunks": _patch(change)}
 
 
-def _patch(change: Any) -> list[list[Any]]:
-    before, after = split_keepends(change.before), split_keepends(change.after)
+def _patch(change: FileChange) -> list[list[Any]]:
+    before_text, after_text = change.before or "", change.after or ""
+    before, after = split_keepends(before_text), split_keepends(after_text)
     if change.spans is not None:
-        hunks = hunks_from_spans(change.before, list(change.spans))
+        hunks = hunks_from_spans(before_text, list(change.spans))
     else:
         hunks = hunks_by_diff(before, after)
     out = []
@@ -75,10 +97,8 @@ def _patch(change: Any) -> list[list[Any]]:
     return out
 
 
-def from_record(record: dict[str, Any]) -> Any:
+def from_record(record: dict[str, Any]) -> FileChange:
     """The FileChange of a record; ValueError when it is not one."""
-    from agent_lsp.tools.base import FileChange
-
     op, path = record.get("op"), Path(str(record.get("path")))
     if op == "rename":
         return FileChange(path, None, None, new_path=Path(str(record["newPath"])))

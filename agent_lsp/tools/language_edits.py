@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from agent_lsp.agent.ports import TextEdit, TextFileEdit, ToolContext
-from agent_lsp.tools.base import FileChange, FileText, ToolEnv, ToolError, read_text, unless_aborted
+from agent_lsp.tools.base import FileText, ToolEnv, ToolError, read_text, unless_aborted
 from agent_lsp.tools.edit import ask_before_editing, conflict_error
+from agent_lsp.tools.journal_record import FileChange
 from agent_lsp.tools.language_port import FileEdits
 from agent_lsp.tools.text import line_starts, offset_of, replace_spans
 

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from agent_lsp.tools.base import FileChange
+from agent_lsp.tools.journal_record import FileChange
 from agent_lsp.tools.ignore import walk_files
 from agent_lsp.tools.text import decode, is_binary
 

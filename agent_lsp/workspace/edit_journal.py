@@ -31,11 +31,11 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from agent_lsp.agent.ports import Editor, TextEdit, TextFileEdit
-from agent_lsp.tools.base import FileChange
 from agent_lsp.tools.files import create_with_content, delete_path, rename_path
 from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans
-from agent_lsp.tools.journal_record import PatchHunk, from_record, text_digest
-from agent_lsp.tools.text import decode, is_binary, line_starts, position_of, split_keepends
+from agent_lsp.tools.journal_record import FileChange, PatchHunk, from_record, text_digest
+from agent_lsp.tools.text import line_starts, position_of, split_keepends
+from agent_lsp.workspace.hunk_places import current_text, exact_places, find_places, line_map, mapped_range
 
 
 @dataclass(frozen=True)
@@ -192,24 +192,9 @@ class EditJournal:
 # ------------------------------------------------------------------ helpers
 
 
-def _current(editor: Editor, path: Path) -> tuple[str, int | None] | None:
-    """The text the user sees now and its version, or None (missing, binary, not UTF-8)."""
-    snapshot = editor.document(path)
-    if snapshot is not None:
-        return snapshot.text, snapshot.version
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    if is_binary(data):
-        return None
-    decoded = decode(data)
-    return None if decoded.lossy else (decoded.text, None)
-
-
 async def _revert_text(editor: Editor, change: FileChange, label: str, report: RevertReport) -> None:
     path = change.path
-    current = _current(editor, path)
+    current = current_text(editor, path)
     if current is None:
         report.skipped.append(RevertSkip(path, "the file no longer exists or is not text"))
         return
@@ -220,9 +205,9 @@ async def _revert_text(editor: Editor, change: FileChange, label: str, report: R
         hunks = hunks_from_spans(before_text, list(change.spans))
     else:
         hunks = hunks_by_diff(before, after)
-    where = _line_map(after, now)  # after-line index -> current-line index, where unchanged
+    where = line_map(after, now)  # after-line index -> current-line index, where unchanged
     placed = [
-        (_mapped_range(where, hunk.a1, hunk.a2, len(after)), "".join(before[hunk.b1 : hunk.b2])) for hunk in hunks
+        (mapped_range(where, hunk.a1, hunk.a2, len(after)), "".join(before[hunk.b1 : hunk.b2])) for hunk in hunks
     ]
     await _apply_placed(editor, path, text, version, placed, label, report)
 
@@ -261,58 +246,11 @@ async def _apply_placed(
         )
 
 
-def _line_map(old: list[str], new: list[str]) -> dict[int, int]:
-    """Old line index -> new line index for the lines that did not change."""
-    if old == new:
-        return {i: i for i in range(len(old))}
-    mapping: dict[int, int] = {}
-    for hunk_free in _unchanged_runs(old, new):
-        a, b, size = hunk_free
-        for k in range(size):
-            mapping[a + k] = b + k
-    return mapping
-
-
-def _unchanged_runs(old: list[str], new: list[str]) -> list[tuple[int, int, int]]:
-    """(old start, new start, length) of the equal runs, via the trimmed line diff."""
-    runs = []
-    a = b = 0
-    for hunk in hunks_by_diff(old, new):
-        if hunk.b1 > a:
-            runs.append((a, b, hunk.b1 - a))
-        a, b = hunk.b2, hunk.a2
-    if a < len(old):
-        runs.append((a, b, len(old) - a))
-    return runs
-
-
-def _mapped_range(where: dict[int, int], i1: int, i2: int, n_old: int) -> tuple[int, int] | None:
-    """Where after-lines [i1, i2) are in the current text, if the user left them unchanged
-    (for a pure insertion: if the lines around the insertion point are unchanged)."""
-    if i1 < i2:
-        first, last = where.get(i1), where.get(i2 - 1)
-        if first is None or last is None or last - first != i2 - i1 - 1:
-            return None
-        if any(where.get(k) != first + (k - i1) for k in range(i1, i2)):
-            return None
-        return first, last + 1
-    # a pure insertion: anchor on the line before (or after, at the top)
-    if i1 > 0:
-        before = where.get(i1 - 1)
-        if before is None or (i1 < n_old and where.get(i1) != before + 1):
-            return None
-        return before + 1, before + 1
-    if n_old == 0:
-        return 0, 0
-    anchor = where.get(0)
-    return None if anchor is None else (anchor, anchor)
-
-
 async def _revert_create(editor: Editor, change: FileChange, label: str, report: RevertReport) -> None:
     if not change.path.exists() and editor.document(change.path) is None:
         report.reverted.append(change.path)  # already gone
         return
-    current = _current(editor, change.path)
+    current = current_text(editor, change.path)
     if change.after is None and change.after_sha is not None:
         unchanged = current is not None and text_digest(current[0]) == change.after_sha
     else:
@@ -375,7 +313,7 @@ async def _revert_patch(editor: Editor, change: FileChange, label: str, report: 
     found by its lines and context near where it was; a hunk the user edited
     (or whose context they edited) is left alone and reported."""
     path = change.path
-    current = _current(editor, path)
+    current = current_text(editor, path)
     if current is None:
         report.skipped.append(RevertSkip(path, "the file no longer exists or is not text"))
         return
@@ -383,41 +321,5 @@ async def _revert_patch(editor: Editor, change: FileChange, label: str, report: 
     now = split_keepends(text)
     hunks: list[PatchHunk] = list(change.patch or ())
     exact = change.after_sha is not None and text_digest(text) == change.after_sha
-    places = _exact_places(hunks) if exact else _find_places(now, hunks)
+    places = exact_places(hunks) if exact else find_places(now, hunks)
     await _apply_placed(editor, path, text, version, [(place, h.old) for h, place in zip(hunks, places)], label, report)
-
-
-def _exact_places(hunks: list[PatchHunk]) -> list[tuple[int, int] | None]:
-    """The file is exactly as the agent left it: every hunk is where it was."""
-    return [(h.at, h.at + len(split_keepends(h.new))) for h in hunks]
-
-
-def _find_places(now: list[str], hunks: list[PatchHunk]) -> list[tuple[int, int] | None]:
-    """Where each hunk's new lines are in the current lines, found with their
-    context, nearest to where they were (shifted like the hunks before)."""
-    index: dict[str, list[int]] = {}
-    for i, line in enumerate(now):
-        index.setdefault(line, []).append(i)
-    places: list[tuple[int, int] | None] = []
-    drift = 0
-    floor = 0  # hunks do not overlap: each is after the previous one
-    for hunk in hunks:
-        pre, new, post = split_keepends(hunk.pre), split_keepends(hunk.new), split_keepends(hunk.post)
-        block = pre + new + post
-        if not block:  # nothing to recognise it by: only an empty file matches
-            places.append((0, 0) if not now else None)
-            continue
-        expected = hunk.at - len(pre) + drift
-        candidates = [
-            i for i in index.get(block[0], ()) if i + len(pre) >= floor and now[i : i + len(block)] == block
-        ]
-        if not candidates:
-            places.append(None)
-            continue
-        found = min(candidates, key=lambda i: (abs(i - expected), i))
-        drift = found - (hunk.at - len(pre))
-        c1 = found + len(pre)
-        c2 = c1 + len(new)
-        places.append((c1, c2))
-        floor = c2
-    return places

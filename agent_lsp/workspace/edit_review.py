@@ -10,7 +10,7 @@ make it again. A file is saved (the editor's save path) once none of its
 hunks is pending.
 
 A pending hunk is found in the current text by its lines, as turn revert
-finds them (`agent_lsp.workspace.edit_journal`): the user's edits elsewhere
+finds them (`agent_lsp.workspace.hunk_places`): the user's edits elsewhere
 move it; a hunk whose own lines the user changed is theirs now and is no
 longer pending. Both steps are durable events of the session log
 (`review/pending`, `review/resolve`), so a replay shows what was held and
@@ -19,7 +19,7 @@ pending back from the logs of its folder's sessions (`_read_logs`, on first
 use). A hunk read back carries its line number and up to 3 lines of context,
 not the whole file: it waits until its file is open in the editor (the
 unsaved text the user reviews is in the buffer, not on disk), then is found
-there like a patch hunk (`agent_lsp.workspace.edit_journal`); a hunk whose
+there like a patch hunk (`agent_lsp.workspace.hunk_places`); a hunk whose
 lines or context changed meanwhile is the user's and no longer pending, so
 nothing is ever kept or undone against text it was not made on.
 """
@@ -30,19 +30,18 @@ import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal
 
-from agent_lsp.agent.ports import TextEdit, TextFileEdit, ToolContext
-from agent_lsp.tools.base import FileChange
-from agent_lsp.tools.journal_record import CONTEXT_LINES, PatchHunk, text_digest
+from agent_lsp.agent.ports import Editor, TextEdit, TextFileEdit, ToolContext
+from agent_lsp.tools.journal_record import CONTEXT_LINES, FileChange, PatchHunk, text_digest
 from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans, unified_diff
 from agent_lsp.tools.text import line_starts, position_of, split_keepends
 from agent_lsp.workspace.documents import normalise_path
-from agent_lsp.workspace.edit_journal import _current, _exact_places, _find_places, _line_map, _mapped_range
+from agent_lsp.workspace.hunk_places import current_text, exact_places, find_places, line_map, mapped_range
 
 if TYPE_CHECKING:
-    from agent_lsp.workspace.host import WorkspaceHost
+    from agent_lsp.workspace.open_sessions import OpenSessions
 
 PENDING_EVENT = "review/pending"
 RESOLVE_EVENT = "review/resolve"
@@ -101,16 +100,20 @@ class ReviewError(ValueError):
 
 
 class EditReview:
-    """The pending hunks of one workspace folder's sessions (its host's ChangeReview)."""
+    """The pending hunks of one workspace folder's sessions (its tools' ChangeReview):
+    edits of the folder at `root` through `editor`, held while `mode()` is "review"."""
 
-    def __init__(self, host: WorkspaceHost):
-        self.host = host
+    def __init__(self, sessions: OpenSessions, editor: Editor, root: Path, *, mode: Callable[[], str]):
+        self.sessions = sessions
+        self.editor = editor
+        self.root = root
+        self._mode = mode
         self._pending: list[PendingHunk] = []
         self._logged: list[LoggedHunk] | None = None  # None until the session logs were read
 
     @property
     def mode(self) -> str:
-        return self.host.settings.edits.review
+        return self._mode()
 
     # ----------------------------------------------------------- ChangeReview
 
@@ -130,7 +133,7 @@ class EditReview:
             for n, h in enumerate(hunks, 1)
         ]
         self._pending += held
-        agent = self.host.agents.get(ctx.session_id)
+        agent = self.sessions.agents.get(ctx.session_id)
         if agent is not None and held:
             agent.session.append(PENDING_EVENT, {
                 "turn": ctx.turn, "callId": ctx.call_id, "path": str(path), "afterSha": text_digest(after),
@@ -148,7 +151,7 @@ class EditReview:
         wanted = [h for h in self._pending if (session_id is None or h.session_id == session_id)
                   and (path is None or h.path == path)]
         for file in dict.fromkeys(h.path for h in wanted):
-            current = _current(self.host.editor, file)
+            current = current_text(self.editor, file)
             now = split_keepends(current[0]) if current is not None else None
             maps: dict[int, dict[int, int]] = {}  # by id of a change's `after` lines
             for hunk in (h for h in wanted if h.path == file):
@@ -156,8 +159,8 @@ class EditReview:
                 if now is not None:
                     lines = maps.get(id(hunk.after))
                     if lines is None:
-                        lines = maps[id(hunk.after)] = _line_map(list(hunk.after), now)
-                    where = _mapped_range(lines, hunk.a1, hunk.a2, len(hunk.after))
+                        lines = maps[id(hunk.after)] = line_map(list(hunk.after), now)
+                    where = mapped_range(lines, hunk.a1, hunk.a2, len(hunk.after))
                 if where is None:
                     gone.add(hunk)
                 else:
@@ -180,7 +183,7 @@ class EditReview:
         if self._logged is not None:
             return
         self._logged = []
-        store = self.host.store
+        store = self.sessions.store
         for file in sorted(store.directory.glob("*.jsonl")):
             session_id = file.stem
             try:
@@ -189,7 +192,7 @@ class EditReview:
                 holder = store.holder_of(session_id)
                 if holder is not None and holder != os.getpid():
                     continue
-                live = self.host.agents.get(session_id)
+                live = self.sessions.agents.get(session_id)
                 events = live.session.events if live is not None else store.snapshot(session_id)[1]
             except (OSError, ValueError) as error:
                 log.warning("reading the pending review of %s: %s", session_id, error)
@@ -203,7 +206,7 @@ class EditReview:
         wanted = [h for h in self._logged or () if (session_id is None or h.session_id == session_id)
                   and (path is None or h.path == path)]
         for file in dict.fromkeys(h.path for h in wanted):
-            snapshot = self.host.editor.document(file)
+            snapshot = self.editor.document(file)
             if snapshot is None:
                 continue  # not open: the text under review is not on disk; it waits
             now = split_keepends(snapshot.text)
@@ -213,7 +216,7 @@ class EditReview:
             for call in dict.fromkeys((h.session_id, h.call_id) for h in of_file):
                 change = [h for h in of_file if (h.session_id, h.call_id) == call]
                 patches = [h.patch for h in change]
-                places = _exact_places(patches) if change[0].after_sha == exact else _find_places(now, patches)
+                places = exact_places(patches) if change[0].after_sha == exact else find_places(now, patches)
                 for hunk, place in zip(change, places):
                     if place is not None:
                         self._pending.append(PendingHunk(
@@ -244,12 +247,12 @@ class EditReview:
             self._pending = [h for h in self._pending if h not in done]
             outcome.resolved += [p.hunk.hunk_id for p in of_file]
             if not any(h.path == file for h in [*self._pending, *(self._logged or ())]):
-                await self.host.editor.save([file])
+                await self.editor.save([file])
         return outcome
 
     async def _undo(self, session_id: str, file: Path, placed: list[PlacedHunk]) -> str | None:
         """Put the hunks' old lines back; why not, or None when done."""
-        current = _current(self.host.editor, file)
+        current = current_text(self.editor, file)
         if current is None:
             return "the file no longer exists or is not text"
         text, version = current
@@ -263,14 +266,14 @@ class EditReview:
         )
         # "review" whatever the setting is now: a plugin must not save the buffer while
         # another hunk of it is pending; `resolve` saves it once none is
-        result = await self.host.editor.apply_edit([TextFileEdit(file, edits, version)], "agent: undo change",
+        result = await self.editor.apply_edit([TextFileEdit(file, edits, version)], "agent: undo change",
                                                    review="review")
         if not result.applied:
             return f"the editor refused the undo: {result.failure_reason}"
         undone = "".join(_replaced(text, offsets, placed))
-        rejected = unified_diff(undone, text, WorkspaceRoots([self.host.root]).display(file))
+        rejected = unified_diff(undone, text, WorkspaceRoots([self.root]).display(file))
         self._record(session_id, file, "undo", placed, rejected)
-        agent = self.host.agent(session_id)
+        agent = self.sessions.agent(session_id)
         agent.inject(
             f"The user rejected this change of yours and undid it:\n{rejected}\n"
             "Do not make this change again unless the user asks for it.",
@@ -282,7 +285,7 @@ class EditReview:
         data: dict[str, Any] = {"action": action, "path": str(file), "hunks": [_hunk_data(p.hunk) for p in placed]}
         if diff is not None:
             data["diff"] = diff
-        session = self.host.session_log(session_id)
+        session = self.sessions.session_log(session_id)
         session.append(RESOLVE_EVENT, data)
         try:
             session.flush()

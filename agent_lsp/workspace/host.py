@@ -1,41 +1,32 @@
 """One WorkspaceHost per workspace folder: its sessions, each with its own Agent.
 
-The host knows where the folder's sessions are stored, builds an Agent for a
-session (model provider from the settings, tools over the editor, system
-prompt from the workspace), keeps the live agents, and remembers the
+The host builds an Agent for a session (model provider from the settings,
+tools over the editor, system prompt from the workspace), keeps the live
+agents in its `OpenSessions` (workspace/open_sessions.py), and remembers the
 "current" session (the last one used) for editors that drive the agent with
-commands only.
+commands only. Its helpers (review, modes, models, titles, sub-agents) get
+what they use: the open sessions, the editor, settings as callables.
 
-Session store location: `<sessions dir>/<hash of the folder path>/`, where the
-sessions dir is the `sessionsDir` setting (env AGENT_LSP_SESSIONS_DIR sets it
-too, through the settings' env layer) or `<platform data dir>/agent-lsp/sessions`.
-The host reads no environment variable itself: `env` goes to the config
-layer's readers (`data_dir`, `model_environment`).
+Where the sessions are stored: workspace/session_location.py. The host reads
+no environment variable itself: `env` goes to the config layer's readers
+(`data_dir`, `model_environment`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import logging
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.agent import AgentBusyError
-from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
-from agent_lsp.config import LanguageSettings, Settings, config_dir, data_dir, model_environment, read_policy
+from agent_lsp.config import LanguageSettings, Settings, config_dir, model_environment, read_policy
 from agent_lsp.language import document_reader, workspace_language
-from agent_lsp.mcp import McpManager, workspace_servers
-from agent_lsp.mcp.config import user_file_servers
-from agent_lsp.mcp.token_store import DIR_NAME as TOKEN_DIR_NAME
-from agent_lsp.store import CorruptSessionError, Event, Session, SessionStore, SessionSummary
-from agent_lsp.store.damaged import describe, read_until_damage
+from agent_lsp.mcp import McpManager
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.capability_files import CapabilityFiles, Kind
@@ -50,7 +41,7 @@ from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.edit_review import EditReview
 from agent_lsp.workspace.hook_config import workspace_hooks
-from agent_lsp.workspace.managed import allowed_servers, guard_denied_tools, hook_files, policy_permission_rules
+from agent_lsp.workspace.managed import guard_denied_tools, hook_files, policy_permission_rules
 from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
@@ -61,69 +52,23 @@ from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
 from agent_lsp.workspace.session_titles import SessionTitles
 from agent_lsp.workspace.subagents import Subagents
-from agent_lsp.workspace.session_family import FORKED_FROM, RewindOutcome, fork_boundary, fork_turn_of
+from agent_lsp.workspace.session_family import FORKED_FROM, RewindOutcome, fork_boundary
+from agent_lsp.workspace import session_listing
+from agent_lsp.workspace.agent_types import agent_type_folders
+from agent_lsp.workspace.folder_mcp import folder_servers, make_manager, offer_tools
+from agent_lsp.workspace.open_sessions import OpenSessions, UnknownSession
+from agent_lsp.workspace.session_listing import SessionListing, SessionSnapshot
+from agent_lsp.workspace.session_location import open_store, sessions_dir_for
 
 if TYPE_CHECKING:
     from agent_lsp.language import LazyLanguage
     from agent_lsp.llm.factory import ResolvedModel
+    from agent_lsp.store import Session
 
 log = logging.getLogger(__name__)
 
-WORKSPACE_MARKER = "workspace.json"  # names the folder a sessions directory belongs to
 PERMISSIONS_FILE = "permissions.json"  # "always" answers for this folder
 CHECKPOINTS_DIR = "checkpoints"  # contents of the folder's files before commands ran
-
-
-def sessions_root(settings: Settings, env: Mapping[str, str] = os.environ) -> Path:
-    if settings.sessions_dir:
-        return Path(settings.sessions_dir).expanduser()
-    return data_dir(env) / "sessions"
-
-
-def folder_key(folder: Path) -> str:
-    return hashlib.sha256(str(Path(folder).resolve()).encode("utf-8")).hexdigest()[:16]
-
-
-def sessions_dir_for(folder: Path, settings: Settings, env: Mapping[str, str] = os.environ) -> Path:
-    """Where the sessions of `folder` are stored."""
-    return sessions_root(settings, env) / folder_key(folder)
-
-
-@dataclass
-class SessionListing:
-    session_id: str
-    title: str | None
-    created_at: int
-    updated_at: int
-    turns: int
-    status: str
-    parent_session_id: str | None = None
-    fork_turn: int | None = None  # a fork: the parent's last turn it shares
-    usage: dict | None = None  # tokens and estimated cost so far (UsageTotal of agent/events.py)
-    parent_tool_call_id: str | None = None  # a sub-agent's session: the parent's call that ran it
-    excerpt: str | None = None  # listed for a query: the message text around what matched
-    problem: str | None = None  # a damaged session file: what and where (store/damaged.py)
-
-
-@dataclass
-class SessionSnapshot:
-    """A session as stored, read without opening it (it is open in another process)."""
-
-    events: list[Event]
-    next_turn: list[dict]
-    next_step: list[dict]
-    running: bool  # its last turn is still open
-    held_by: int | None  # the pid of the process that has it open
-    problem: str | None = None  # a damaged file: its events up to the damage, and this says where
-
-
-class UnknownSession(KeyError):
-    def __init__(self, session_id: str):
-        super().__init__(session_id)
-        self.session_id = session_id
-
-    def __str__(self) -> str:
-        return f"unknown session {self.session_id}"
 
 
 class WorkspaceHost:
@@ -146,45 +91,38 @@ class WorkspaceHost:
         self.settings = settings
         self.on_agent = on_agent  # called with every Agent the host creates (the LSP relay attaches)
         self.editor_language = editor_language  # the editor's own language servers, where it relays them
-        self.agents: dict[str, Agent] = {}
         self.current_session_id: str | None = None
-        self.store = self._open_store()
+        self.store = open_store(self.root, settings, env)
+        self.sessions = OpenSessions(self.store, load=self._make_agent, build=self.build_agent, spawn=self.spawn)
         self.listing_warm_up = ListingWarmUp(self.store)  # started by the servers, not by one-shot commands
         self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
         self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
                                                 excluded=(self.store.directory,))
-        self.modes = SessionModes(self)
-        self.review = EditReview(self)  # edits waiting for the user ("edits.review": "review")
-        self.models = SessionModels(self)
-        self.titles = SessionTitles(self)  # titles the model writes ("sessions.titles": "model"), renames
+        self.modes = SessionModes(self.sessions)
+        # edits waiting for the user ("edits.review": "review")
+        self.review = EditReview(self.sessions, editor, self.root, mode=lambda: self.settings.edits.review)
+        self.models = SessionModels(lambda: self.settings.model, env, self.spawn)
+        # titles the model writes ("sessions.titles": "model"), renames
+        self.titles = SessionTitles(self.sessions, lambda: self.settings.sessions)
         self.policy = self._make_policy()
         self._registry: ToolRegistry | None = None  # shared by the sessions (tool specs are computed once)
-        self._stale: set[Agent] = set()  # running agents built with settings since replaced
         self._background: set[asyncio.Task] = set()
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
         self._language: LazyLanguage | None = None  # the language servers we run, made with the tools
         self._asked_language: EditorFirst | None = None  # what the tools ask: the editor's servers, then ours
         self.system_prompt = SystemPrompt([self.root])  # the stable start of every request
-        self.subagents = Subagents(self, config_dir(env), Path.home())
+        self.subagents = Subagents(self.sessions, self.modes, self.uri,
+                                   agent_type_folders(self.root, config_dir(env), Path.home()),
+                                   tools=self.tool_registry, system_prompt=lambda: self.system_prompt())
         self._hooks: UserHooks | None = None  # the user and project hooks, read with the first session
         self._skills: dict[str, Skill] | None = None  # read with the tool registry
         self._rules: list[Rule] | None = None  # .agents/rules, read with the first session
         # skills, rules, agent types, project hooks and .mcp.json: read again when they change
         self.capability_files = CapabilityFiles(self.root, config_dir(env), Path.home())
 
-    # ------------------------------------------------------------------ store
-
-    def _open_store(self) -> SessionStore:
-        directory = sessions_dir_for(self.root, self.settings, self.env)
-        directory.mkdir(parents=True, exist_ok=True)
-        marker = directory / WORKSPACE_MARKER
-        if not marker.exists():
-            marker.write_text(json.dumps({"folder": str(self.root), "uri": self.uri}) + "\n", encoding="utf-8")
-        # locked: a second server on the same folder (another editor window) cannot
-        # open a session this one has open (agent_lsp.store.lock)
-        return SessionStore(directory, lock=True)
+    # ----------------------------------------------------------------- policy
 
     def _make_policy(self) -> PermissionPolicy:
         permissions = self.settings.permissions
@@ -203,6 +141,11 @@ class WorkspaceHost:
         return policy
 
     @property
+    def agents(self) -> dict[str, Agent]:
+        """The live agents, by session id."""
+        return self.sessions.agents
+
+    @property
     def sessions_dir(self) -> Path:
         return sessions_dir_for(self.root, self.settings, self.env)
 
@@ -215,41 +158,19 @@ class WorkspaceHost:
         return agent
 
     def has_session(self, session_id: str) -> bool:
-        return session_id in self.agents or self.store.path_of(session_id).exists()
+        return self.sessions.has(session_id)
 
     def agent(self, session_id: str) -> Agent:
         """The live agent of a session, loading it from the store on first use."""
-        agent = self.agents.get(session_id)
-        if agent is None:
-            if not self.store.path_of(session_id).exists():
-                raise UnknownSession(session_id)
-            agent = self._make_agent(self.store.load(session_id))
-        return agent
+        return self.sessions.agent(session_id)
 
     def snapshot(self, session_id: str) -> SessionSnapshot:
         """Read a session without opening it (for one open in another process)."""
-        if not self.store.path_of(session_id).exists():
-            raise UnknownSession(session_id)
-        header, events = self.store.snapshot(session_id)
-        inbox = Inbox(Session(session_id), lambda name, payload: None)
-        inbox.rebuild(events[int(header.get("seedLength") or 0):])
-        open_turn = next((e.type == "turn/start" for e in reversed(events) if e.type in ("turn/start", "turn/end")), False)
-        holder = self.store.holder_of(session_id)
-        return SessionSnapshot(events, inbox.next_turn, inbox.next_step, open_turn, holder if holder and holder > 0 else None)
+        return session_listing.snapshot(self.store, session_id)
 
     def damaged_snapshot(self, session_id: str) -> SessionSnapshot:
-        """Read a session whose file is damaged, without opening or writing it: the
-        events up to the damage. CorruptSessionError when nothing is readable."""
-        path = self.store.path_of(session_id)
-        if not path.exists():
-            raise UnknownSession(session_id)
-        read = read_until_damage(path)
-        events = read.events
-        inbox = Inbox(Session(session_id), lambda name, payload: None)
-        seed = read.header.get("seedLength")
-        inbox.rebuild(events[seed if isinstance(seed, int) and 0 <= seed <= len(events) else 0:])
-        problem = describe(read.damage) if read.damage is not None else None
-        return SessionSnapshot(events, inbox.next_turn, inbox.next_step, False, None, problem)
+        """Read a session whose file is damaged, without opening or writing it."""
+        return session_listing.damaged_snapshot(self.store, session_id)
 
     def use(self, session_id: str) -> Agent:
         """The agent of a session the user just addressed; it becomes the current one."""
@@ -266,47 +187,16 @@ class WorkspaceHost:
     def list_sessions(self, query: str | None = None) -> list[SessionListing]:
         """The folder's sessions; with `query`, those with each of its words in
         their title or message text (SessionStore.search)."""
-        return self._listings(*self._matching(query))
+        return session_listing.listings(self.store, session_listing.matching(self.store, query), self.agents)
 
     async def list_sessions_off_loop(self, query: str | None = None) -> list[SessionListing]:
         """list_sessions, the files read and searched on a worker thread, so
         streaming sessions and other requests go on meanwhile."""
-        return self._listings(*await asyncio.to_thread(self._matching, query))
-
-    def _matching(self, query: str | None) -> tuple[list[SessionSummary], dict[str, str | None] | None]:
-        summaries = self.store.list()
-        return summaries, self.store.search(query, summaries) if query else None
-
-    def _listings(self, summaries: list[SessionSummary], found: dict[str, str | None] | None) -> list[SessionListing]:
-        listings = []
-        for summary in summaries:
-            if found is not None and summary.id not in found:
-                continue
-            live = self.agents.get(summary.id)
-            listings.append(
-                SessionListing(
-                    session_id=summary.id,
-                    title=summary.title,
-                    created_at=summary.created,
-                    updated_at=summary.updated,
-                    turns=summary.turns,
-                    status=live.status if live else "idle",
-                    parent_session_id=summary.parent or (summary.meta or {}).get("parentSessionId"),
-                    fork_turn=fork_turn_of(summary.meta),
-                    usage=summary.usage,
-                    parent_tool_call_id=None if summary.parent else (summary.meta or {}).get("parentToolCallId"),
-                    excerpt=found.get(summary.id) if found is not None else None,
-                )
-            )
-        if found is None:  # damaged files are listed too, saying what is wrong (they hold no searchable text)
-            listings.extend(_damaged_listing(error) for error in self.store.list_errors)
-        return listings
+        found = await asyncio.to_thread(session_listing.matching, self.store, query)
+        return session_listing.listings(self.store, found, self.agents)
 
     async def delete_session(self, session_id: str) -> bool:
-        agent = self.agents.pop(session_id, None)
-        if agent is not None:
-            agent.cancel("user")
-            await self._retire(agent)
+        await self.sessions.remove(session_id)
         if self.current_session_id == session_id:
             self.current_session_id = None
         self.journal.forget(session_id)
@@ -377,8 +267,7 @@ class WorkspaceHost:
     def session_log(self, session_id: str) -> Session:
         """The session's log, without building an agent (reverting needs no model).
         Loading takes the session's lock: SessionLockedError when another server has it."""
-        live = self.agents.get(session_id)
-        return live.session if live is not None else self.store.load(session_id)
+        return self.sessions.session_log(session_id)
 
     async def update_settings(self, settings: Settings) -> None:
         """New settings apply to every turn that starts from now: idle agents are
@@ -401,7 +290,7 @@ class WorkspaceHost:
                 await manager.stop()
             else:
                 self._mcp.policy = self.policy  # rebuilt tools use the new policy
-        self._rebuild_agents()
+        self.sessions.rebuild_all()
 
     def refresh_capabilities(self) -> set[Kind]:
         """Read again what changed on disk of the skills, rules, agent types,
@@ -435,30 +324,8 @@ class WorkspaceHost:
                 self._hooks = None
             if "rules" in changed:
                 self._rules = None
-            self._rebuild_agents()
+            self.sessions.rebuild_all()
         return changed
-
-    def _rebuild_agents(self) -> None:
-        """Idle agents are retired now and rebuilt on next use; running ones when they go idle."""
-        for session_id, agent in list(self.agents.items()):
-            if agent.status == "idle":
-                self._stale.add(agent)
-                self._retire_stale(agent)
-            elif agent not in self._stale:
-                self._stale.add(agent)
-                agent.idle_listeners.append(lambda agent=agent: self._retire_stale(agent))
-
-    def _retire_stale(self, agent: Agent) -> None:
-        """Called by an agent built with old settings when it goes idle: drop it at
-        once (synchronously, so no request can reach it in between); the next
-        request on its session loads the log afresh into a new agent."""
-        self._stale.discard(agent)
-        if self.agents.get(agent.session_id) is not agent:
-            return  # already being retired (session deleted, folder closed)
-        del self.agents[agent.session_id]
-        agent.dispose()  # idle: nothing to wait for
-        agent.session.close()  # flushed and unlocked now, not a loop iteration later
-        self.spawn(self._retire(agent))  # closes its providers' connections
 
     def spawn(self, coroutine) -> None:
         """Run `coroutine` in the background; `close` waits for it."""
@@ -468,11 +335,7 @@ class WorkspaceHost:
 
     async def close(self) -> None:
         await self.titles.close()  # before the providers they use are closed
-        agents, self.agents = list(self.agents.values()), {}
-        for agent in agents:
-            agent.cancel("disposed")
-        for agent in agents:
-            await self._retire(agent)
+        await self.sessions.close()
         if self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
         if self._mcp is not None:
@@ -482,18 +345,6 @@ class WorkspaceHost:
         self.checkpoints.close()
         await self.listing_warm_up.stop()
         self.store.index.close()
-
-    async def _retire(self, agent: Agent) -> None:
-        """Dispose an agent and close its providers' connections."""
-        await agent.dispose()
-        agent.session.flush()
-        for provider in agent.providers.values():
-            close = getattr(provider, "aclose", None)
-            if close is not None:
-                try:
-                    await close()
-                except Exception:
-                    log.exception("closing provider %s", getattr(provider, "name", provider))
 
     # -------------------------------------------------------------- building
 
@@ -511,7 +362,7 @@ class WorkspaceHost:
         agent = self.build_agent(session, tools=self.tool_registry(), system_prompt=self.system_prompt)
         self.models.restore(agent)  # a session that switched model goes on with it
         self.titles.attach(agent)
-        self._offer_mcp_tools(agent)
+        offer_tools(self.mcp_manager(), agent)
         return agent
 
     def build_agent(self, session, *, tools: ToolRegistry, system_prompt, model: str | None = None) -> Agent:
@@ -538,18 +389,10 @@ class WorkspaceHost:
         self.user_hooks().attach(agent)
         attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix
         guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
-        self.agents[agent.session_id] = agent
+        self.sessions.agents[agent.session_id] = agent
         if self.on_agent is not None:
             self.on_agent(agent)
         return agent
-
-    async def retire_agent(self, agent: Agent) -> None:
-        """Take an agent out of this host (a finished sub-agent): later requests on
-        its session load the log afresh."""
-        if self.agents.get(agent.session_id) is agent:
-            del self.agents[agent.session_id]
-        self._stale.discard(agent)
-        await self._retire(agent)
 
     def tool_registry(self) -> ToolRegistry:
         if self._registry is None:
@@ -628,43 +471,15 @@ class WorkspaceHost:
     def mcp_manager(self) -> McpManager:
         if self._mcp is None:
             servers, problems = self._mcp_servers()
-            mcp = self.settings.mcp
-            self._mcp = McpManager(
-                servers, problems, root=self.root, editor=self.editor, policy=self.policy,
-                tool_timeout_s=mcp.tool_timeout_seconds, connect_timeout_s=mcp.connect_timeout_seconds,
-                max_output_chars=mcp.max_output_chars, first_step_wait_s=mcp.first_step_wait_seconds,
-                elicitation_timeout_s=mcp.elicitation_timeout_seconds,
-                token_dir=data_dir(self.env) / TOKEN_DIR_NAME,
-            )
+            self._mcp = make_manager(servers, problems, root=self.root, settings=self.settings, env=self.env,
+                                     editor=self.editor, policy=self.policy)
         return self._mcp
 
     def _mcp_servers(self) -> tuple[list, list]:
-        """The folder's servers as configured now, and the problems of bad entries."""
-        servers, problems = workspace_servers(self.root, self.settings.mcp_servers, user_file_servers(self.env), self.env)
-        servers, dropped = allowed_servers(self.managed_policy, self.managed_policy_path, servers)
-        return servers, problems + dropped
+        return folder_servers(self.root, self.settings, self.env, self.managed_policy, self.managed_policy_path)
 
     def mcp_status(self) -> list[dict]:
         return self.mcp_manager().status()
-
-    def _offer_mcp_tools(self, agent: Agent) -> None:
-        """Start the folder's MCP servers with its first session; the session's first
-        request waits (bounded) for those still starting, so it offers their tools."""
-        manager = self.mcp_manager()
-        if not manager.connections:
-            return
-        manager.start()
-        waited = False
-
-        async def assemble(payload: dict, next_: Callable) -> dict:
-            nonlocal waited
-            if not waited:
-                waited = True
-                await manager.wait_for_first_step()
-                payload = {**payload, "tools": agent.tools.specs()}
-            return await next_(payload)
-
-        agent.hooks.register("system-prompt/assemble", assemble)
 
     def _runtime_context(self) -> str | None:
         """The open files, entered as a message when they change, after the
@@ -672,11 +487,3 @@ class WorkspaceHost:
         open_files = [p for p in self.editor.open_documents() if p == self.root or self.root in p.parents]
         return runtime_context([self.root], open_files=sorted(open_files))
 
-
-def _damaged_listing(error: CorruptSessionError) -> SessionListing:
-    try:
-        mtime_ms = error.path.stat().st_mtime_ns // 1_000_000
-    except OSError:
-        mtime_ms = 0
-    return SessionListing(session_id=error.path.stem, title=None, created_at=mtime_ms, updated_at=mtime_ms, turns=0,
-                          status="idle", problem=describe(error))

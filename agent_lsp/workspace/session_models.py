@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable, Coroutine, Mapping
 
 from agent_lsp.config import model_environment
 
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from agent_lsp.llm.factory import ResolvedModel
     from agent_lsp.llm.settings import ModelSettings
     from agent_lsp.store.event_log import EventLog
-    from agent_lsp.workspace.host import WorkspaceHost
 
 log = logging.getLogger(__name__)
 
@@ -55,8 +54,15 @@ def model_in(events: EventLog) -> dict[str, Any] | None:
 
 
 class SessionModels:
-    def __init__(self, host: WorkspaceHost):
-        self.host = host
+    """`settings()` gives the model settings in force; `env` is where keys and
+    endpoints are read (config.model_environment); `spawn` runs a replaced
+    provider's closing in the background."""
+
+    def __init__(self, settings: Callable[[], ModelSettings], env: Mapping[str, str],
+                 spawn: Callable[[Coroutine[Any, Any, Any]], None]):
+        self.settings = settings
+        self.env = env
+        self.spawn = spawn
         self._listings: dict[tuple[str, str], tuple[float, list[str]]] = {}  # (provider, base URL) -> (when, ids)
 
     # ------------------------------------------------------------ switching
@@ -65,13 +71,13 @@ class SessionModels:
         """(provider, model) the settings choose."""
         from agent_lsp.llm.factory import chosen_model
 
-        provider, model, _why = chosen_model(self.host.settings.model, model_environment(self.host.env))
+        provider, model, _why = chosen_model(self.settings(), model_environment(self.env))
         return provider, model
 
     def _settings_for(self, provider: str, model: str) -> ModelSettings:
         from agent_lsp.llm.factory import fallback_settings
 
-        base = self.host.settings.model
+        base = self.settings()
         kind, configured_model = self.configured()
         if provider == kind and model == configured_model:
             return base.model_copy(update={"fallback": None})
@@ -88,7 +94,7 @@ class SessionModels:
         from agent_lsp.llm.factory import create_provider
 
         try:
-            return create_provider(self._settings_for(provider, model), model_environment(self.host.env))
+            return create_provider(self._settings_for(provider, model), model_environment(self.env))
         except ValueError as error:
             raise ModelSwitchError(f"{provider} {model}: {error}") from None
 
@@ -140,12 +146,12 @@ class SessionModels:
         if close is None:
             return
         if agent.status == "idle":
-            self.host.spawn(close())
+            self.spawn(close())
             return
 
         def closed() -> None:
             agent.idle_listeners.remove(closed)
-            self.host.spawn(close())
+            self.spawn(close())
 
         agent.idle_listeners.append(closed)
 
@@ -173,7 +179,7 @@ class SessionModels:
             return [], str(error)
         try:
             offer(kind, resolved.model, "configured", resolved.info.context_window)
-            fallback = self.host.settings.model.fallback
+            fallback = self.settings().fallback
             if fallback is not None and fallback.model:
                 offer(fallback.provider or kind, fallback.model, "configured", None)
             if kind == "scripted":

@@ -22,7 +22,7 @@ from agent_lsp.workspace.permissions import PERMISSION_MODES
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
-    from agent_lsp.workspace.host import WorkspaceHost
+    from agent_lsp.workspace.open_sessions import OpenSessions
 
 MODE_EVENT = "session/mode"
 PLAN_EVENT = "plan/update"
@@ -55,8 +55,8 @@ def plan_text(items: list[dict[str, Any]]) -> str:
 
 
 class SessionModes:
-    def __init__(self, host: WorkspaceHost):
-        self.host = host
+    def __init__(self, sessions: OpenSessions):
+        self.sessions = sessions
         self._modes: dict[str, str] = {}  # session id -> mode, for live sessions (read from the log once)
 
     def mode_of(self, session_id: str | None) -> str:
@@ -64,7 +64,7 @@ class SessionModes:
             return "default"
         mode = self._modes.get(session_id)
         if mode is None:
-            agent = self.host.agents.get(session_id)
+            agent = self.sessions.agents.get(session_id)
             if agent is None:
                 return "default"
             mode = self._modes[session_id] = mode_in(agent.session.events)
@@ -109,6 +109,6 @@ class SessionModes:
     # ------------------------------------------------------------ PlanBoard
 
     def update(self, ctx: ToolContext, items: list[dict]) -> None:
-        agent = self.host.agents.get(ctx.session_id)
+        agent = self.sessions.agents.get(ctx.session_id)
         if agent is not None:
             agent.session.append(PLAN_EVENT, {"turn": ctx.turn, "step": ctx.step, "callId": ctx.call_id, "items": items})

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from agent_lsp.agent.events import LiveEvent
 from agent_lsp.llm.types import ModelRequest
@@ -27,8 +27,9 @@ from agent_lsp.store.message_text import assistant_text, searchable_text
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
+    from agent_lsp.config import SessionSettings
     from agent_lsp.store import Session
-    from agent_lsp.workspace.host import WorkspaceHost
+    from agent_lsp.workspace.open_sessions import OpenSessions
 
 log = logging.getLogger(__name__)
 
@@ -88,15 +89,18 @@ def first_exchange(session: Session) -> tuple[str, str]:
 
 
 class SessionTitles:
-    def __init__(self, host: WorkspaceHost):
-        self.host = host
+    """`settings()` gives the `sessions` settings in force."""
+
+    def __init__(self, sessions: OpenSessions, settings: Callable[[], SessionSettings]):
+        self.sessions = sessions
+        self.settings = settings
         self._tasks: set[asyncio.Task] = set()
 
     def attach(self, agent: Agent) -> None:
         """Ask for a title when this session's first turn ends (if titles come from the model)."""
         def on_event(event: Any) -> None:
             if (not isinstance(event, LiveEvent) and event.type == "turn/end" and event.data.get("turn") == 1
-                    and self.host.settings.sessions.titles == "model" and not is_titled(agent.session)):
+                    and self.settings().titles == "model" and not is_titled(agent.session)):
                 task = asyncio.ensure_future(self._title(agent))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
@@ -113,7 +117,7 @@ class SessionTitles:
         said, answered = first_exchange(agent.session)
         if not said.strip():
             return
-        model = self.host.settings.sessions.title_model or agent.options.model
+        model = self.settings().title_model or agent.options.model
         provider = agent.providers.get(agent.options.provider)
         exchange = f"Developer: {said[:EXCHANGE_CHARS]}"
         if answered:
@@ -139,7 +143,7 @@ class SessionTitles:
             data["usage"] = usage
         try:
             # its agent may have been retired meanwhile (new settings): the log is still there
-            session = agent.session if not agent.session.closed else self.host.session_log(agent.session_id)
+            session = agent.session if not agent.session.closed else self.sessions.session_log(agent.session_id)
         except (OSError, SessionLockedError) as error:  # deleted, or open in another server now
             log.info("session %s: the model's title is dropped: %s", agent.session_id, error)
             return

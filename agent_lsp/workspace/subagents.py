@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from agent_lsp.agent import Agent, ToolRegistry
 from agent_lsp.agent.ports import ToolContext
@@ -28,10 +28,11 @@ from agent_lsp.llm.types import message_text
 from agent_lsp.store import Event
 from agent_lsp.tools.subagent import NAME as SUBAGENT_TOOL
 from agent_lsp.tools.subagent import SubagentInput, SubagentOutcome
-from agent_lsp.workspace.agent_types import AgentType, agent_type_folders, load_agent_types
+from agent_lsp.workspace.agent_types import AgentType, load_agent_types
 
 if TYPE_CHECKING:
-    from agent_lsp.workspace.host import WorkspaceHost
+    from agent_lsp.workspace.open_sessions import OpenSessions
+    from agent_lsp.workspace.session_modes import SessionModes
 
 log = logging.getLogger(__name__)
 
@@ -46,12 +47,20 @@ will see of your work."""
 
 
 class Subagents:
-    """The sub-agents of one workspace host (the tool's `SubagentRunner`)."""
+    """The sub-agents of one workspace folder (the tool's `SubagentRunner`): its
+    children are sessions of `sessions`, in the parent's mode (`modes`), with
+    tools of the folder's registry (`tools()`) and its system prompt
+    (`system_prompt()`); agent types are read from `folders`."""
 
-    def __init__(self, host: WorkspaceHost, config_dir: Path, home: Path):
-        self.host = host
+    def __init__(self, sessions: OpenSessions, modes: SessionModes, uri: str, folders: list[Path], *,
+                 tools: Callable[[], ToolRegistry], system_prompt: Callable[[], str]):
+        self.sessions = sessions
+        self.modes = modes
+        self.uri = uri
+        self.tools = tools
+        self.system_prompt = system_prompt
         self.running: dict[str, Agent] = {}  # child session id -> its agent
-        self.folders = agent_type_folders(host.root, config_dir, home)
+        self.folders = folders
         self.reload_types()
 
     def reload_types(self) -> None:
@@ -65,7 +74,7 @@ class Subagents:
 
     def cancel(self, session_id: str) -> bool:
         """Cancel one running child alone (its parent's turn goes on); False if
-        `session_id` is no running child of this host."""
+        `session_id` is no running child of this folder."""
         child = self.running.get(session_id)
         if child is not None:
             child.cancel("user")
@@ -75,20 +84,20 @@ class Subagents:
 
     async def run(self, args: SubagentInput, ctx: ToolContext) -> SubagentOutcome:
         agent_type = self._agent_type(args.agent_type)
-        parent = self.host.agents.get(ctx.session_id)
-        meta = {"workspaceUri": self.host.uri, "parentSessionId": ctx.session_id, "parentToolCallId": ctx.call_id,
+        parent = self.sessions.agents.get(ctx.session_id)
+        meta = {"workspaceUri": self.uri, "parentSessionId": ctx.session_id, "parentToolCallId": ctx.call_id,
                 "description": args.description}
         if agent_type is not None:
             meta["agentType"] = agent_type.name
-        session = self.host.store.create(title=args.description, meta=meta)
-        child = self.host.build_agent(
+        session = self.sessions.store.create(title=args.description, meta=meta)
+        child = self.sessions.build_agent(
             session,
             tools=self._tools_for(agent_type),
             system_prompt=self._prompt_for(agent_type),
             model=agent_type.model if agent_type else None,
         )
         child_id = child.session_id
-        self.host.modes.inherit(child, ctx.session_id)
+        self.modes.inherit(child, ctx.session_id)
         self.running[child_id] = child
         link = {"callId": ctx.call_id, "childSessionId": child_id, "description": args.description}
         if agent_type is not None:
@@ -104,7 +113,7 @@ class Subagents:
         finally:
             off()
             self.running.pop(child_id, None)
-            await self.host.retire_agent(child)
+            await self.sessions.retire_agent(child)
         if parent is not None:
             parent.emit(STATUS_EVENT, {**link, "status": outcome.status, "usage": outcome.usage})
         return outcome
@@ -122,14 +131,14 @@ class Subagents:
         wanted = agent_type.tools if agent_type is not None and agent_type.tools is not None else READ_ONLY_TOOLS
         from agent_lsp.tools.language import LanguageReader, LanguageTool  # with the first sub-agent only
 
-        registry = self.host.tool_registry()
+        registry = self.tools()
         tools = [registry.get(name) for name in wanted if name != SUBAGENT_TOOL and name in registry]
         if wanted is READ_ONLY_TOOLS:
             tools = [LanguageReader(t.env) if isinstance(t, LanguageTool) else t for t in tools]
         return ToolRegistry(tools)
 
     def _prompt_for(self, agent_type: AgentType | None) -> str:
-        base = self.host.system_prompt()
+        base = self.system_prompt()
         if agent_type is not None and agent_type.system_prompt:
             return f"{agent_type.system_prompt}\n\n{CHILD_PROMPT}\n\n{base}"
         return f"{CHILD_PROMPT}\n\n{base}"

@@ -4,7 +4,8 @@ from pathlib import Path
 
 from agent_lsp.config import Settings, SettingsLayers
 from agent_lsp.workspace.disk_editor import DiskEditor
-from agent_lsp.workspace.host import WorkspaceHost, sessions_dir_for
+from agent_lsp.workspace.host import WorkspaceHost
+from agent_lsp.workspace.session_location import sessions_dir_for
 
 
 def test_sessions_location_default_setting_and_env(tmp_path):

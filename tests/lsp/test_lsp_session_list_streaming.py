@@ -16,7 +16,7 @@ from lsp_harness import running_server
 from agent_lsp.config import Settings
 from agent_lsp.store import SessionStore
 from agent_lsp.store.search_index import INDEX_FILE
-from agent_lsp.workspace.host import sessions_dir_for
+from agent_lsp.workspace.session_location import sessions_dir_for
 
 ANSWER = "a slow answer streamed while the history is listed " * 2
 

@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 from lsprotocol import types
 
-from agent_lsp.workspace.host import folder_key
+from agent_lsp.workspace.session_location import folder_key
 from tools_harness import BufferEditor, NEVER, call, error_code, is_error, run_turn, text_of, tool_server
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -14,7 +14,7 @@ import psutil
 from agent_lsp.agent.history import derive_messages
 from agent_lsp.agent.invariants import log_violations
 from agent_lsp.store import SessionStore
-from agent_lsp.workspace.host import folder_key
+from agent_lsp.workspace.session_location import folder_key
 from tools_harness import call, is_error, run_turn, text_of, tool_server, wait_until
 
 

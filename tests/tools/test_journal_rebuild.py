@@ -10,9 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tool_fakes import BufferEditor, Ctx, Tools
 
-from agent_lsp.tools.base import FileChange
 from agent_lsp.tools.text import replace_spans
-from agent_lsp.tools.journal_record import to_record
+from agent_lsp.tools.journal_record import FileChange, to_record
 
 from agent_lsp.workspace.disk_editor import DiskEditor
 from agent_lsp.workspace.edit_journal import (

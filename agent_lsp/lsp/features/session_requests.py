@@ -20,7 +20,8 @@ from agent_lsp.store.replay import page_backward, page_forward
 from agent_lsp.workspace.session_titles import TitleError
 
 if TYPE_CHECKING:
-    from agent_lsp.workspace.host import SessionListing, WorkspaceHost
+    from agent_lsp.workspace.host import WorkspaceHost
+    from agent_lsp.workspace.session_listing import SessionListing
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
-"""What the loop's plugins (tool scheduling, retry and fallback, compaction)
-may use of the agent: its public face, as a Protocol, so they depend on this
-module and not on agent.py (which installs them: no import cycle)."""
+"""What the turn loop and its plugins (tool scheduling, retry and fallback,
+compaction) may use of the agent: its public face, as a Protocol, so they
+depend on this module and not on agent.py (which builds them: no import cycle)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from agent_lsp.llm.types import ModelProvider
 from agent_lsp.store.session import Session
 
 
-class AgentHost(Protocol):
+class AgentHandle(Protocol):
     session: Session
     session_id: str
     options: AgentOptions
