@@ -122,7 +122,6 @@ class AgentLanguageServer(LanguageServer):
         # request sent after didChangeConfiguration runs with the new settings.
         self.settings_lock = asyncio.Lock()
         self._settings_deadline = 0.0
-        self._settings_overdue_logged = False
         self.pending_problems: list[str] = list(self.settings.problems)
         # The early phase's `workspace/configuration` (`agent_lsp.lsp.early`), which the first
         # pull takes instead of asking again: the future of its answer, or True once it was
@@ -170,18 +169,20 @@ class AgentLanguageServer(LanguageServer):
 
     async def ready(self) -> None:
         """Wait until settings being pulled or applied (initialized, didChangeConfiguration) are in place."""
+        wait_s = READY_TIMEOUT_S
+        if self.settings_lock.locked():
+            # The bound runs from the change's start: a client that never answers
+            # costs the first request the wait, not every request.
+            wait_s = self._settings_deadline - time.monotonic()
+            if wait_s <= 0:
+                return
         try:
             # Not wait_for: its task held the lock over loop turns, so requests that
             # arrived together (ten followups) went through one or two turns apart.
-            # The bound runs from the change's start: a client that never answers
-            # costs the first request the wait, not every request.
-            wait_s = max(0.0, self._settings_deadline - time.monotonic()) if self.settings_lock.locked() else READY_TIMEOUT_S
             async with asyncio.timeout(wait_s):
                 await self.settings_lock.acquire()
         except TimeoutError:
-            if not self._settings_overdue_logged:
-                self._settings_overdue_logged = True
-                log.warning("settings still being pulled after %.0f s; going on", READY_TIMEOUT_S)
+            log.warning("settings still being pulled after %.0f s; going on", READY_TIMEOUT_S)
             return
         self.settings_lock.release()
 
