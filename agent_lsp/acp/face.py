@@ -69,6 +69,7 @@ from agent_lsp.agent import Agent
 from agent_lsp.agent.compaction import CompactionError
 from agent_lsp.config import SettingsLayers
 from agent_lsp.service import AgentService, Message
+from agent_lsp.service.session_list import list_sessions
 from agent_lsp.jsonrpc import TURN_FAILED, shown
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
@@ -334,14 +335,11 @@ class AcpAgent:
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
         hosts = [self.folders.host(cwd)] if cwd else self.folders.all_hosts()
-        infos = []
-        for host in hosts:
-            for listing in await host.list_sessions_off_loop():
-                updated = datetime.fromtimestamp(listing.updated_at / 1000, timezone.utc).isoformat()
-                infos.append(SessionInfo(session_id=listing.session_id, cwd=str(host.root), title=listing.title,
-                                         updated_at=updated))
-        infos.sort(key=lambda info: info.updated_at or "", reverse=True)
-        return ListSessionsResponse(sessions=infos)
+        roots = {host.uri: str(host.root) for host in hosts}
+        return ListSessionsResponse(sessions=[
+            SessionInfo(session_id=info.session_id, cwd=roots[info.workspace_uri], title=info.title,
+                        updated_at=datetime.fromtimestamp(info.updated_at / 1000, timezone.utc).isoformat())
+            for info in await list_sessions(hosts)])
 
     # ----------------------------------------------------------------- prompts
 

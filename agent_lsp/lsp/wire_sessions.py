@@ -12,6 +12,7 @@ from pydantic.json_schema import JsonSchemaValue
 
 from agent_lsp.agent import events
 from agent_lsp.lsp.wire_base import Content, ContextItem, WireModel
+from agent_lsp.service.session_list import SessionInfo  # noqa: F401 (the wire's, built by the service for both faces)
 
 
 def _event_envelope(type_name: str, data: type[BaseModel]) -> type[BaseModel]:
@@ -115,28 +116,6 @@ class SessionListParams(WireModel):
     updated_after: int | None = Field(default=None, description="only sessions updated at or after this epoch ms")
     updated_before: int | None = Field(default=None, description="only sessions updated before this epoch ms")
     limit: int | None = Field(default=None, ge=1, description="at most this many (the most recently updated)")
-
-
-class SessionInfo(WireModel):
-    session_id: str
-    workspace_uri: str
-    title: str | None = None
-    created_at: int = Field(description="epoch milliseconds")
-    updated_at: int = Field(description="epoch milliseconds")
-    turns: int
-    status: Literal["idle", "running"]
-    parent_session_id: str | None = Field(
-        default=None, description="a fork: the session it was forked from; a sub-agent's child session: the session that ran it")
-    fork_turn: int | None = Field(default=None, description="a fork: the parent's last turn it shares")
-    usage: events.UsageTotal | None = Field(default=None, description="tokens and estimated cost up to the last turn's end")
-    parent_tool_call_id: str | None = Field(
-        default=None, description="a sub-agent's child session: the parent's `subagent` tool call that ran it")
-    excerpt: str | None = Field(
-        default=None, description="listed for a `query`: the message text around a word of it (absent when only "
-        "the title has the words)")
-    problem: str | None = Field(
-        default=None, description="set when the session's file is damaged: what is wrong, naming the file and the line; "
-        "loading it shows the events before the damage, read-only")
 
 
 class SessionListResult(WireModel):

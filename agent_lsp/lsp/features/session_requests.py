@@ -14,6 +14,7 @@ from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
 from agent_lsp.lsp.dispatch import WithEvents
 from agent_lsp.lsp.rpc import SessionDamaged, SessionInUse
+from agent_lsp.service.session_list import list_sessions
 from agent_lsp.store import CorruptSessionError
 from agent_lsp.store.event_log import EventLog, UnreadableEventError
 from agent_lsp.store.lock import SessionLockedError
@@ -21,7 +22,7 @@ from agent_lsp.store.replay import page_backward, page_forward
 from agent_lsp.workspace.session_titles import TitleError
 
 if TYPE_CHECKING:
-    from agent_lsp.workspace.host import SessionListing, WorkspaceHost
+    from agent_lsp.workspace.host import WorkspaceHost
 
 log = logging.getLogger(__name__)
 
@@ -35,8 +36,8 @@ async def session_new(ls: AgentLanguageServer, p: wire.SessionNewParams) -> wire
 async def session_list(ls: AgentLanguageServer, p: wire.SessionListParams) -> wire.SessionListResult:
     await ls.ready()
     hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
-    listed = [(host, await host.list_sessions_off_loop(p.query)) for host in hosts]
-    return wire.SessionListResult(sessions=list_sessions(listed, p))
+    return wire.SessionListResult(sessions=await list_sessions(
+        hosts, query=p.query, updated_after=p.updated_after, updated_before=p.updated_before, limit=p.limit))
 
 
 async def session_load(ls: AgentLanguageServer, p: wire.SessionRef) -> WithEvents:
@@ -102,35 +103,6 @@ REQUESTS = {
     "agent/session/compact": session_compact,
     "agent/turn/revert": turn_revert,
 }
-
-
-def list_sessions(listed: list[tuple[WorkspaceHost, list[SessionListing]]], p: wire.SessionListParams
-                  ) -> list[wire.SessionInfo]:
-    """The sessions listed by these hosts that match the request's filters (text,
-    update time), the most recently updated first, at most `limit`."""
-    sessions = [
-        wire.SessionInfo(
-            session_id=s.session_id,
-            workspace_uri=host.uri,
-            title=s.title,
-            created_at=s.created_at,
-            updated_at=s.updated_at,
-            turns=s.turns,
-            status=s.status,
-            parent_session_id=s.parent_session_id,
-            fork_turn=s.fork_turn,
-            usage=s.usage,
-            parent_tool_call_id=s.parent_tool_call_id,
-            excerpt=s.excerpt,
-            problem=s.problem,
-        )
-        for host, listings in listed
-        for s in listings
-        if (p.updated_after is None or s.updated_at >= p.updated_after)
-        and (p.updated_before is None or s.updated_at < p.updated_before)
-    ]
-    sessions.sort(key=lambda s: s.updated_at, reverse=True)
-    return sessions[: p.limit] if p.limit else sessions
 
 
 def load_session(ls: AgentLanguageServer, session_id: str) -> WithEvents:
