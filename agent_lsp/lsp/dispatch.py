@@ -8,7 +8,9 @@ a request's params with the entry's model before the handler runs (a problem
 is -32602 with a readable message, the handler does not run) and dumps what
 the handler returns by the entry's result model. It refuses to start when the
 two disagree: a method of the table with no handler, a handler of no method,
-or two handlers of one method.
+or two handlers of one method. The requests both faces answer the same way
+(`agent_lsp.service.requests`) have one handler each, their service method
+(`shared_handlers`).
 
 A handler is `(ls, params) -> result`, a coroutine function or a plain one
 (pygls answers a plain one as the message is read, not a loop turn later):
@@ -21,13 +23,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 
+from pydantic import BaseModel
+
 from agent_lsp.lsp.wire_base import WireModel
 
 if TYPE_CHECKING:
     from agent_lsp.lsp.language_server import AgentLanguageServer
+    from agent_lsp.service.requests import SharedRequest
 
 Handler = Callable[[Any, Any], Any]
-Table = Mapping[str, "tuple[type[WireModel], type[WireModel]]"]
+Table = Mapping[str, "tuple[type[BaseModel], type[BaseModel]]"]
 
 
 class TableMismatch(Exception):
@@ -52,6 +57,16 @@ def merged(tables: Iterable[Mapping[str, Handler]]) -> dict[str, Handler]:
                 raise TableMismatch(f"{method} has two handlers: {handlers[method].__qualname__} and {handler.__qualname__}")
             handlers[method] = handler
     return handlers
+
+
+def shared_handlers(shared: Mapping[str, SharedRequest]) -> dict[str, Handler]:
+    """The handlers of the requests both faces answer the same way: their service method."""
+    def handler_of(request: SharedRequest) -> Handler:
+        async def handler(ls: AgentLanguageServer, params: Any) -> Any:
+            return await request.call(ls.service, params)
+        return handler
+
+    return {method: handler_of(request) for method, request in shared.items()}
 
 
 def check(table: Table, handlers: Mapping[str, Handler]) -> None:

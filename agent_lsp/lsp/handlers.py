@@ -30,16 +30,18 @@ from agent_lsp.lsp.features import (
     watched_files,
 )
 from agent_lsp.lsp import protocol as wire
-from agent_lsp.lsp.dispatch import merged, serve_requests
+from agent_lsp.lsp.dispatch import merged, serve_requests, shared_handlers
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 from agent_lsp.lsp.rpc import quiet_refusals
+from agent_lsp.service.requests import SHARED_REQUESTS
 
 # The feature modules with LSP features or commands (`register(server)`), in the order pygls lists the commands.
 FEATURES = (lifecycle, documents, skill_requests, review_requests, commands, code_actions, watched_files)
 # The handlers of the method table's requests, by feature.
 REQUESTS = (agent_requests.REQUESTS, session_requests.REQUESTS, session_control.REQUESTS, mcp_requests.REQUESTS,
             language_requests.REQUESTS, subagent_requests.REQUESTS, mode_requests.REQUESTS, skill_requests.REQUESTS,
-            permission_requests.REQUESTS, model_requests.REQUESTS, review_requests.REQUESTS)
+            permission_requests.REQUESTS, model_requests.REQUESTS, review_requests.REQUESTS,
+            shared_handlers(SHARED_REQUESTS))
 
 
 def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None) -> AgentLanguageServer:

@@ -23,10 +23,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from agent_lsp.agent import events
 from agent_lsp.lsp import capabilities
+from agent_lsp.service.requests import SHARED_REQUESTS
 from agent_lsp.lsp.wire_base import (  # noqa: F401 (re-exported: the wire's users import them from here)
     Position, Range, WireModel, describe_validation_error, wire_dump, ContentBlock, ContextItem, Content,
     Empty,
@@ -186,7 +187,7 @@ class FollowupCommandArgs(WireModel):
 
 # ------------------------------------------------------------------ the method table
 
-CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
+CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "agent/followup": (FollowupParams, MessageRef),
     "agent/steer": (SteerParams, MessageRef),
     "agent/cancel": (CancelParams, Empty),
@@ -223,6 +224,9 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/review/resolve": (ReviewResolveParams, ReviewResolveResult),
     "agent/language/status": (LanguageStatusParams, LanguageStatusResult),
 }
+
+# What both faces answer the same way (`agent_lsp.service.requests`), served from the service's table.
+CLIENT_REQUESTS.update({method: (shared.params, shared.result) for method, shared in SHARED_REQUESTS.items()})
 
 SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
     "session/event": SessionEventParams,

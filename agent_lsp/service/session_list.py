@@ -12,18 +12,16 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-from pydantic.alias_generators import to_camel
+from pydantic import Field
 
 from agent_lsp.agent import events
+from agent_lsp.service.requests import Shape
 
 if TYPE_CHECKING:
     from agent_lsp.workspace.host import WorkspaceHost
 
 
-class SessionInfo(BaseModel):
-    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore", defer_build=True)
-
+class SessionInfo(Shape):
     session_id: str
     workspace_uri: str
     title: str | None = None
