@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Awaitable, Callable
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
 if TYPE_CHECKING:
@@ -36,7 +36,21 @@ class SharedRequest:
     call: Callable[[AgentService, Any], Awaitable[BaseModel]]  # an AgentService method: (service, params) -> result
 
 
-SHARED_REQUESTS: dict[str, SharedRequest] = {}
+class SessionExportParams(Shape):
+    session_id: str
+
+
+class SessionExportResult(Shape):
+    """A session as a Markdown document (agent_lsp/views/markdown.py)."""
+
+    title: str | None = Field(default=None, description="the session's title, when it has one")
+    markdown: str = Field(description="its title, what the user wrote, the answers, the tools run and what failed")
+
+
+SHARED_REQUESTS: dict[str, SharedRequest] = {
+    "agent/session/export": SharedRequest(SessionExportParams, SessionExportResult,
+                                          lambda service, p: service.export_session(p)),
+}
 
 
 def validation_problem(error: ValidationError) -> str:
