@@ -30,6 +30,7 @@ RANK = {
     "language": 4.5,  # language servers we run, as an LSP client: implements tools' language port
     "config": 4,
     "tools": 4,
+    "views": 3.5,  # views of a session (title, Markdown transcript): read from its events, above agent and store
     "agent": 3,
     "llm": 2,
     "store": 1,

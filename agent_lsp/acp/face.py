@@ -62,6 +62,7 @@ from agent_lsp.acp.folders import AcpFolders, in_use, invalid
 from agent_lsp.acp.mcp_prompts import PromptCommand, run_prompt_command, session_prompt_commands
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
 from agent_lsp.acp.queue import REMOVE_METHOD
+from agent_lsp.acp import shared_requests
 from agent_lsp.acp.session import AcpSession, Notice
 from agent_lsp.acp.terminal import run_in_terminal
 from agent_lsp.acp.updates import UpdateMapper
@@ -69,6 +70,8 @@ from agent_lsp.agent import Agent
 from agent_lsp.agent.compaction import CompactionError
 from agent_lsp.config import SettingsLayers
 from agent_lsp.service import AgentService, Message
+from agent_lsp.service.requests import SHARED_REQUESTS
+from agent_lsp.service.session_list import list_sessions
 from agent_lsp.jsonrpc import TURN_FAILED, shown
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
@@ -334,14 +337,11 @@ class AcpAgent:
 
     async def list_sessions(self, cwd: str | None = None, cursor: str | None = None, **kwargs: Any) -> ListSessionsResponse:
         hosts = [self.folders.host(cwd)] if cwd else self.folders.all_hosts()
-        infos = []
-        for host in hosts:
-            for listing in await host.list_sessions_off_loop():
-                updated = datetime.fromtimestamp(listing.updated_at / 1000, timezone.utc).isoformat()
-                infos.append(SessionInfo(session_id=listing.session_id, cwd=str(host.root), title=listing.title,
-                                         updated_at=updated))
-        infos.sort(key=lambda info: info.updated_at or "", reverse=True)
-        return ListSessionsResponse(sessions=infos)
+        roots = {host.uri: str(host.root) for host in hosts}
+        return ListSessionsResponse(sessions=[
+            SessionInfo(session_id=info.session_id, cwd=roots[info.workspace_uri], title=info.title,
+                        updated_at=datetime.fromtimestamp(info.updated_at / 1000, timezone.utc).isoformat())
+            for info in await list_sessions(hosts)])
 
     # ----------------------------------------------------------------- prompts
 
@@ -432,6 +432,8 @@ class AcpAgent:
         asyncio.get_running_loop().call_later(CANCEL_ANSWER_S, session.cancel_prompts, cancelled)
 
     async def ext_method(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        if method in SHARED_REQUESTS:  # what the LSP face answers too (acp/shared_requests.py)
+            return await shared_requests.answer(self.service, method, params)
         if method not in (STEERING_METHOD, STEER_METHOD, REMOVE_METHOD):
             raise RequestError.method_not_found(f"_{method}")
         session_id = params.get("sessionId")

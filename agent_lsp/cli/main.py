@@ -4,7 +4,8 @@
     agent-lsp serve --tcp 127.0.0.1:8765
     agent-lsp run "fix the failing test" [--workspace DIR] [--session ID] [--yes]
     agent-lsp chat [--workspace DIR]
-    agent-lsp sessions [list [--query TEXT] [--since WHEN] [--until WHEN] | show ID | delete ID] [--workspace DIR]
+    agent-lsp sessions [list [--query TEXT] [--since WHEN] [--until WHEN] | show ID | export ID [-o FILE] | delete ID]
+                       [--workspace DIR]
     agent-lsp demo
     agent-lsp acp                      serve the Agent Client Protocol on stdio (Zed, JetBrains, ...)
 
@@ -143,18 +144,20 @@ def build_parser() -> argparse.ArgumentParser:
     _add_permission_options(chat)
     _add_logging_options(chat, top_level=False)
 
-    sessions = commands.add_parser("sessions", help="list, show or delete stored sessions",
+    sessions = commands.add_parser("sessions", help="list, show, export or delete stored sessions",
                                    description="Stored sessions of a workspace: `sessions` lists them, "
-                                   "`sessions show ID` prints one's conversation, `sessions delete ID` removes it.")
-    sessions.add_argument("action", nargs="?", choices=("list", "show", "delete"), default="list",
-                          help="list (the default), show or delete")
+                                   "`sessions show ID` prints one's conversation, `sessions export ID` writes it "
+                                   "as Markdown, `sessions delete ID` removes it.")
+    sessions.add_argument("action", nargs="?", choices=("list", "show", "export", "delete"), default="list",
+                          help="list (the default), show, export or delete")
     sessions.add_argument("session_id", nargs="?", metavar="ID",
-                          help="the session to show or delete (as `sessions` lists it)")
+                          help="the session to show, export or delete (as `sessions` lists it)")
     sessions.add_argument("--query", "-q", metavar="TEXT",
                           help="list: only sessions with every word of TEXT in their title or messages")
     sessions.add_argument("--since", metavar="WHEN",
                           help="list: only sessions updated since WHEN (2026-03-01, '2026-03-01 14:00', or 3d, 12h, 2w ago)")
     sessions.add_argument("--until", metavar="WHEN", help="list: only sessions last updated before WHEN (as --since)")
+    sessions.add_argument("--output", "-o", metavar="FILE", help="export: write the Markdown to FILE (default: stdout)")
     _add_client_options(sessions)
     _add_logging_options(sessions, top_level=False)
 

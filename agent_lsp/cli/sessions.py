@@ -1,4 +1,4 @@
-"""`agent-lsp sessions [list | show ID | delete ID]`: stored sessions of a
+"""`agent-lsp sessions [list | show ID | export ID [-o FILE] | delete ID]`: stored sessions of a
 workspace, read through the server's agent/session/* requests (the same view
 an editor gets)."""
 
@@ -21,7 +21,7 @@ from agent_lsp.cli.transcript import Transcript, shorten
 
 
 def sessions_command(args: argparse.Namespace) -> int:
-    if args.action in ("show", "delete") and not args.session_id:
+    if args.action in ("show", "export", "delete") and not args.session_id:
         print(f"agent-lsp sessions {args.action}: which session? (give its ID; see `agent-lsp sessions`)",
               file=sys.stderr)
         return EXIT_USAGE
@@ -73,6 +73,8 @@ async def _sessions(args: argparse.Namespace) -> int:
                 return await list_sessions(client, args.filters)
             if args.action == "show":
                 return await show_session(client, args.session_id)
+            if args.action == "export":
+                return await export_session(client, args.session_id, getattr(args, "output", None))
             return await delete_session(client, args.session_id)
         except JsonRpcException as error:
             transcript.error(f"agent-lsp sessions: {error.message}")
@@ -150,6 +152,22 @@ async def show_session(client: HeadlessClient, session_id: str) -> int:
     queued = len(inbox.get("nextTurn") or []) + len(inbox.get("nextStep") or [])
     if queued:
         transcript.info(f"({queued} message(s) waiting in the inbox)")
+    return EXIT_OK
+
+
+async def export_session(client: HeadlessClient, session_id: str, output: str | None = None) -> int:
+    """The session as Markdown (agent/session/export), to `output` or stdout."""
+    result = await client.request("agent/session/export", {"sessionId": session_id})
+    if output is None:  # to a reader: controls shown, not acted on (-o FILE keeps the text as it is)
+        client.transcript.out.write(client.transcript.visible(result["markdown"]))
+        client.transcript.out.flush()
+        return EXIT_OK
+    try:
+        Path(output).write_text(result["markdown"], encoding="utf-8")
+    except OSError as error:
+        client.transcript.error(f"agent-lsp sessions export: cannot write {output}: {error.strerror or error}")
+        return EXIT_TURN_FAILED
+    client.transcript.info(f"exported session {session_id} to {output}")
     return EXIT_OK
 
 

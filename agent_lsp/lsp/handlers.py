@@ -1,5 +1,8 @@
-"""Handler registration: `create_server()` builds the server and lets each
-feature module register its handlers. The entry points that run it are in
+"""Handler registration: `create_server()` builds the server, registers the
+custom requests of the method table (`protocol.CLIENT_REQUESTS`) from the
+feature modules' `REQUESTS` (`agent_lsp.lsp.dispatch`: it refuses a method
+with no handler or a handler of no method) and lets the feature modules with
+LSP features or commands register those. The entry points that run it are in
 `agent_lsp.lsp.server`."""
 
 from __future__ import annotations
@@ -26,13 +29,19 @@ from agent_lsp.lsp.features import (
     skill_requests,
     watched_files,
 )
+from agent_lsp.lsp import protocol as wire
+from agent_lsp.lsp.dispatch import merged, serve_requests, shared_handlers
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 from agent_lsp.lsp.rpc import quiet_refusals
+from agent_lsp.service.requests import SHARED_REQUESTS
 
-FEATURES = (lifecycle, documents, agent_requests, session_requests, session_control, mcp_requests, language_requests,
-            subagent_requests,
-            mode_requests, skill_requests, permission_requests, model_requests, review_requests, commands,
-            code_actions, watched_files)
+# The feature modules with LSP features or commands (`register(server)`), in the order pygls lists the commands.
+FEATURES = (lifecycle, documents, skill_requests, review_requests, commands, code_actions, watched_files)
+# The handlers of the method table's requests, by feature.
+REQUESTS = (agent_requests.REQUESTS, session_requests.REQUESTS, session_control.REQUESTS, mcp_requests.REQUESTS,
+            language_requests.REQUESTS, subagent_requests.REQUESTS, mode_requests.REQUESTS, skill_requests.REQUESTS,
+            permission_requests.REQUESTS, model_requests.REQUESTS, review_requests.REQUESTS,
+            shared_handlers(SHARED_REQUESTS))
 
 
 def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort | None = None) -> AgentLanguageServer:
@@ -43,6 +52,7 @@ def create_server(env: Mapping[str, str] = os.environ, *, process: ProcessPort |
         logging.getLogger("pygls").setLevel(logging.WARNING)
     quiet_refusals()
     server = AgentLanguageServer(env, process=process)
+    serve_requests(server, wire.CLIENT_REQUESTS, merged(REQUESTS))
     for feature in FEATURES:
         feature.register(server)
     return server

@@ -18,5 +18,5 @@ def content_value(content: wire.Content) -> str | list[dict[str, Any]]:
     return content if isinstance(content, str) else [wire.wire_dump(block) for block in content]
 
 
-def message_ref(queued: Queued) -> dict:
-    return wire.wire_dump(wire.MessageRef(session_id=queued.session_id, message_id=queued.message_id))
+def message_ref(queued: Queued) -> wire.MessageRef:
+    return wire.MessageRef(session_id=queued.session_id, message_id=queued.message_id)

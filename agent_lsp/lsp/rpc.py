@@ -13,6 +13,9 @@ with the right code, never a traceback (see docs/protocol.md, "Errors"):
   `shutdown`, a frame too large to read): -32600;
 - params pygls cannot structure: -32602 naming the field (pygls logs it and
   never answers, which leaves the client waiting forever);
+- params of a method of our table (`serve`) that its model refuses: -32602
+  with the model's readable message, before the handler runs; the handler's
+  result is dumped by the table's result model;
 - an unexpected exception in a handler: -32603 with a fixed message; the
   traceback goes to the log (pygls would send it, with server paths, in
   `error.data`).
@@ -22,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import logging
 from typing import Any, Generator, TypeVar
 from urllib.parse import unquote
@@ -53,6 +57,7 @@ from agent_lsp.jsonrpc import json_type as _json_type
 from agent_lsp.jsonrpc import valid_id as _valid_id
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.apply_edit_params import register_agent_member
+from agent_lsp.lsp.dispatch import Table, WithEvents
 from agent_lsp.store import CorruptSessionError
 from agent_lsp.store.damaged import describe
 from agent_lsp.store.lock import SessionLockedError
@@ -100,7 +105,14 @@ class AgentProtocol(LanguageServerProtocol):
         super().__init__(*args, **kwargs)
         self._client_requests: set[Any] = set()  # the client's requests not answered yet (pygls' table mixes in its own)
         self._large_requests: set[Any] = set()  # those of them over LARGE_MESSAGE_BYTES
+        self._table: Table = {}  # our methods: params and result models (`serve`)
+        self._results: dict[Any, type[BaseModel]] = {}  # the result model of each of our requests not answered yet
         self.exit_received = False
+
+    def serve(self, table: Table) -> None:
+        """Parse the params of these methods with their models before the
+        handlers run; dump the handlers' results by their result models."""
+        self._table = table
 
     def answering(self) -> bool:
         """Whether a request of the client waits for its answer."""
@@ -210,6 +222,34 @@ class AgentProtocol(LanguageServerProtocol):
                 return _UnreadableAnswer(data["id"])
             raise
 
+    def _handle_request(self, msg_id: Any, method_name: str, params: Any) -> None:
+        entry = self._table.get(method_name)
+        if entry is None:
+            super()._handle_request(msg_id, method_name, params)
+            return
+        try:
+            params = parse(entry[0], params)
+        except JsonRpcInvalidParams as error:
+            # Answered as the handler's own error would be: a coroutine's a loop turn
+            # later (after what was read before it), a plain function's at once.
+            handler = self.fm.features.get(method_name)
+            refuse = _refuse_later if asyncio.iscoroutinefunction(handler) else _refuse
+            self._execute_handler(msg_id=msg_id, handler=refuse, args=(error,),
+                                  callback=functools.partial(self._send_handler_result, msg_id=msg_id))
+            return
+        self._results[msg_id] = entry[1]
+        super()._handle_request(msg_id, method_name, params)
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        entry = self._table.get(method_name)
+        if entry is not None:
+            try:
+                params = parse(entry[0], params)
+            except JsonRpcInvalidParams as error:  # nobody to answer
+                log.warning("dropped %s, sent as a notification: %s", method_name, error.message)
+                return
+        super()._handle_notification(method_name, params)
+
     def handle_message(self, message: Any) -> None:
         if isinstance(message, _Unreadable):
             self.send_error(message.id, JsonRpcInvalidParams(message.message))
@@ -236,6 +276,9 @@ class AgentProtocol(LanguageServerProtocol):
 
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
         if _valid_id(msg_id):
+            result_model = self._results.pop(msg_id, None)
+            if result_model is not None and error is None:
+                result = _dumped(result_model, result)  # raising here: pygls answers -32603
             self._client_requests.discard(msg_id)
             if msg_id in self._large_requests:
                 self._large_requests.discard(msg_id)
@@ -251,6 +294,25 @@ class AgentProtocol(LanguageServerProtocol):
         elif error is not None and len(error.message) > MAX_ERROR_MESSAGE:  # it may quote a huge param
             error.message = _brief(error.message, MAX_ERROR_MESSAGE)
         super()._send_response(msg_id, result, error)
+
+
+def _refuse(error: JsonRpcInvalidParams) -> None:
+    raise error
+
+
+async def _refuse_later(error: JsonRpcInvalidParams) -> None:
+    raise error
+
+
+def _dumped(result_model: type[BaseModel], value: Any) -> dict[str, Any]:
+    """A handler's result on the wire, by its method's result model."""
+    if isinstance(value, WithEvents):
+        out = _dumped(result_model, value.result)
+        out["events"] = value.events
+        return out
+    if not isinstance(value, result_model):  # a fault of ours
+        raise TypeError(f"a handler returned {type(value).__name__}, not {result_model.__name__}")
+    return wire.wire_dump(value)
 
 
 def refused(error: BaseException | None) -> bool:

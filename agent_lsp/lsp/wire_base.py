@@ -1,8 +1,9 @@
-"""The base of every wire model and the LSP pieces they share (agent_lsp.lsp.protocol re-exports them)."""
+"""The base of every wire model and the pieces they share: LSP positions, a message's content and
+context items (agent_lsp.lsp.protocol re-exports them)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -39,3 +40,31 @@ class Position(WireModel):
 class Range(WireModel):
     start: Position
     end: Position
+
+
+class ContentBlock(WireModel):
+    """A content block of a user message (the blocks of llm/types.py); `text` for text blocks."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="allow", defer_build=True)
+    type: str
+    text: str | None = None
+
+
+Content = Union[str, list[ContentBlock]]
+
+
+class ContextItem(WireModel):
+    """Something the user attached to a message: a file, a selection, a diagnostic,
+    or an MCP server's resource (`@server:uri` in the text, see docs/mcp.md)."""
+
+    kind: Literal["file", "selection", "diagnostic", "mcp-resource"]
+    uri: str
+    range: Range | None = None
+    text: str | None = None
+    message: str | None = Field(default=None, description="the diagnostic's message")
+    server: str | None = Field(default=None, description="mcp-resource: the MCP server it was read from")
+    note: str | None = Field(default=None, description="mcp-resource: why it could not be attached, or that it was cut")
+
+
+class Empty(WireModel):
+    pass

@@ -9,6 +9,7 @@
     cancel          the running turn ends; the queue is dropped unless kept
     remove_queued   a queued message taken out
     pending_hunks   the edits waiting for the user in review mode
+    export_session  a session as Markdown (agent/session/export)
 
 Every message that may start a turn reads the folder's changed capability
 files first (`capability_refresh.refresh`), before its agent is looked up:
@@ -27,6 +28,8 @@ from typing import TYPE_CHECKING, Callable
 from agent_lsp.service.capability_refresh import refresh
 from agent_lsp.service.directory import SessionDirectory
 from agent_lsp.service.messages import Message, with_attachments
+from agent_lsp.service.requests import SessionExportParams, SessionExportResult
+from agent_lsp.views.markdown import session_markdown, session_title
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
@@ -149,6 +152,15 @@ class AgentService:
             hosts = self.directory.all_hosts()
         return [placed for host in hosts for placed in host.review.pending(session_id, path)]
 
+    # ---------------------------------------------------------------- views
+
+    async def export_session(self, p: SessionExportParams) -> SessionExportResult:
+        _, agent = self.directory.agent_for(p.session_id)
+        session = agent.session
+        return SessionExportResult(title=session_title(session.events.held(), session.meta),
+                                   markdown=session_markdown(p.session_id, session.events.held(), session.meta))
+
 
 def _later(agent: Agent, message: Message, message_id: str) -> None:
     agent.followup(message.content, id=message_id, context=message.context)
+

@@ -76,3 +76,22 @@ async def test_a_session_open_in_another_window_is_shown_read_only_and_not_conti
             assert refused.returncode == 1
             assert f"session {session_id} is open in another agent-lsp process" in refused.stderr
             assert f"process {pid} " in refused.stderr
+
+
+def test_export_writes_the_session_as_markdown(tmp_path: Path, workspace: Path):
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(tmp_path / "sessions"))
+    ran = agent_lsp(["run", "remember the milk", "-w", str(workspace)], env)
+    assert ran.returncode == 0, ran.stderr
+    session_id = re.search(r"session (s_\S+)", ran.stderr).group(1)
+
+    target = tmp_path / "milk.md"
+    exported = agent_lsp(["sessions", "export", session_id, "-o", str(target), "-w", str(workspace)], env)
+    assert exported.returncode == 0, exported.stderr
+    assert target.read_text(encoding="utf-8") == (
+        f"# remember the milk\n\nSession `{session_id}`\n\n## You\n\nremember the milk\n\n"
+        "## Agent\n\n(scripted model) You said: remember the milk\n")
+
+    to_stdout = agent_lsp(["sessions", "export", session_id, "-w", str(workspace)], env)
+    assert to_stdout.returncode == 0 and to_stdout.stdout == target.read_text(encoding="utf-8")
+    unknown = agent_lsp(["sessions", "export", "s_nope", "-w", str(workspace)], env)
+    assert unknown.returncode == 1 and "s_nope" in unknown.stderr and "Traceback" not in unknown.stderr

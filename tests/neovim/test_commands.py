@@ -280,3 +280,22 @@ def test_asking_from_the_chat_shows_the_question_and_the_streamed_answer(editor:
     assert editor.lua(f"return vim.fn.screenpos({chat_win}, {last}, {len(long_answer)}).row") > 0
     assert editor.lua(f"return vim.fn.screenpos({chat_win}, {last - 4}, 1).row") > 0  # "second question"
     assert editor.chat_lines()[last - 5] == "second question"
+
+
+def test_the_session_exports_as_markdown_to_a_buffer_and_a_file(editor: Editor) -> None:
+    editor.setup([{"text": "Buy it on the way home."}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAsk remember the milk")
+    editor.wait_idle()
+    sid = editor.lua("return T.session().id")
+    expected = ["# remember the milk", "", f"Session `{sid}`", "", "## You", "", "remember the milk", "",
+                "## Agent", "", "Buy it on the way home."]
+    editor.cmd("AgentSessionExport")
+    editor.wait("vim.bo.filetype == 'markdown'", what="the exported buffer")
+    assert editor.lua("return vim.api.nvim_buf_get_lines(0, 0, -1, false)") == expected
+    target = editor.workspace / "milk.md"
+    editor.cmd(f"AgentSessionExport {target}")
+    editor.wait(f"vim.fn.filereadable('{target}') == 1", what="the exported file")
+    assert target.read_text(encoding="utf-8") == "\n".join(expected) + "\n"
+    assert editor.errors() == []

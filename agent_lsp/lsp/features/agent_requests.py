@@ -5,37 +5,36 @@ agent/inbox/remove. Each is one call of the application service
 
 from __future__ import annotations
 
-from typing import Any
-
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.messages import message, message_ref
-from agent_lsp.lsp.rpc import parse
 
 
-def register(server: AgentLanguageServer) -> None:
-    @server.feature("agent/followup")
-    async def followup(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.FollowupParams, params)
-        await ls.ready()
-        return message_ref(await ls.service.followup(message(p.content, p.context), session_id=p.session_id or None,
-                                                     workspace_uri=p.workspace_uri))
+async def followup(ls: AgentLanguageServer, p: wire.FollowupParams) -> wire.MessageRef:
+    await ls.ready()
+    return message_ref(await ls.service.followup(message(p.content, p.context), session_id=p.session_id or None,
+                                                 workspace_uri=p.workspace_uri))
 
-    @server.feature("agent/steer")
-    async def steer(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SteerParams, params)
-        await ls.ready()
-        return message_ref(await ls.service.steer(message(p.content, p.context), session_id=p.session_id))
 
-    # Not a coroutine: pygls runs it and answers as the message is read, not a
-    # loop turn or two later (a turn is long while sessions stream).
-    @server.feature("agent/cancel")
-    def cancel(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.CancelParams, params)
-        ls.service.cancel(p.session_id, keep_inbox=p.keep_inbox)
-        return {}
+async def steer(ls: AgentLanguageServer, p: wire.SteerParams) -> wire.MessageRef:
+    await ls.ready()
+    return message_ref(await ls.service.steer(message(p.content, p.context), session_id=p.session_id))
 
-    @server.feature("agent/inbox/remove")
-    async def inbox_remove(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.InboxRemoveParams, params)
-        return wire.wire_dump(wire.InboxRemoveResult(removed=ls.service.remove_queued(p.session_id, p.message_id)))
+
+# Not a coroutine: pygls runs it and answers as the message is read, not a
+# loop turn or two later (a turn is long while sessions stream).
+def cancel(ls: AgentLanguageServer, p: wire.CancelParams) -> wire.Empty:
+    ls.service.cancel(p.session_id, keep_inbox=p.keep_inbox)
+    return wire.Empty()
+
+
+async def inbox_remove(ls: AgentLanguageServer, p: wire.InboxRemoveParams) -> wire.InboxRemoveResult:
+    return wire.InboxRemoveResult(removed=ls.service.remove_queued(p.session_id, p.message_id))
+
+
+REQUESTS = {
+    "agent/followup": followup,
+    "agent/steer": steer,
+    "agent/cancel": cancel,
+    "agent/inbox/remove": inbox_remove,
+}

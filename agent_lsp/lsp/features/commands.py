@@ -31,7 +31,7 @@ def register(server: AgentLanguageServer) -> None:
                                            workspace_uri=p.workspace_uri, use_current=True, mentions=False,
                                            after_s=COMMAND_TURN_DELAY_S)
         ls.command_sessions.add(queued.session_id)
-        return message_ref(queued)
+        return wire.wire_dump(message_ref(queued))
 
     @server.command(capabilities.STEER)
     async def cmd_steer(ls: AgentLanguageServer, *args: Any) -> dict:
@@ -40,7 +40,7 @@ def register(server: AgentLanguageServer) -> None:
         queued = await ls.service.steer(message(p.content, p.context), session_id=p.session_id or None,
                                         workspace_uri=p.workspace_uri)
         ls.command_sessions.add(queued.session_id)
-        return message_ref(queued)
+        return wire.wire_dump(message_ref(queued))
 
     @server.command(capabilities.CANCEL)
     async def cmd_cancel(ls: AgentLanguageServer, *args: Any) -> dict:

@@ -4,18 +4,18 @@ model is told at its next step (`agent_lsp.workspace.session_modes`)."""
 
 from __future__ import annotations
 
-from typing import Any
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer
-from agent_lsp.lsp.rpc import parse
 
 
-def register(server: AgentLanguageServer) -> None:
-    @server.feature("agent/session/mode")
-    async def session_mode(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SessionModeParams, params)
-        await ls.ready()
-        host, agent = ls.agent_for(p.session_id)
-        changed = host.modes.set_mode(agent, p.mode, carry_plan=p.carry_plan)
-        return wire.wire_dump(wire.SessionModeResult(mode=changed["mode"], previous=changed["previous"]))
+async def session_mode(ls: AgentLanguageServer, p: wire.SessionModeParams) -> wire.SessionModeResult:
+    await ls.ready()
+    host, agent = ls.agent_for(p.session_id)
+    changed = host.modes.set_mode(agent, p.mode, carry_plan=p.carry_plan)
+    return wire.SessionModeResult(mode=changed["mode"], previous=changed["previous"])
+
+
+REQUESTS = {
+    "agent/session/mode": session_mode,
+}

@@ -11,29 +11,24 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer
-from agent_lsp.lsp.rpc import parse
 
 
-def register(server: AgentLanguageServer) -> None:
-    @server.feature("agent/permission/rules")
-    async def permission_rules_request(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.PermissionRulesParams, params)
-        await ls.ready()
-        hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
-        return wire.wire_dump(wire.PermissionRulesResult(rules=[rule for host in hosts for rule in _rules_of(host)]))
+async def permission_rules_request(ls: AgentLanguageServer, p: wire.PermissionRulesParams) -> wire.PermissionRulesResult:
+    await ls.ready()
+    hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
+    return wire.PermissionRulesResult(rules=[rule for host in hosts for rule in _rules_of(host)])
 
-    @server.feature("agent/permission/revoke")
-    async def permission_revoke_request(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.PermissionRevokeParams, params)
-        await ls.ready()
-        host = ls.host_for_uri(p.workspace_uri)
-        try:
-            host.policy.revoke(p.id)
-        except KeyError:
-            raise JsonRpcInvalidParams(f"id: no permission rule {p.id!r} in {host.root} (list them with agent/permission/rules)") from None
-        except ValueError as error:
-            raise JsonRpcInvalidParams(f"id: {error}") from None
-        return wire.wire_dump(wire.PermissionRulesResult(rules=_rules_of(host)))
+
+async def permission_revoke_request(ls: AgentLanguageServer, p: wire.PermissionRevokeParams) -> wire.PermissionRulesResult:
+    await ls.ready()
+    host = ls.host_for_uri(p.workspace_uri)
+    try:
+        host.policy.revoke(p.id)
+    except KeyError:
+        raise JsonRpcInvalidParams(f"id: no permission rule {p.id!r} in {host.root} (list them with agent/permission/rules)") from None
+    except ValueError as error:
+        raise JsonRpcInvalidParams(f"id: {error}") from None
+    return wire.PermissionRulesResult(rules=_rules_of(host))
 
 
 def _rules_of(host: Any) -> list[wire.PermissionRuleInfo]:
@@ -45,3 +40,9 @@ def _rules_of(host: Any) -> list[wire.PermissionRuleInfo]:
         )
         for entry in host.policy.listed_rules()
     ]
+
+
+REQUESTS = {
+    "agent/permission/rules": permission_rules_request,
+    "agent/permission/revoke": permission_revoke_request,
+}

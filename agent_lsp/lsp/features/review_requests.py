@@ -21,23 +21,28 @@ if TYPE_CHECKING:
     from agent_lsp.workspace.edit_review import PlacedHunk
 
 
+async def review_list(ls: AgentLanguageServer, p: wire.ReviewListParams) -> wire.ReviewListResult:
+    await ls.ready()
+    hunks = ls.service.pending_hunks(p.session_id or None, path_of(p.uri))
+    return wire.ReviewListResult(hunks=[hunk_info(ls, placed) for placed in hunks])
+
+
+async def review_resolve(ls: AgentLanguageServer, p: wire.ReviewResolveParams) -> wire.ReviewResolveResult:
+    return await resolve(ls, p)
+
+
+REQUESTS = {
+    "agent/review/list": review_list,
+    "agent/review/resolve": review_resolve,
+}
+
+
 def register(server: AgentLanguageServer) -> None:
-    @server.feature("agent/review/list")
-    async def review_list(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.ReviewListParams, params)
-        await ls.ready()
-        hunks = ls.service.pending_hunks(p.session_id or None, path_of(p.uri))
-        return wire.wire_dump(wire.ReviewListResult(hunks=[hunk_info(ls, placed) for placed in hunks]))
-
-    @server.feature("agent/review/resolve")
-    async def review_resolve(ls: AgentLanguageServer, params: Any) -> dict:
-        return await resolve(ls, parse(wire.ReviewResolveParams, params))
-
     @server.command(capabilities.REVIEW_RESOLVE)
     async def cmd_review_resolve(ls: AgentLanguageServer, *args: Any) -> dict:
         if len(args) != 1:
             raise JsonRpcInvalidParams("arguments: expected one argument, {sessionId, action, hunkId? | uri? | all?}")
-        return await resolve(ls, parse(wire.ReviewResolveParams, args[0]))
+        return wire.wire_dump(await resolve(ls, parse(wire.ReviewResolveParams, args[0])))
 
 
 def hunk_info(ls: AgentLanguageServer, placed: PlacedHunk) -> wire.PendingHunkInfo:
@@ -49,7 +54,7 @@ def hunk_info(ls: AgentLanguageServer, placed: PlacedHunk) -> wire.PendingHunkIn
     )
 
 
-async def resolve(ls: AgentLanguageServer, p: wire.ReviewResolveParams) -> dict:
+async def resolve(ls: AgentLanguageServer, p: wire.ReviewResolveParams) -> wire.ReviewResolveResult:
     if p.hunk_id is None and p.uri is None and not p.all:
         raise JsonRpcInvalidParams("hunkId: name a hunk, a document (uri) or all: true")
     from agent_lsp.workspace.edit_review import ReviewError  # with the hosts, not at start-up
@@ -60,8 +65,8 @@ async def resolve(ls: AgentLanguageServer, p: wire.ReviewResolveParams) -> dict:
         outcome = await host.review.resolve(p.session_id, p.action, path=path_of(p.uri), hunk_id=p.hunk_id)
     except ReviewError as error:
         raise JsonRpcInvalidParams(str(error)) from None
-    return wire.wire_dump(wire.ReviewResolveResult(
-        resolved=outcome.resolved, skipped=[wire.ReviewSkip(hunk_id=h, reason=why) for h, why in outcome.skipped]))
+    return wire.ReviewResolveResult(
+        resolved=outcome.resolved, skipped=[wire.ReviewSkip(hunk_id=h, reason=why) for h, why in outcome.skipped])
 
 
 def path_of(uri: str | None) -> Path | None:

@@ -12,7 +12,9 @@ from pygls.exceptions import JsonRpcInvalidParams
 
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
-from agent_lsp.lsp.rpc import SessionDamaged, SessionInUse, parse
+from agent_lsp.lsp.dispatch import WithEvents
+from agent_lsp.lsp.rpc import SessionDamaged, SessionInUse
+from agent_lsp.service.session_list import list_sessions
 from agent_lsp.store import CorruptSessionError
 from agent_lsp.store.event_log import EventLog, UnreadableEventError
 from agent_lsp.store.lock import SessionLockedError
@@ -21,118 +23,89 @@ from agent_lsp.workspace.session_titles import TitleError
 
 if TYPE_CHECKING:
     from agent_lsp.workspace.host import WorkspaceHost
-    from agent_lsp.workspace.session_listing import SessionListing
 
 log = logging.getLogger(__name__)
 
 
-def register(server: AgentLanguageServer) -> None:
-    @server.feature("agent/session/new")
-    async def session_new(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SessionNewParams, params)
-        await ls.ready()
-        agent = ls.host_for_uri(p.workspace_uri).new_session(title=p.title)
-        return wire.wire_dump(wire.SessionRef(session_id=agent.session_id))
+async def session_new(ls: AgentLanguageServer, p: wire.SessionNewParams) -> wire.SessionRef:
+    await ls.ready()
+    agent = ls.host_for_uri(p.workspace_uri).new_session(title=p.title)
+    return wire.SessionRef(session_id=agent.session_id)
 
-    @server.feature("agent/session/list")
-    async def session_list(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SessionListParams, params)
-        await ls.ready()
-        hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
-        listed = [(host, await host.list_sessions_off_loop(p.query)) for host in hosts]
-        return wire.wire_dump(wire.SessionListResult(sessions=list_sessions(listed, p)))
 
-    @server.feature("agent/session/load")
-    async def session_load(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SessionRef, params)
-        await ls.ready()
-        answer = load_session(ls, p.session_id)
-        if answer.get("problem"):
-            ls.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Warning, message=f"agent-lsp: {answer['problem']}; showing what comes before it, read-only"))
-        return answer
+async def session_list(ls: AgentLanguageServer, p: wire.SessionListParams) -> wire.SessionListResult:
+    await ls.ready()
+    hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
+    return wire.SessionListResult(sessions=await list_sessions(
+        hosts, query=p.query, updated_after=p.updated_after, updated_before=p.updated_before, limit=p.limit))
 
-    @server.feature("agent/session/replay")
-    async def session_replay(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SessionReplayParams, params)
-        await ls.ready()
-        return replay_session(ls, p)
 
-    @server.feature("agent/session/delete")
-    async def session_delete(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SessionRef, params)
-        try:
-            host = ls.host_for_session(p.session_id)
-        except JsonRpcInvalidParams:
-            return wire.wire_dump(wire.SessionDeleteResult(deleted=False))
-        try:
-            deleted = await host.delete_session(p.session_id)
-        except SessionLockedError as error:
-            raise SessionInUse(error) from None
-        return wire.wire_dump(wire.SessionDeleteResult(deleted=deleted))
+async def session_load(ls: AgentLanguageServer, p: wire.SessionRef) -> WithEvents:
+    await ls.ready()
+    answer = load_session(ls, p.session_id)
+    if answer.result.problem:
+        ls.window_show_message(types.ShowMessageParams(
+            type=types.MessageType.Warning,
+            message=f"agent-lsp: {answer.result.problem}; showing what comes before it, read-only"))
+    return answer
 
-    @server.feature("agent/session/rename")
-    async def session_rename(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SessionRenameParams, params)
-        await ls.ready()
-        host, agent = ls.agent_for(p.session_id)
-        try:
-            title = host.titles.rename(agent, p.title)
-        except TitleError as error:
-            raise JsonRpcInvalidParams(str(error)) from None
-        return wire.wire_dump(wire.SessionRenameResult(title=title))
 
-    @server.feature("agent/session/compact")
-    async def session_compact(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SessionRef, params)
-        return wire.wire_dump(wire.SessionCompactResult(compacted=await compact_session(ls, p.session_id)))
+async def session_replay(ls: AgentLanguageServer, p: wire.SessionReplayParams) -> WithEvents:
+    await ls.ready()
+    return replay_session(ls, p)
 
-    @server.feature("agent/turn/revert")
-    async def turn_revert(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.TurnRevertParams, params)
+
+async def session_delete(ls: AgentLanguageServer, p: wire.SessionRef) -> wire.SessionDeleteResult:
+    try:
         host = ls.host_for_session(p.session_id)
-        try:
-            report = await host.revert_turn(p.session_id, p.turn)
-        except SessionLockedError as error:
-            raise SessionInUse(error) from None
-        return wire.wire_dump(
-            wire.TurnRevertResult(
-                reverted=[str(path) for path in report.reverted],
-                skipped=[wire.SkippedPath(path=str(s.path), reason=s.reason) for s in report.skipped],
-            )
-        )
+    except JsonRpcInvalidParams:
+        return wire.SessionDeleteResult(deleted=False)
+    try:
+        deleted = await host.delete_session(p.session_id)
+    except SessionLockedError as error:
+        raise SessionInUse(error) from None
+    return wire.SessionDeleteResult(deleted=deleted)
 
 
-def list_sessions(listed: list[tuple[WorkspaceHost, list[SessionListing]]], p: wire.SessionListParams
-                  ) -> list[wire.SessionInfo]:
-    """The sessions listed by these hosts that match the request's filters (text,
-    update time), the most recently updated first, at most `limit`."""
-    sessions = [
-        wire.SessionInfo(
-            session_id=s.session_id,
-            workspace_uri=host.uri,
-            title=s.title,
-            created_at=s.created_at,
-            updated_at=s.updated_at,
-            turns=s.turns,
-            status=s.status,
-            parent_session_id=s.parent_session_id,
-            fork_turn=s.fork_turn,
-            usage=s.usage,
-            parent_tool_call_id=s.parent_tool_call_id,
-            excerpt=s.excerpt,
-            problem=s.problem,
-        )
-        for host, listings in listed
-        for s in listings
-        if (p.updated_after is None or s.updated_at >= p.updated_after)
-        and (p.updated_before is None or s.updated_at < p.updated_before)
-    ]
-    sessions.sort(key=lambda s: s.updated_at, reverse=True)
-    return sessions[: p.limit] if p.limit else sessions
+async def session_rename(ls: AgentLanguageServer, p: wire.SessionRenameParams) -> wire.SessionRenameResult:
+    await ls.ready()
+    host, agent = ls.agent_for(p.session_id)
+    try:
+        title = host.titles.rename(agent, p.title)
+    except TitleError as error:
+        raise JsonRpcInvalidParams(str(error)) from None
+    return wire.SessionRenameResult(title=title)
 
 
-def load_session(ls: AgentLanguageServer, session_id: str) -> dict[str, Any]:
+async def session_compact(ls: AgentLanguageServer, p: wire.SessionRef) -> wire.SessionCompactResult:
+    return wire.SessionCompactResult(compacted=await compact_session(ls, p.session_id))
+
+
+async def turn_revert(ls: AgentLanguageServer, p: wire.TurnRevertParams) -> wire.TurnRevertResult:
+    host = ls.host_for_session(p.session_id)
+    try:
+        report = await host.revert_turn(p.session_id, p.turn)
+    except SessionLockedError as error:
+        raise SessionInUse(error) from None
+    return wire.TurnRevertResult(
+        reverted=[str(path) for path in report.reverted],
+        skipped=[wire.SkippedPath(path=str(s.path), reason=s.reason) for s in report.skipped],
+    )
+
+
+REQUESTS = {
+    "agent/session/new": session_new,
+    "agent/session/list": session_list,
+    "agent/session/load": session_load,
+    "agent/session/replay": session_replay,
+    "agent/session/delete": session_delete,
+    "agent/session/rename": session_rename,
+    "agent/session/compact": session_compact,
+    "agent/turn/revert": turn_revert,
+}
+
+
+def load_session(ls: AgentLanguageServer, session_id: str) -> WithEvents:
     """The whole log, every event as stored (the answer of agent/session/load)."""
     view = _open_view(ls, session_id)
     try:
@@ -140,14 +113,14 @@ def load_session(ls: AgentLanguageServer, session_id: str) -> dict[str, Any]:
     except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
         view = _damaged_view(ls.host_for_session(session_id), session_id)
         events = [e.to_json() for e in view.log.iter_range(0, len(view.log))]
-    return _answer(
+    return WithEvents(
         wire.SessionLoadResult(session_id=session_id, workspace_uri=view.workspace_uri, status=view.status,
                                events=[], inbox=view.inbox, held_by_pid=view.held_by_pid, problem=view.problem),
         events,
     )
 
 
-def replay_session(ls: AgentLanguageServer, p: wire.SessionReplayParams) -> dict[str, Any]:
+def replay_session(ls: AgentLanguageServer, p: wire.SessionReplayParams) -> WithEvents:
     """One page of the log, deltas merged (the answer of agent/session/replay)."""
     view = _open_view(ls, p.session_id)
     try:
@@ -155,7 +128,7 @@ def replay_session(ls: AgentLanguageServer, p: wire.SessionReplayParams) -> dict
     except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
         view = _damaged_view(ls.host_for_session(p.session_id), p.session_id)
         page = _page(view.log, p)
-    return _answer(
+    return WithEvents(
         wire.SessionReplayResult(session_id=p.session_id, workspace_uri=view.workspace_uri, status=view.status,
                                  events=[], start_seq=page.start, next_seq=page.next, end_seq=page.end,
                                  inbox=view.inbox, held_by_pid=view.held_by_pid, problem=view.problem),
@@ -211,14 +184,6 @@ def _damaged_view(host: WorkspaceHost, session_id: str, found: str | None = None
         raise SessionDamaged(session_id, error) from None
     inbox = wire.Inbox(next_turn=snapshot.next_turn, next_step=snapshot.next_step)
     return _View(snapshot.events, host.uri, "idle", inbox, None, snapshot.problem or found)  # type: ignore[arg-type]
-
-
-def _answer(result: wire.WireModel, events: list[dict[str, Any]]) -> dict[str, Any]:
-    """The result on the wire with its events as they are: they come from the log,
-    and validating a long session's events would cost more than the rest."""
-    out = wire.wire_dump(result)
-    out["events"] = events
-    return out
 
 
 async def compact_session(ls: AgentLanguageServer, session_id: str) -> bool:

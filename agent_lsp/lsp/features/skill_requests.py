@@ -20,27 +20,31 @@ if TYPE_CHECKING:
     from agent_lsp.service import Queued
 
 
+async def skill_list_request(ls: AgentLanguageServer, p: wire.SkillListParams) -> wire.SkillListResult:
+    await ls.ready()
+    hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
+    for host in hosts:
+        refresh(host)
+    skills = [
+        wire.SkillInfo(workspace_uri=host.uri, name=skill.name, description=skill.description,
+                       source=skill.source, path=str(skill.path))
+        for host in hosts for skill in host.skills().values()
+    ]
+    return wire.SkillListResult(skills=skills)
+
+
+async def skill_run_request(ls: AgentLanguageServer, p: wire.SkillRunParams) -> wire.MessageRef:
+    await ls.ready()
+    return message_ref(await run_skill(ls, p))
+
+
+REQUESTS = {
+    "agent/skill/list": skill_list_request,
+    "agent/skill/run": skill_run_request,
+}
+
+
 def register(server: AgentLanguageServer) -> None:
-    @server.feature("agent/skill/list")
-    async def skill_list_request(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SkillListParams, params)
-        await ls.ready()
-        hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
-        for host in hosts:
-            refresh(host)
-        skills = [
-            wire.SkillInfo(workspace_uri=host.uri, name=skill.name, description=skill.description,
-                           source=skill.source, path=str(skill.path))
-            for host in hosts for skill in host.skills().values()
-        ]
-        return wire.wire_dump(wire.SkillListResult(skills=skills))
-
-    @server.feature("agent/skill/run")
-    async def skill_run_request(ls: AgentLanguageServer, params: Any) -> dict:
-        p = parse(wire.SkillRunParams, params)
-        await ls.ready()
-        return message_ref(await run_skill(ls, p))
-
     @server.command(capabilities.RUN_SKILL)
     async def cmd_run_skill(ls: AgentLanguageServer, *args: Any) -> dict:
         if len(args) != 1:
@@ -50,7 +54,7 @@ def register(server: AgentLanguageServer) -> None:
         await ls.ready()
         queued = await run_skill(ls, p, use_current=True)
         ls.command_sessions.add(queued.session_id)
-        return message_ref(queued)
+        return wire.wire_dump(message_ref(queued))
 
 
 async def run_skill(ls: AgentLanguageServer, p: wire.SkillRunParams, *, use_current: bool = False) -> Queued:

@@ -43,6 +43,35 @@ command("AgentResume", run("resume"), {
   end,
   desc = "agent_lsp: resume a stored session",
 })
+command("AgentSessionExport", function(opts)
+  local client, c = require("agent_lsp.commands").context()
+  if not client or not c then
+    return
+  end
+  if not c.current then
+    return vim.notify("agent_lsp: no session to export", vim.log.levels.WARN)
+  end
+  local method = require("agent_lsp.protocol").METHODS["agent/session/export"]
+  require("agent_lsp.client").request(client, method, { sessionId = c.current }, function(err, result)
+    if err then
+      return vim.notify("agent_lsp: export failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+    end
+    local lines = vim.split(result.markdown, "\n", { plain = true })
+    if lines[#lines] == "" then
+      table.remove(lines)
+    end
+    local file = vim.trim(opts.args or "")
+    if file == "" then -- a new Markdown buffer, to read or :write
+      vim.cmd("botright new")
+      vim.api.nvim_buf_set_lines(0, 0, -1, false, lines)
+      vim.bo.filetype = "markdown"
+    elseif vim.fn.writefile(lines, vim.fn.expand(file)) == 0 then
+      vim.notify("agent_lsp: exported the session to " .. file)
+    else
+      vim.notify("agent_lsp: could not write " .. file, vim.log.levels.ERROR)
+    end
+  end)
+end, { nargs = "?", complete = "file", desc = "agent_lsp: the session as Markdown, in a new buffer or written to FILE" })
 command("AgentRevert", run("revert"), { nargs = "?", desc = "agent_lsp: revert the file edits of a turn" })
 local function control(name)
   return function(opts)

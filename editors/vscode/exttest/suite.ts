@@ -434,6 +434,19 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
+    'Export Session writes the current session as Markdown',
+    async () => {
+      const a = await api();
+      const target = path.join(os.tmpdir(), `agent-lsp-export-${Date.now()}.md`);
+      const written = await vscode.commands.executeCommand('agentLsp.exportSession', undefined, target);
+      assert.equal(written, target);
+      const markdown = fs.readFileSync(target, 'utf8');
+      assert.ok(markdown.includes(`Session \`${a.sessions.sessionId}\``), markdown);
+      assert.ok(markdown.includes('## You') && markdown.includes('## Agent'), markdown);
+      fs.rmSync(target);
+    },
+  ],
+  [
     'Delete Session removes a session from the list; the current one stays',
     async () => {
       const a = await api();

@@ -151,6 +151,30 @@ export function registerCommands(host: CommandHost): vscode.Disposable[] {
     });
     return undefined;
   });
+  // [sessionId, file] from tests and keybindings skip the questions.
+  register('agentLsp.exportSession', (arg?: unknown, file?: unknown) =>
+    host.guarded('export the session', async () => {
+      const sessionId = stringArg(arg) ?? host.sessions.sessionId;
+      if (!sessionId) {
+        void vscode.window.showInformationMessage('Agent: no session to export yet.');
+        return undefined;
+      }
+      const exported = await host.server.serverRequest()('agent/session/export', { sessionId });
+      const name = `${(exported.title ?? sessionId).replace(/[^\p{L}\p{N} _-]+/gu, '').trim().slice(0, 60) || sessionId}.md`;
+      const folder = host.folderUri();
+      const target = typeof file === 'string' ? vscode.Uri.file(file)
+        : await vscode.window.showSaveDialog({ defaultUri: folder ? vscode.Uri.joinPath(vscode.Uri.parse(folder), name) : undefined,
+                                               filters: { Markdown: ['md'] }, saveLabel: 'Export' });
+      if (!target) {
+        return undefined;
+      }
+      await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(exported.markdown));
+      if (typeof file !== 'string') {
+        await vscode.window.showTextDocument(target);
+      }
+      return target.fsPath;
+    }),
+  );
   register('agentLsp.revertTurn', (turn?: unknown) => host.revertTurn(typeof turn === 'number' ? turn : undefined));
   register('agentLsp.compactSession', async () => {
     const compacted = await host.guarded('compact the conversation', () => host.sessions.compact());

@@ -43,6 +43,7 @@ export const METHODS = {
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
   'agent/session/delete': 'agent/session/delete',
+  'agent/session/export': 'agent/session/export',
   'agent/session/fork': 'agent/session/fork',
   'agent/session/list': 'agent/session/list',
   'agent/session/load': 'agent/session/load',
@@ -86,6 +87,7 @@ export interface ClientRequests {
   'agent/review/resolve': { params: ReviewResolveParams; result: ReviewResolveResult };
   'agent/session/compact': { params: SessionRef; result: SessionCompactResult };
   'agent/session/delete': { params: SessionRef; result: SessionDeleteResult };
+  'agent/session/export': { params: SessionExportParams; result: SessionExportResult };
   'agent/session/fork': { params: SessionForkParams; result: SessionRef };
   'agent/session/list': { params: SessionListParams; result: SessionListResult };
   'agent/session/load': { params: SessionRef; result: SessionLoadResult };
@@ -2032,6 +2034,22 @@ export interface SessionDeleteResult {
 export interface SessionEventParams {
   events: Event[];
   sessionId: string;
+}
+export interface SessionExportParams {
+  sessionId: string;
+}
+/**
+ * A session as a Markdown document (agent_lsp/views/markdown.py).
+ */
+export interface SessionExportResult {
+  /**
+   * its title, what the user wrote, the answers, the tools run and what failed
+   */
+  markdown: string;
+  /**
+   * the session's title, when it has one
+   */
+  title?: string | null;
 }
 export interface SessionForkParams {
   sessionId: string;

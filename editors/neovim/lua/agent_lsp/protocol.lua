@@ -46,6 +46,7 @@ M.METHODS = {
   ["agent/review/list"] = "agent/review/list",
   ["agent/review/resolve"] = "agent/review/resolve",
   ["agent/language/status"] = "agent/language/status",
+  ["agent/session/export"] = "agent/session/export",
   ["session/event"] = "session/event",
   ["agent/status"] = "agent/status",
   ["agent/inbox/inserted"] = "agent/inbox/inserted",
