@@ -21,18 +21,26 @@ A handler is `(ls, params) -> result`, a coroutine function or a plain one
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol
 
 from pydantic import BaseModel
 
 from agent_lsp.lsp.wire_base import WireModel
 
 if TYPE_CHECKING:
-    from agent_lsp.lsp.language_server import AgentLanguageServer
     from agent_lsp.service.requests import SharedRequest
 
 Handler = Callable[[Any, Any], Any]
 Table = Mapping[str, "tuple[type[BaseModel], type[BaseModel]]"]
+
+
+class Serving(Protocol):
+    """What registration uses of the language server (lsp/language_server.py)."""
+
+    protocol: Any  # rpc.AgentProtocol: `serve(table)` parses params and dumps results by the table
+    service: Any  # the application service (agent_lsp.service.AgentService)
+
+    def feature(self, method: str) -> Callable[[Handler], Handler]: ...
 
 
 class TableMismatch(Exception):
@@ -62,7 +70,7 @@ def merged(tables: Iterable[Mapping[str, Handler]]) -> dict[str, Handler]:
 def shared_handlers(shared: Mapping[str, SharedRequest]) -> dict[str, Handler]:
     """The handlers of the requests both faces answer the same way: their service method."""
     def handler_of(request: SharedRequest) -> Handler:
-        async def handler(ls: AgentLanguageServer, params: Any) -> Any:
+        async def handler(ls: Serving, params: Any) -> Any:
             return await request.call(ls.service, params)
         return handler
 
@@ -81,7 +89,7 @@ def check(table: Table, handlers: Mapping[str, Handler]) -> None:
         raise TableMismatch("; ".join(problems))
 
 
-def serve_requests(server: AgentLanguageServer, table: Table, handlers: Mapping[str, Handler]) -> None:
+def serve_requests(server: Serving, table: Table, handlers: Mapping[str, Handler]) -> None:
     """Register the handler of every method of `table` (after `check`); the
     protocol parses their params and dumps their results by the table."""
     check(table, handlers)

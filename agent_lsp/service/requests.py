@@ -14,13 +14,10 @@ a value left out.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
-
-if TYPE_CHECKING:
-    from agent_lsp.service.agent_service import AgentService
 
 
 class Shape(BaseModel):
@@ -33,7 +30,8 @@ class Shape(BaseModel):
 class SharedRequest:
     params: type[BaseModel]
     result: type[BaseModel]
-    call: Callable[[AgentService, Any], Awaitable[BaseModel]]  # an AgentService method: (service, params) -> result
+    # (service, params) -> result: a method of agent_service.AgentService, which imports this module
+    call: Callable[[Any, Any], Awaitable[BaseModel]]
 
 
 class SessionExportParams(Shape):

@@ -46,7 +46,7 @@ def test_help_says_how_to_configure_a_model_and_where_to_look(tmp_path: Path):
         assert hint in done.stdout
     assert "temporary folder" not in agent_lsp(["demo", "--help"], clean_env(tmp_path)).stdout
     sessions = agent_lsp(["sessions", "--help"], clean_env(tmp_path)).stdout
-    assert "the session to show or delete" in sessions and "list (the default)" in sessions
+    assert "the session to show, export or delete" in sessions and "list (the default)" in sessions
 
 
 @pytest.mark.parametrize(("args", "said"), [
