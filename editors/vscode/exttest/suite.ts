@@ -15,7 +15,7 @@
 //   8 {"text": "queued ran"}
 //   9 {"fail": "AUTH", "message": "Set OPENAI_API_KEY"}
 // and replies only the prompts PLAN-EXT, DELEGATE-EXT, MCP-EXT, SKILL-EXT,
-// RENAME-TS and BREAK-TS (and the sub-agent's task SUB-EXT) take, whenever they come.
+// RENAME-TS, BREAK-TS, CLEAN-TS and UNOPENED-TS (and the sub-agent's task SUB-EXT) take, whenever they come.
 // (a restarted server starts the script again from reply 0: after the resume
 // test, 0 answers the code action, 1-2 edit again for the revert-after-restart
 // test, and after that test's restart 0 is the summary of the compaction)
@@ -1067,7 +1067,8 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
-    "the language tool asks VS Code's own TypeScript: a rename is one edit of three files that one undo takes back; an edit that breaks a call reports the new error",
+    "the language tool asks VS Code's own TypeScript: a rename is one edit of three files that one undo takes back; an edit that breaks a call reports the new error, " +
+      'a clean edit reports no new problems, an edit of a file open in no tab reports its new error',
     async () => {
       const a = await api();
       await a.whenServerReady();
@@ -1079,6 +1080,7 @@ const tests: [string, () => Promise<void>][] = [
         'b.ts': "import { greet } from './a';\n\nexport const fromB = greet('b');\n",
         'c.ts': "import { greet } from './a';\n\nexport const fromC = greet('c');\n",
         'old.ts': "export const count: number = 'one';\n", // a problem that was there before
+        'd.ts': 'export const total: number = 2;\n', // never opened in a tab
       };
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', noEmit: true }, include: ['*.ts'] }));
@@ -1123,6 +1125,23 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(edit.name, 'edit_file');
         assert.match(edit.output, /Problems after this change \(ts\): 1 new error:\n {2}tsq\/b\.ts:3:\d+: error: Argument of type 'number' is not assignable/, edit.output);
         assert.doesNotMatch(edit.output, /old\.ts/, 'the problem that was there before is not new');
+
+        // TypeScript's problems of c.ts stay as they were (none): VS Code publishes nothing, TypeScript is asked
+        const lastTool = () => [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'tool') as any;
+        await a.send('CLEAN-TS greet someone else');
+        await idleAfter(a, 3);
+        assert.equal(lastTool().name, 'edit_file');
+        assert.match(lastTool().output, /No new problems \(ts\)\./, lastTool().output);
+        assert.equal(docs['c.ts'].getText(), sources['c.ts'].replace("greet('c')", "greet('see')"));
+
+        // d.ts is in no tab: VS Code's TypeScript would never check it
+        const inTab = (name: string) => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => (t.input as any)?.uri?.fsPath === path.join(dir, name)));
+        assert.equal(inTab('d.ts'), false);
+        await a.send('UNOPENED-TS make the total a string');
+        await idleAfter(a, 4);
+        assert.equal(lastTool().name, 'edit_file');
+        assert.match(lastTool().output, /Problems after this change \(ts\): 1 new error:\n {2}tsq\/d\.ts:1:14: error: Type 'string' is not assignable to type 'number'/, lastTool().output);
+        assert.equal(inTab('d.ts'), false, 'still in no tab');
       } finally {
         fs.writeFileSync(settingsFile, original);
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');

@@ -71,6 +71,10 @@ const scripts = {
     { when: 'RENAME-TS', text: 'Renamed.' },
     { when: 'BREAK-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/b.ts', edits: [{ oldText: "greet('b')", newText: 'greet(42)' }] } }] },
     { when: 'BREAK-TS', text: 'Broke it.' },
+    { when: 'CLEAN-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/c.ts', edits: [{ oldText: "greet('c')", newText: "greet('see')" }] } }] },
+    { when: 'CLEAN-TS', text: 'Renamed the greeting.' },
+    { when: 'UNOPENED-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/d.ts', edits: [{ oldText: '= 2', newText: "= 'two'" }] } }] },
+    { when: 'UNOPENED-TS', text: 'Changed d.ts.' },
   ],
   ui: [
     { reasoning: 'Let me look at the file first.', text: HELLO },
