@@ -1103,6 +1103,17 @@ const tests: [string, () => Promise<void>][] = [
         await waitFor("TypeScript's report on old.ts", () => vscode.languages.getDiagnostics(docs['old.ts'].uri).length > 0, 60000);
         await vscode.commands.executeCommand('agentLsp.newSession');
 
+        // the Check command reports the folder's language servers beside the model
+        const check = (await vscode.commands.executeCommand('agentLsp.checkModel')) as any;
+        assert.equal(check.ok, true);
+        assert.equal(check.language.editorFirst, true, "VS Code's features answer first");
+        const listed = check.language.servers.filter((s: any) => s.workspaceUri === folder.toString());
+        assert.deepEqual(
+          listed.filter((s: any) => s.name === 'typescript-language-server').map((s: any) => [s.state, s.reason]),
+          [['off', 'language.discovery is false: only the servers named in languageServers run']],
+          JSON.stringify(listed),
+        );
+
         await a.send('RENAME-TS greet to welcome');
         await idleAfter(a, 1);
         const renamed = a.sessions.transcript.items.find((i) => i.kind === 'tool') as any;
