@@ -89,8 +89,9 @@ class EditorLanguage:
 
     # ---------------------------------------------------- problems of an edit
 
-    async def before_change(self, paths: list[Path]) -> EditorBaseline:
-        baseline = EditorBaseline({path: self.read(path) for path in paths})
+    async def before_change(self, paths: list[Path], texts: dict[Path, str | None] | None = None) -> EditorBaseline:
+        baseline = EditorBaseline({path: texts[path] if texts is not None and path in texts else self.read(path)
+                                   for path in paths})
         answer = await self._query("diagnostics", paths[0] if paths else None, everywhere=True)
         baseline.files = _files(answer)
         baseline.servers = list(answer.get("servers") or [])
@@ -107,6 +108,7 @@ class EditorLanguage:
         report = ProblemReport(servers=list(answer.get("servers") or token.servers),
                                waited_ms=round((time.monotonic() - started) * 1000))
         if answer.get("pending"):
+            report.pending = True
             report.unknown = (f"the editor's language servers did not report on the change within {self.wait_s:g} s "
                               "(some report only when the problems change); the language tool's diagnostics "
                               "operation shows what they say now")
