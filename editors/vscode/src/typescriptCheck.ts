@@ -56,6 +56,12 @@ async function check(doc: vscode.TextDocument, styleChecksAsWarnings: boolean): 
   return [...syntactic, ...semantic].map((d) => tsDiagnostic(d, styleChecksAsWarnings));
 }
 
+/** No answer for the version asked: `pending`, with what VS Code shows (the agent never takes it as the new problems). */
+function late(): LanguageQueryResult {
+  const files = vscode.languages.getDiagnostics().filter(([, ds]) => ds.length > 0);
+  return { servers: SERVERS, pending: true, files: files.map(([uri, ds]) => ({ uri: uri.toString(), diagnostics: ds.map((d) => diagnostic(d)) })) };
+}
+
 function within<T>(work: Promise<T>, ms: number): Promise<T | 'late'> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), Math.max(0, ms))));
@@ -81,7 +87,7 @@ export async function typescriptDiagnostics(
     return undefined;
   }
   if (!(await atVersion())) {
-    return { servers: SERVERS, pending: true, files: [] };
+    return late();
   }
   const checked = [doc];
   if (everywhere) {
@@ -91,13 +97,13 @@ export async function typescriptDiagnostics(
   const styleChecksAsWarnings = vscode.workspace.getConfiguration('typescript').get<boolean>('reportStyleChecksAsWarnings', true);
   const found = await within(Promise.all(checked.map((d) => check(d, styleChecksAsWarnings))), deadline - Date.now());
   if (found === 'late') {
-    return { servers: SERVERS, pending: true, files: [] };
+    return late();
   }
   if (found.some((ds) => ds === undefined)) {
     return undefined;
   }
   if (doc.version !== version) {
-    return { servers: SERVERS, pending: true, files: [] }; // the buffer changed meanwhile: that check was of a later text
+    return late(); // the buffer changed meanwhile: that check was of a later text
   }
   const files = checked.map((d, i) => ({ uri: d.uri.toString(), diagnostics: found[i]! })).filter((f, i) => i === 0 || f.diagnostics.length > 0);
   if (everywhere) {
