@@ -30,6 +30,7 @@ import * as vscode from 'vscode';
 import type { AgentLspApi } from '../src/extension';
 import type { Item } from '../src/transcript';
 import { nestSessions } from '../src/subagents';
+import { languageBench } from './languageBench';
 
 export const HELLO = 'Hello from the **scripted** model.';
 export const EDITED = 'I changed hello.py.';
@@ -40,6 +41,7 @@ interface Outcome {
   ok: boolean;
   ms: number;
   error?: string;
+  figures?: string[];
 }
 
 /** Python that holds a session's lock the way agent_lsp.store.lock does
@@ -1167,12 +1169,14 @@ export async function run(): Promise<void> {
   const outcomes: Outcome[] = [];
   // EXT_TEST_ONLY: a part of some tests' names, to run those alone while working on them
   const only = process.env.EXT_TEST_ONLY;
-  const selected = only ? tests.filter(([name]) => name.includes(only)) : tests;
+  // EXT_BENCH: the language benchmark alone, its figures in the outcome
+  const bench: [string, () => Promise<string[] | void>][] = [['the language benchmark', async () => languageBench(await api(), waitFor)]];
+  const selected: [string, () => Promise<string[] | void>][] = process.env.EXT_BENCH ? bench : only ? tests.filter(([name]) => name.includes(only)) : tests;
   for (const [name, fn] of selected) {
     const start = Date.now();
     try {
-      await fn();
-      outcomes.push({ name, ok: true, ms: Date.now() - start });
+      const figures = await fn();
+      outcomes.push({ name, ok: true, ms: Date.now() - start, ...(figures ? { figures } : {}) });
     } catch (error) {
       outcomes.push({ name, ok: false, ms: Date.now() - start, error: error instanceof Error ? error.stack ?? error.message : String(error) });
       break; // later tests build on earlier ones
