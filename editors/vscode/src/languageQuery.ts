@@ -107,7 +107,7 @@ async function diagnostics(params: LanguageQueryParams, watch: DiagnosticsWatch)
   const version = document.version ?? doc.version;
   if (servedByTypeScript(doc)) {
     // VS Code's TypeScript is asked to check this version rather than waited for
-    const atVersion = () => watch.until(() => openDocument(document.uri)?.version === version, params.timeoutMs);
+    const atVersion = (ms: number) => watch.until(() => openDocument(document.uri)?.version === version, Math.max(0, ms));
     const checked = await typescriptDiagnostics(doc, atVersion, version, !!params.everywhere, params.timeoutMs);
     if (checked) {
       return checked;

@@ -38,7 +38,7 @@ async function commandAvailable(): Promise<boolean> {
   if (!commandFound) {
     const extension = vscode.extensions.getExtension(EXTENSION);
     if (extension && !extension.isActive) {
-      await extension.activate();
+      await Promise.resolve(extension.activate()).catch(() => undefined); // failed: the command is not there either
     }
     commandFound = (await vscode.commands.getCommands(true)).includes(COMMAND);
   }
@@ -73,20 +73,24 @@ function within<T>(work: Promise<T>, ms: number): Promise<T | 'late'> {
  * at `version`; with `everywhere`, the other open TypeScript documents are
  * checked too and the other files' diagnostics are VS Code's. Undefined when
  * the TypeScript server cannot be asked (then VS Code's reports are waited for).
- * @param atVersion waits (bounded) until the document has the version asked; whether it did
+ * @param atVersion waits, at most the time given, until the document has the version asked; whether it did
  */
 export async function typescriptDiagnostics(
   doc: vscode.TextDocument,
-  atVersion: () => Promise<boolean>,
+  atVersion: (timeoutMs: number) => Promise<boolean>,
   version: number,
   everywhere: boolean,
   timeoutMs: number,
 ): Promise<LanguageQueryResult | undefined> {
   const deadline = Date.now() + timeoutMs;
-  if (!(await commandAvailable())) {
+  const available = await within(commandAvailable(), timeoutMs); // the extension may still be starting
+  if (available === 'late') {
+    return late();
+  }
+  if (!available) {
     return undefined;
   }
-  if (!(await atVersion())) {
+  if (!(await atVersion(deadline - Date.now()))) {
     return late();
   }
   const checked = [doc];
