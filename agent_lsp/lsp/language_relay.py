@@ -103,8 +103,8 @@ class EditorLanguage:
         version = await self._version_with(target, changed[target]) if target is not None else None
         try:
             answer = await self._query("diagnostics", target, version, everywhere=True)
-        except NoLanguageServer as error:
-            return ProblemReport(servers=token.servers, unknown=str(error))
+        except NoLanguageServer as error:  # no answer in time, or none for the new text: as good as pending
+            return ProblemReport(servers=token.servers, unknown=str(error), pending=True)
         report = ProblemReport(servers=list(answer.get("servers") or token.servers),
                                waited_ms=round((time.monotonic() - started) * 1000))
         if answer.get("pending"):

@@ -89,7 +89,7 @@ class ProblemReport:
     fixed: int = 0
     existing: int = 0
     unknown: str | None = None
-    pending: bool = False  # unknown because the servers had not reported on the change in time
+    pending: bool = False  # unknown because the servers did not report on the change (in time)
     baseline_missing: bool = False  # the problems before the edit were not known: all are shown as current
     waited_ms: int = 0
 

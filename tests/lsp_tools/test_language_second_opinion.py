@@ -30,6 +30,8 @@ async def test_an_edit_the_editor_cannot_confirm_is_checked_by_the_agents_own_se
         @editor.client.feature("agent/languageQuery")
         def on_language_query(params: dict) -> dict:
             asked.append(params)
+            if params["textDocument"]["uri"].endswith(".pyi") and len(asked) > 3:
+                raise RuntimeError("the editor's language server crashed")  # an error answer after the edit
             # a server of the editor's that published nothing about this version in time
             return {"servers": ["editor-python"], "pending": True, "files": []}
 
@@ -48,3 +50,14 @@ async def test_an_edit_the_editor_cannot_confirm_is_checked_by_the_agents_own_se
         assert "No new problems (basedpyright)." in fixed, fixed
         assert "1 fixed" in fixed
         assert len(asked) == 2, "edits of .py files are checked by the agent's own server from then on"
+
+        # an editor that fails to answer after an edit (another kind of file: the editor is asked first again)
+        (root / "calc.pyi").write_text("def double(x: int) -> int: ...\n")
+        _, results = await run_turn(editor, [
+            call("edit_file", path="calc.pyi", edits=[{"oldText": "x: int)", "newText": "x: Missing)"}]),
+            {"text": "done"},
+        ])
+        stub = text_of(results[0])
+        assert len(asked) == 4, asked
+        assert "Problems after this change (basedpyright): 1 new error:" in stub, stub
+        assert '"Missing" is not defined' in stub
