@@ -90,8 +90,8 @@ class EditorLanguage:
     # ---------------------------------------------------- problems of an edit
 
     async def before_change(self, paths: list[Path], texts: dict[Path, str | None] | None = None) -> EditorBaseline:
-        baseline = EditorBaseline({path: texts[path] if texts is not None and path in texts else self.read(path)
-                                   for path in paths})
+        # `texts` cannot be honoured: the editor's servers report on its buffers as they are now
+        baseline = EditorBaseline({path: self.read(path) for path in paths})
         answer = await self._query("diagnostics", paths[0] if paths else None, everywhere=True)
         baseline.files = _files(answer)
         baseline.servers = list(answer.get("servers") or [])

@@ -80,7 +80,7 @@ class EditorFirst:
                 return ("none", None)
             return ("own", await self.own.before_change(paths, texts))
         try:
-            return ("editor", await self.editor.before_change(paths, texts))
+            return ("editor", await self.editor.before_change(paths))
         except NoLanguageServer:
             if self.own is None or not paths:
                 return ("none", None)
