@@ -59,5 +59,5 @@ async def test_an_edit_the_editor_cannot_confirm_is_checked_by_the_agents_own_se
         ])
         stub = text_of(results[0])
         assert len(asked) == 4, asked
-        assert "Problems after this change (basedpyright): 1 new error:" in stub, stub
-        assert '"Missing" is not defined' in stub
+        assert "Problems after this change (basedpyright):" in stub, stub
+        assert 'calc.pyi:1:15: error: "Missing" is not defined' in stub, stub
