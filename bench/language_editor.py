@@ -13,6 +13,10 @@ buffer, the problems asked for and compared), in three set-ups in one run:
 - the agent's own servers: nothing attached in Neovim, so the agent runs
   basedpyright and ruff itself;
 - no language servers (the reference).
+
+VS Code's figure comes from its own benchmark in the real extension host
+(editors/vscode/exttest/languageBench.ts, `EXT_BENCH=1 node
+scripts/vscode_run.mjs exttest`), since code-server is driven from Node.
 """
 
 from __future__ import annotations

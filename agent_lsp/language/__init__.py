@@ -36,9 +36,11 @@ def server_choices(settings: LanguageSettings, entries: Mapping[str, Any],
                    path_env: str | None = None) -> tuple[list[Choice], list[str]]:
     """Every known server with whether it is used and why, and the setting's problems."""
     specs, problems = server_specs(entries)
-    if not settings.discovery:
-        specs = [spec for spec in specs if spec.configured]
-    return choose_servers(specs, path_env), problems
+    if settings.discovery:
+        return choose_servers(specs, path_env), problems
+    chosen = {c.spec.name: c for c in choose_servers([spec for spec in specs if spec.configured], path_env)}
+    off = "language.discovery is false: only the servers named in languageServers run"
+    return [chosen.get(spec.name) or Choice(spec, None, off, off=True) for spec in specs], problems
 
 
 def document_reader(editor: "Editor") -> Callable[[Path], str | None]:

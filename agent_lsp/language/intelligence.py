@@ -85,14 +85,14 @@ class WorkspaceLanguage:
 
     # ---------------------------------------------------- problems of an edit
 
-    async def before_change(self, paths: list[Path]) -> Baseline:
+    async def before_change(self, paths: list[Path], texts: dict[Path, str | None] | None = None) -> Baseline:
         baseline = Baseline(time.monotonic(), {})
         deadline = baseline.started + self.wait_s
         served = [p for p in paths if self.serves(p)]
         if not served:
             return baseline
         for path in served:
-            baseline.texts[path] = self.read(path)
+            baseline.texts[path] = texts[path] if texts is not None and path in texts else self.read(path)
         try:
             opened = await asyncio.wait_for(asyncio.gather(*(self._clients(p, baseline) for p in served)),
                                             max(0.0, deadline - time.monotonic()))
@@ -160,6 +160,7 @@ class WorkspaceLanguage:
         report = ProblemReport(servers=sorted(token.servers), waited_ms=round((time.monotonic() - started) * 1000))
         if late:
             report.unknown = "; ".join(dict.fromkeys(late))
+            report.pending = True
             return report
         for name, client in token.servers.items():
             self._compare(report, token, name, client, changed_uris, changed)

@@ -154,8 +154,9 @@ def find_command(command: str, path_env: str | None = None) -> str | None:
 @dataclass(frozen=True)
 class Choice:
     spec: ServerSpec
-    executable: str | None  # None: not found
+    executable: str | None  # None: not used
     why: str  # in words, for `config show` and the tool's answers
+    off: bool = False  # a built-in server while language.discovery is false
 
 
 def choose_servers(specs: list[ServerSpec], path_env: str | None = None) -> list[Choice]:

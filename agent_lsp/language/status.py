@@ -20,6 +20,8 @@ def server_status(settings: LanguageSettings, choices: list[Choice], language: "
         spec = choice.spec
         if not settings.enabled:
             state, reason = "off", "language.enabled is false"
+        elif choice.off:
+            state, reason = "off", choice.why
         elif spec.name in failures:
             state, reason = "failed", failures[spec.name]
         elif spec.name in running:

@@ -89,7 +89,8 @@ class EditorLanguage:
 
     # ---------------------------------------------------- problems of an edit
 
-    async def before_change(self, paths: list[Path]) -> EditorBaseline:
+    async def before_change(self, paths: list[Path], texts: dict[Path, str | None] | None = None) -> EditorBaseline:
+        # `texts` cannot be honoured: the editor's servers report on its buffers as they are now
         baseline = EditorBaseline({path: self.read(path) for path in paths})
         answer = await self._query("diagnostics", paths[0] if paths else None, everywhere=True)
         baseline.files = _files(answer)
@@ -102,11 +103,12 @@ class EditorLanguage:
         version = await self._version_with(target, changed[target]) if target is not None else None
         try:
             answer = await self._query("diagnostics", target, version, everywhere=True)
-        except NoLanguageServer as error:
-            return ProblemReport(servers=token.servers, unknown=str(error))
+        except NoLanguageServer as error:  # no answer in time, or none for the new text: as good as pending
+            return ProblemReport(servers=token.servers, unknown=str(error), pending=True)
         report = ProblemReport(servers=list(answer.get("servers") or token.servers),
                                waited_ms=round((time.monotonic() - started) * 1000))
         if answer.get("pending"):
+            report.pending = True
             report.unknown = (f"the editor's language servers did not report on the change within {self.wait_s:g} s "
                               "(some report only when the problems change); the language tool's diagnostics "
                               "operation shows what they say now")

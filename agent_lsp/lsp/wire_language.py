@@ -66,7 +66,7 @@ class LanguageServerStatus(WireModel):
     command: str = Field(description="the command line, as configured")
     state: Literal["running", "found", "not-found", "other-serves", "failed", "off"] = Field(description=(
         '"found": used, starts with the first file of its kind; "other-serves": another server of the same '
-        'language is used; "off": language.enabled is false'))
+        'language is used; "off": language.enabled is false, or a built-in server while language.discovery is false'))
     reason: str = Field(description="why, in words")
     source: Literal["built-in", "settings"]
 

@@ -4,6 +4,12 @@ An editor that relays its own language servers (VS Code, Neovim, Emacs with
 our plugins) answers on the live buffers with the user's servers and settings.
 For a file it has no server for, it says so (`NoLanguageServer`), and the
 workspace's own servers answer instead. The model sees one shape either way.
+
+The problems of an edit: when the editor's servers did not report on the
+change in time (some report only when the problems change), the workspace's
+own servers, where they serve the files, check the text before and after the
+edit instead; once they could say, they check the edits of that kind of file
+from then on (the editor still answers the other questions).
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ class EditorFirst:
         self._editor: LanguageIntelligence | None = None
         self.own = own
         self._declined: set[str] = set()  # file suffixes the editor has no server for
+        self._unconfirmed: set[str] = set()  # file suffixes whose edits the editor could not confirm, and ours did
 
     @property
     def editor(self) -> LanguageIntelligence | None:
@@ -60,30 +67,51 @@ class EditorFirst:
     def serves(self, path: Path) -> bool:
         return (self.editor is not None and self.editor.serves(path)) or (self.own is not None and self.own.serves(path))
 
+    def _own_checks_edits(self, path: Path) -> bool:
+        return self._own_first(path) or (path.suffix in self._unconfirmed and self.own is not None)
+
     def touch(self, path: Path) -> None:
-        if self.own is not None and self._own_first(path):
+        if self.own is not None and self._own_checks_edits(path):
             self.own.touch(path)
 
-    async def before_change(self, paths: list[Path]) -> Any:
-        if self.editor is None or (paths and self._own_first(paths[0])):
+    async def before_change(self, paths: list[Path], texts: dict[Path, str | None] | None = None) -> Any:
+        if self.editor is None or (paths and self._own_checks_edits(paths[0])):
             if self.own is None or not any(self.own.serves(p) for p in paths):
                 return ("none", None)
-            return ("own", await self.own.before_change(paths))
+            return ("own", await self.own.before_change(paths, texts))
         try:
             return ("editor", await self.editor.before_change(paths))
         except NoLanguageServer:
             if self.own is None or not paths:
                 return ("none", None)
             self._declined.add(paths[0].suffix)
-            return ("own", await self.own.before_change(paths))
+            return ("own", await self.own.before_change(paths, texts))
 
     async def after_change(self, token: Any, changed: dict[Path, str | None]) -> ProblemReport | None:
         side, inner = token
         if side == "editor":
-            return await self.editor.after_change(inner, changed)
+            report = await self.editor.after_change(inner, changed)
+            if report is not None and report.pending:
+                return await self._second_opinion(report, inner.texts, changed)
+            return report
         if side == "own" and self.own is not None:
             return await self.own.after_change(inner, changed)
         return None
+
+    async def _second_opinion(self, report: ProblemReport, texts: dict[Path, str | None],
+                              changed: dict[Path, str | None]) -> ProblemReport:
+        """The editor could not say in time: our servers check the text before the edit
+        (`texts`, what the editor's baseline held) and after it."""
+        served = [p for p in changed if self.own is not None and self.own.serves(p)]
+        if not served or self.own is None:
+            return report
+        token = await self.own.before_change(served, {p: texts.get(p) for p in served})
+        ours = await self.own.after_change(token, changed)
+        if ours is None or ours.unknown is not None:
+            return report
+        self._unconfirmed.update(p.suffix for p in served)
+        ours.waited_ms += report.waited_ms
+        return ours
 
     async def diagnostics(self, paths: list[Path], min_severity: Severity) -> dict[Path, list[Problem]]:
         return await self._ask(paths[0] if paths else Path(), lambda side: side.diagnostics(paths, min_severity))

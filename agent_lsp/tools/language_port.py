@@ -89,6 +89,7 @@ class ProblemReport:
     fixed: int = 0
     existing: int = 0
     unknown: str | None = None
+    pending: bool = False  # unknown because the servers did not report on the change (in time)
     baseline_missing: bool = False  # the problems before the edit were not known: all are shown as current
     waited_ms: int = 0
 
@@ -107,8 +108,10 @@ class LanguageIntelligence(Protocol):
     def touch(self, path: Path) -> None:
         """The agent is looking at this file: let its server get ready (no wait)."""
 
-    async def before_change(self, paths: list[Path]) -> Any:
-        """Called before an edit of `paths`: what the problems are now (an opaque token)."""
+    async def before_change(self, paths: list[Path], texts: dict[Path, str | None] | None = None) -> Any:
+        """Called before an edit of `paths`: what the problems are now (an opaque token).
+        `texts`: the text of each path before the edit, when the edit already landed
+        (a second opinion after the first side could not say)."""
 
     async def after_change(self, token: Any, changed: dict[Path, str | None]) -> ProblemReport | None:
         """The edit landed (`changed`: each path's new text, None if deleted): the

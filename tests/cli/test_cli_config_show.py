@@ -66,3 +66,18 @@ def test_a_broken_policy_file_denies_every_tool_and_says_why(tmp_path: Path):
     view = json.loads(done.stdout)
     assert [(r["name"], r["value"]) for r in view["permission_rules"]] == [("*", "deny")]
     assert any("deniedTools" in p and "every tool is denied" in p for p in view["problems"])
+
+
+def test_config_show_says_a_built_in_language_server_is_not_used_while_discovery_is_off(tmp_path: Path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    settings = {"language": {"enabled": True, "discovery": False},
+                "languageServers": {"mine": {"command": "/bin/true", "args": ["--stdio"], "filetypes": ["py"]}}}
+    done = agent_lsp(["config", "show", "--json", "-w", str(workspace), "--settings", json.dumps(settings)],
+                     clean_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    servers = {e["name"].split(" ")[0]: e for e in json.loads(done.stdout)["language_servers"]}
+    assert servers["mine"]["note"] == "used: configured, found at /bin/true"
+    assert servers["basedpyright"]["note"] == ("not used: language.discovery is false: "
+                                               "only the servers named in languageServers run")
+    assert servers["clangd"]["note"] == servers["basedpyright"]["note"]

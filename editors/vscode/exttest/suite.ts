@@ -15,7 +15,7 @@
 //   8 {"text": "queued ran"}
 //   9 {"fail": "AUTH", "message": "Set OPENAI_API_KEY"}
 // and replies only the prompts PLAN-EXT, DELEGATE-EXT, MCP-EXT, SKILL-EXT,
-// RENAME-TS and BREAK-TS (and the sub-agent's task SUB-EXT) take, whenever they come.
+// RENAME-TS, BREAK-TS, CLEAN-TS and UNOPENED-TS (and the sub-agent's task SUB-EXT) take, whenever they come.
 // (a restarted server starts the script again from reply 0: after the resume
 // test, 0 answers the code action, 1-2 edit again for the revert-after-restart
 // test, and after that test's restart 0 is the summary of the compaction)
@@ -30,6 +30,7 @@ import * as vscode from 'vscode';
 import type { AgentLspApi } from '../src/extension';
 import type { Item } from '../src/transcript';
 import { nestSessions } from '../src/subagents';
+import { languageBench } from './languageBench';
 
 export const HELLO = 'Hello from the **scripted** model.';
 export const EDITED = 'I changed hello.py.';
@@ -40,6 +41,7 @@ interface Outcome {
   ok: boolean;
   ms: number;
   error?: string;
+  figures?: string[];
 }
 
 /** Python that holds a session's lock the way agent_lsp.store.lock does
@@ -1080,7 +1082,8 @@ const tests: [string, () => Promise<void>][] = [
     },
   ],
   [
-    "the language tool asks VS Code's own TypeScript: a rename is one edit of three files that one undo takes back; an edit that breaks a call reports the new error",
+    "the language tool asks VS Code's own TypeScript: a rename is one edit of three files that one undo takes back; an edit that breaks a call reports the new error, " +
+      'a clean edit reports no new problems, an edit of a file open in no tab reports its new error',
     async () => {
       const a = await api();
       await a.whenServerReady();
@@ -1092,6 +1095,7 @@ const tests: [string, () => Promise<void>][] = [
         'b.ts': "import { greet } from './a';\n\nexport const fromB = greet('b');\n",
         'c.ts': "import { greet } from './a';\n\nexport const fromC = greet('c');\n",
         'old.ts': "export const count: number = 'one';\n", // a problem that was there before
+        'd.ts': 'export const total: number = 2;\n', // never opened in a tab
       };
       fs.mkdirSync(dir, { recursive: true });
       fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'commonjs', noEmit: true }, include: ['*.ts'] }));
@@ -1113,6 +1117,17 @@ const tests: [string, () => Promise<void>][] = [
         }
         await waitFor("TypeScript's report on old.ts", () => vscode.languages.getDiagnostics(docs['old.ts'].uri).length > 0, 60000);
         await vscode.commands.executeCommand('agentLsp.newSession');
+
+        // the Check command reports the folder's language servers beside the model
+        const check = (await vscode.commands.executeCommand('agentLsp.checkModel')) as any;
+        assert.equal(check.ok, true);
+        assert.equal(check.language.editorFirst, true, "VS Code's features answer first");
+        const listed = check.language.servers.filter((s: any) => s.workspaceUri === folder.toString());
+        assert.deepEqual(
+          listed.filter((s: any) => s.name === 'typescript-language-server').map((s: any) => [s.state, s.reason]),
+          [['off', 'language.discovery is false: only the servers named in languageServers run']],
+          JSON.stringify(listed),
+        );
 
         await a.send('RENAME-TS greet to welcome');
         await idleAfter(a, 1);
@@ -1136,6 +1151,23 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(edit.name, 'edit_file');
         assert.match(edit.output, /Problems after this change \(ts\): 1 new error:\n {2}tsq\/b\.ts:3:\d+: error: Argument of type 'number' is not assignable/, edit.output);
         assert.doesNotMatch(edit.output, /old\.ts/, 'the problem that was there before is not new');
+
+        // TypeScript's problems of c.ts stay as they were (none): VS Code publishes nothing, TypeScript is asked
+        const lastTool = () => [...a.sessions.transcript.items].reverse().find((i) => i.kind === 'tool') as any;
+        await a.send('CLEAN-TS greet someone else');
+        await idleAfter(a, 3);
+        assert.equal(lastTool().name, 'edit_file');
+        assert.match(lastTool().output, /No new problems \(ts\)\./, lastTool().output);
+        assert.equal(docs['c.ts'].getText(), sources['c.ts'].replace("greet('c')", "greet('see')"));
+
+        // d.ts is in no tab: VS Code's TypeScript would never check it
+        const inTab = (name: string) => vscode.window.tabGroups.all.some((g) => g.tabs.some((t) => (t.input as any)?.uri?.fsPath === path.join(dir, name)));
+        assert.equal(inTab('d.ts'), false);
+        await a.send('UNOPENED-TS make the total a string');
+        await idleAfter(a, 4);
+        assert.equal(lastTool().name, 'edit_file');
+        assert.match(lastTool().output, /Problems after this change \(ts\): 1 new error:\n {2}tsq\/d\.ts:1:14: error: Type 'string' is not assignable to type 'number'/, lastTool().output);
+        assert.equal(inTab('d.ts'), false, 'still in no tab');
       } finally {
         fs.writeFileSync(settingsFile, original);
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -1150,12 +1182,14 @@ export async function run(): Promise<void> {
   const outcomes: Outcome[] = [];
   // EXT_TEST_ONLY: a part of some tests' names, to run those alone while working on them
   const only = process.env.EXT_TEST_ONLY;
-  const selected = only ? tests.filter(([name]) => name.includes(only)) : tests;
+  // EXT_BENCH: the language benchmark alone, its figures in the outcome
+  const bench: [string, () => Promise<string[] | void>][] = [['the language benchmark', async () => languageBench(await api(), waitFor)]];
+  const selected: [string, () => Promise<string[] | void>][] = process.env.EXT_BENCH ? bench : only ? tests.filter(([name]) => name.includes(only)) : tests;
   for (const [name, fn] of selected) {
     const start = Date.now();
     try {
-      await fn();
-      outcomes.push({ name, ok: true, ms: Date.now() - start });
+      const figures = await fn();
+      outcomes.push({ name, ok: true, ms: Date.now() - start, ...(figures ? { figures } : {}) });
     } catch (error) {
       outcomes.push({ name, ok: false, ms: Date.now() - start, error: error instanceof Error ? error.stack ?? error.message : String(error) });
       break; // later tests build on earlier ones

@@ -3,6 +3,7 @@
 // the scripted model.
 //
 //   node scripts/vscode_run.mjs exttest   the suite in exttest/ inside the extension host
+//                                          (EXT_BENCH=1: the language benchmark, exttest/languageBench.ts, instead)
 //   node scripts/vscode_run.mjs ui        the installed agent-lsp.vsix (npm run package first) driven
 //                                          through the UI like a user, then the panel's buttons
 //                                          clicked (ui_clicks.mjs) and its "/" menu (ui_slash.mjs); screenshots
@@ -42,6 +43,19 @@ const editReply = {
   text: 'Editing.',
   tools: [{ name: 'edit_file', arguments: { path: 'hello.py', edits: [{ oldText: 'world', newText: 'agent' }] } }],
 };
+// The language benchmark's edits of bench/a.ts (exttest/languageBench.ts): break its two callers, fix them, change a comment.
+const benchEdits = (when) => {
+  const narrow = 'export function total(values: number[]): number {';
+  const wide = 'export function total(values: number[], start: number): number {';
+  const comments = ['// the sum', '// the total'];
+  const steps = [];
+  for (let i = 0; i < 6; i++) {
+    for (const [oldText, newText] of [[narrow, wide], [wide, narrow], [comments[i % 2], comments[(i + 1) % 2]]]) {
+      steps.push({ when, tools: [{ name: 'edit_file', arguments: { path: 'bench/a.ts', edits: [{ oldText, newText }] } }] });
+    }
+  }
+  return [...steps, { when, text: 'Benchmarked.' }];
+};
 const scripts = {
   exttest: [
     { text: HELLO },
@@ -71,6 +85,12 @@ const scripts = {
     { when: 'RENAME-TS', text: 'Renamed.' },
     { when: 'BREAK-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/b.ts', edits: [{ oldText: "greet('b')", newText: 'greet(42)' }] } }] },
     { when: 'BREAK-TS', text: 'Broke it.' },
+    { when: 'CLEAN-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/c.ts', edits: [{ oldText: "greet('c')", newText: "greet('see')" }] } }] },
+    { when: 'CLEAN-TS', text: 'Renamed the greeting.' },
+    { when: 'UNOPENED-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/d.ts', edits: [{ oldText: '= 2', newText: "= 'two'" }] } }] },
+    { when: 'UNOPENED-TS', text: 'Changed d.ts.' },
+    ...benchEdits('BENCH-TS'),
+    ...benchEdits('BENCH-OFF'),
   ],
   ui: [
     { reasoning: 'Let me look at the file first.', text: HELLO },
@@ -238,6 +258,7 @@ async function main() {
       const result = JSON.parse(fs.readFileSync(resultFile, 'utf8'));
       for (const o of result.outcomes) {
         log(`${o.ok ? 'ok  ' : 'FAIL'} ${o.name} (${o.ms} ms)${o.ok ? '' : `\n${o.error}`}`);
+        for (const figure of o.figures ?? []) log(`  ${figure}`);
       }
       // (the extension host has exited with the suite: its webviews are gone)
       await page.screenshot({ path: path.join(artifacts, 'vscode-exttest.png') });

@@ -3,7 +3,7 @@
 // once, as a message, and returns undefined.
 
 import * as vscode from 'vscode';
-import { checkModel } from './connectionCheck';
+import { checkModel, CheckResult } from './connectionCheck';
 import { BeforeContent, showToolDiff } from './diffView';
 import type { EditorContext } from './editorContext';
 import { chooseServerProgram, setupModel } from './firstRun';
@@ -13,7 +13,7 @@ import { showMcpServers } from './mcpStatus';
 import { ModelSwitch } from './modelPicker';
 import type { AgentPanel } from './panel';
 import { managePermissions } from './permissionRules';
-import { ContextItem, MessageRef, ModelCheckResult, PermissionRuleInfo, RevertOutcome, sessionTitle } from './protocol';
+import { ContextItem, MessageRef, PermissionRuleInfo, RevertOutcome, sessionTitle } from './protocol';
 import { editQueued } from './queueActions';
 import type { AgentServer } from './serverLifecycle';
 import type { SessionController } from './sessions';
@@ -197,7 +197,7 @@ export function registerCommands(host: CommandHost): vscode.Disposable[] {
     host.guarded<PermissionRuleInfo[]>('manage the permissions', () =>
       managePermissions(host.server.serverRequest(), host.folderUri(), stringArg(ruleId))),
   );
-  register('agentLsp.checkModel', () => host.guarded<ModelCheckResult>('check the model connection', () => checkModel(host.server.serverRequest(), host.folderUri())));
+  register('agentLsp.checkModel', () => host.guarded<CheckResult>('check the model connection and the language servers', () => checkModel(host.server.serverRequest(), host.folderUri())));
   register('agentLsp.retryTurn', (turn?: number) => host.guarded('send the message again', () => host.retryTurn(turn)));
   register('agentLsp.setApiKey', async () => {
     const provider = await vscode.window.showQuickPick([...KEY_PROVIDERS], { placeHolder: 'Which provider is the key for?' });

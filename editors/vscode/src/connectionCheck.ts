@@ -1,12 +1,15 @@
-// "Agent: Check Model Connection": one tiny real request to the configured
-// model through the server (agent/model/check), and what to do when it
-// fails. Model failures name, as data, the setting to change (`setting`):
-// the key is this extension's own "Set API Key…" command (VS Code users
-// have no model.apiKey to edit), a settings key is one of agentLsp.model.*,
-// an environment variable is set where VS Code starts the server.
+// "Agent: Check Model and Language Servers": one tiny real request to the
+// configured model through the server (agent/model/check), and what to do
+// when it fails; and the language servers of each folder
+// (agent/language/status), in the "Agent: Check" output. Model failures
+// name, as data, the setting to change (`setting`): the key is this
+// extension's own "Set API Key…" command (VS Code users have no model.apiKey
+// to edit), a settings key is one of agentLsp.model.*, an environment
+// variable is set where VS Code starts the server.
 
 import * as vscode from 'vscode';
-import { LlmFailure, ModelCheckResult, Request } from './protocol';
+import { languageStatusLines } from './languageStatus';
+import { LanguageStatusResult, LlmFailure, ModelCheckResult, Request } from './protocol';
 
 /** A model failure as the server reports it (agent/model/check, agent/error). */
 export type ModelFailure = Partial<LlmFailure>;
@@ -54,16 +57,47 @@ export async function showFailure(prefix: string, failure: ModelFailure, extra: 
   return choice;
 }
 
-export async function checkModel(request: Request, workspaceUri: string | undefined): Promise<ModelCheckResult> {
-  const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: 'Agent: checking the model connection…' },
-    () => request('agent/model/check', { workspaceUri }),
+/** What "Agent: Check Model and Language Servers" found. */
+export type CheckResult = ModelCheckResult & { language?: LanguageStatusResult };
+
+let report: vscode.OutputChannel | undefined;
+
+/** The model line of the report. */
+function modelLine(result: ModelCheckResult, what: string): string {
+  if (result.ok) {
+    return `Model: ${what} answered in ${result.latencyMs ?? '?'} ms.`;
+  }
+  const failure: ModelFailure = result.error ?? {};
+  return [`Model: ${what} failed: ${failure.code ?? 'error'}: ${failure.message ?? ''}`, fixText(failure)].filter(Boolean).join(' ');
+}
+
+function folderName(uri: string): string {
+  const folder = vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(uri));
+  return folder ? `${folder.name} (${folder.uri.fsPath})` : vscode.Uri.parse(uri).fsPath;
+}
+
+/** The model connection (one tiny real request) and the language servers of each folder, in the "Agent: Check" output. */
+export async function checkModel(request: Request, workspaceUri: string | undefined): Promise<CheckResult> {
+  const [result, language] = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'Agent: checking the model connection and the language servers…' },
+    () => Promise.all([
+      request('agent/model/check', { workspaceUri }),
+      Promise.resolve(request('agent/language/status', {})).catch((error: unknown) => error instanceof Error ? error : new Error(String(error))),
+    ]),
   );
   const what = `${result.provider ?? '?'} ${result.model ?? '?'}${result.url ? ` at ${result.url}` : ''}`;
+  report ??= vscode.window.createOutputChannel('Agent: Check');
+  report.clear();
+  report.appendLine(modelLine(result, what));
+  report.appendLine('');
+  for (const line of language instanceof Error ? [`Language servers: the server could not say: ${language.message}`] : languageStatusLines(language, folderName)) {
+    report.appendLine(line);
+  }
+  report.show(true);
   if (result.ok) {
     void vscode.window.showInformationMessage(`Agent: ${what} answered in ${result.latencyMs ?? '?'} ms.`);
   } else {
     void showFailure(`Agent: ${what} failed`, result.error ?? {});
   }
-  return result;
+  return language instanceof Error ? result : { ...result, language };
 }

@@ -8,6 +8,7 @@
 import * as vscode from 'vscode';
 import type { LanguageQueryParams, LanguageQueryResult } from './protocol';
 import { codeActions, diagnostic, hoverText, location, symbol, workspaceEdit } from './languageShapes';
+import { servedByTypeScript, typescriptDiagnostics } from './typescriptCheck';
 
 const NONE: LanguageQueryResult = { servers: [] };
 /** Code actions VS Code resolves (their edits) before answering. */
@@ -103,11 +104,19 @@ async function diagnostics(params: LanguageQueryParams, watch: DiagnosticsWatch)
   const uri = vscode.Uri.parse(document.uri);
   // a document not open in the editor is opened unseen, so its language features check it
   const doc = openDocument(document.uri) ?? (await vscode.workspace.openTextDocument(uri));
+  const version = document.version ?? doc.version;
+  if (servedByTypeScript(doc)) {
+    // VS Code's TypeScript is asked to check this version rather than waited for
+    const atVersion = (ms: number) => watch.until(() => openDocument(document.uri)?.version === version, Math.max(0, ms));
+    const checked = await typescriptDiagnostics(doc, atVersion, version, !!params.everywhere, params.timeoutMs);
+    if (checked) {
+      return checked;
+    }
+  }
   const own = vscode.languages.getDiagnostics(uri);
   if (!watch.languages.has(doc.languageId) && own.length === 0) {
     return NONE; // no language feature reports diagnostics for this language: the agent asks its own servers
   }
-  const version = document.version ?? doc.version;
   const pending = !(await watch.until(() => watch.reported(document.uri, version), params.timeoutMs));
   const now = vscode.languages.getDiagnostics(uri);
   const answer: LanguageQueryResult = { servers: serverNames(now.length ? now : own, doc.languageId) };

@@ -1579,7 +1579,7 @@ export interface LanguageServerStatus {
   reason: string;
   source: 'built-in' | 'settings';
   /**
-   * "found": used, starts with the first file of its kind; "other-serves": another server of the same language is used; "off": language.enabled is false
+   * "found": used, starts with the first file of its kind; "other-serves": another server of the same language is used; "off": language.enabled is false, or a built-in server while language.discovery is false
    */
   state: 'running' | 'found' | 'not-found' | 'other-serves' | 'failed' | 'off';
   workspaceUri: string;
