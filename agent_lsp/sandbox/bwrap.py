@@ -1,0 +1,81 @@
+"""bubblewrap's command line for one sandboxed command (Linux).
+
+Mounts, in order (a later one covers an earlier one):
+
+1. the whole file system read-only, a fresh /dev and /proc;
+2. the temp folder writable;
+3. $HOME (and /home, /root) hidden under an empty scratch folder;
+4. the toolchain paths of $HOME and the extra readable paths, read-only;
+5. the workspace roots and the extra writable paths, writable;
+6. every secret path covered (an empty read-only folder, or /dev/null).
+
+Namespaces: a user namespace with every capability dropped (also when the
+server runs as root), its own pids (when the sandbox's first process dies,
+the kernel kills every process in it), IPC, hostname, and network unless
+network is allowed (then only a loopback of its own). `--die-with-parent`
+ends the sandbox with the process that started it; `--new-session` keeps a
+command from pushing keystrokes into a terminal (TIOCSTI). bubblewrap also
+sets no_new_privs: nothing inside gains privileges through setuid files.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+from agent_lsp.sandbox.paths import is_under, secret_paths, toolchain_paths
+
+BASE_OPTIONS = ("--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-ipc",
+                "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL")
+
+
+def bwrap_argv(exe: str, argv: Sequence[str], *, cwd: Path, writable: Sequence[Path], readable: Sequence[Path] = (),
+               temp_dirs: Sequence[Path] = (), home: Path | None = None, network: bool = False) -> list[str]:
+    out = [exe, *BASE_OPTIONS]
+    if not network:
+        out.append("--unshare-net")
+    out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    for temp in temp_dirs:
+        out += ["--bind-try", str(temp), str(temp)]
+    for hidden in _hidden_homes(home):
+        out += ["--tmpfs", str(hidden)]
+    if home is not None:
+        for path in toolchain_paths(home):
+            if os.path.lexists(path):
+                out += ["--ro-bind-try", str(path), str(path)]
+    for path in readable:
+        out += ["--ro-bind-try", str(path), str(path)]
+    for path in writable:
+        out += ["--bind-try", str(path), str(path)]
+    if home is not None:
+        for secret in secret_paths(home):
+            out += _mask(secret)
+            real = Path(os.path.realpath(secret))
+            if real != secret:  # a secret folder that is a link: its target is covered too
+                out += _mask(real)
+    out += ["--chdir", str(cwd), "--", *argv]
+    return out
+
+
+def _hidden_homes(home: Path | None) -> list[Path]:
+    hidden = [Path(p) for p in ("/home", "/root") if os.path.isdir(p)]
+    if home is not None and home != Path("/") and home.is_absolute() and not any(is_under(home, h) for h in hidden):
+        hidden.append(home)
+    return hidden
+
+
+def _mask(path: Path) -> list[str]:
+    """Options that cover `path` (when it exists) with nothing."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        return ["--tmpfs", str(path), "--remount-ro", str(path)]
+    if os.path.islink(path) and os.path.isdir(path):
+        return ["--tmpfs", str(path)]  # the link is not in the scratch home: an empty folder takes its place
+    if os.path.lexists(path):
+        return ["--ro-bind", "/dev/null", str(path)]
+    return []
+
+
+def probe_argv(exe: str) -> list[str]:
+    """A command that starts only where every command would (network namespace included)."""
+    return bwrap_argv(exe, ["/bin/sh", "-c", "exit 0"], cwd=Path("/"), writable=(), home=None, network=False)
