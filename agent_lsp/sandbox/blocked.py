@@ -26,21 +26,25 @@ _NETWORK = ("Network is unreachable", "Temporary failure in name resolution", "C
 def blocked_by_sandbox(output: str, policy, network: bool) -> str | None:
     """What the sandbox blocked, e.g. "write to /etc/hosts", or None when nothing says so."""
     for line in output.splitlines()[-400:]:
-        if any(sign in line for sign in _WRITE):
-            for path in _paths(line):
-                if not policy.may_write(path):
-                    return f"write to {path} (only the workspace, the temp folder and shell.writablePaths are writable)"
-        if any(sign in line for sign in _MISSING) and policy.home is not None:
-            for path in _paths(line):
-                if _hidden(path, policy) and os.path.lexists(path):
-                    return f"{path} is hidden (the sandbox shows no part of $HOME but the toolchains and shell.readablePaths)"
+        path = _path_before(line, _WRITE)
+        if path is not None and not policy.may_write(path):
+            return f"write to {path} (only the workspace, the temp folder and shell.writablePaths are writable)"
+        path = _path_before(line, _MISSING)
+        if path is not None and policy.home is not None and _hidden(path, policy) and os.path.lexists(path):
+            return f"{path} is hidden (the sandbox shows no part of $HOME but the toolchains and shell.readablePaths)"
         if not network and any(sign in line for sign in _NETWORK):
             return 'network access (shell.network is "off")'
     return None
 
 
-def _paths(line: str) -> list[Path]:
-    return [Path(os.path.normpath(m)) for m in _PATH.findall(line) if len(m) > 1]
+def _path_before(line: str, signs: tuple[str, ...]) -> Path | None:
+    """The path the error is about: the last one before the error's words
+    ("bash: line 1: /etc/hosts: Read-only file system")."""
+    at = min((line.find(sign) for sign in signs if sign in line), default=-1)
+    if at < 0:
+        return None
+    found = [m for m in _PATH.findall(line[:at]) if len(m) > 1]
+    return Path(os.path.normpath(found[-1])) if found else None
 
 
 def _hidden(path: Path, policy) -> bool:
