@@ -151,6 +151,8 @@ def test_without_bubblewrap_require_refuses_and_auto_runs_unsandboxed(places: Pl
     exception = places.policy(exceptions=("docker compose",)).place("docker compose up")
     assert not exception.sandboxed and exception.exception and "sandbox exception" in exception.why
     assert places.policy(exceptions=("docker compose",)).place("docker ps").sandboxed
+    assert places.policy(mode="off").describe() == 'off (shell.sandbox is "off"): commands run unsandboxed'
+    assert places.policy(network=True).describe().endswith(", with network")
 
 
 def test_the_macos_profile_says_the_same_policy(places: Places):

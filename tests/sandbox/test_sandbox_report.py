@@ -20,8 +20,6 @@ def test_config_show_names_the_sandbox_in_use(tmp_path: Path):
     shown = agent_lsp(["config", "show", "-w", str(places.workspace)], env)
     assert shown.returncode == 0, shown.stderr
     assert sandbox_line(shown.stdout).startswith("sandbox: bubblewrap (/") and shown.stdout.count(", no network") == 1
-    on = agent_lsp(["config", "show", "--json", "-w", str(places.workspace), "--settings", '{"shell": {"network": "on"}}'], env)
-    assert json.loads(on.stdout)["sandbox"].endswith(", with network")
 
 
 def test_config_show_says_why_there_is_no_sandbox_and_how_to_get_one(tmp_path: Path):
@@ -31,8 +29,6 @@ def test_config_show_says_why_there_is_no_sandbox_and_how_to_get_one(tmp_path: P
     assert sandbox_line(auto.stdout) == (
         "sandbox: none, commands run unsandboxed and are asked about: bubblewrap is not installed: "
         "apt install bubblewrap (Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)")
-    require = agent_lsp(["config", "show", "-w", str(places.workspace), "--settings", '{"shell": {"sandbox": "require"}}'],
-                        env)
-    assert sandbox_line(require.stdout).startswith('sandbox: none, so commands are refused (shell.sandbox is "require")')
-    off = agent_lsp(["config", "show", "-w", str(places.workspace)], {**env, "AGENT_LSP_SANDBOX": "off"})
-    assert sandbox_line(off.stdout) == 'sandbox: off (shell.sandbox is "off"): commands run unsandboxed'
+    require = agent_lsp(["config", "show", "--json", "-w", str(places.workspace), "--settings",
+                         '{"shell": {"sandbox": "require"}}'], env)
+    assert json.loads(require.stdout)["sandbox"].startswith('none, so commands are refused (shell.sandbox is "require")')
