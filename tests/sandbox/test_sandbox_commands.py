@@ -29,8 +29,11 @@ def places(tmp_path: Path) -> Places:
 
 
 def server(places: Places, **env: str):
+    # a hook before every command: it runs in the commands' sandbox
+    hook = f"touch hook-ran; touch {places.outside}/hook-escaped; exit 0"
+    hooks = {"PreToolUse": [{"matcher": "run_command", "hooks": [{"type": "command", "command": hook}]}]}
     return tool_server(folders=[places.workspace], sessions_dir=places.root / "sessions",
-                       settings={"permissions": {"sandboxedCommands": "allow"}},
+                       settings={"permissions": {"sandboxedCommands": "allow"}, "hooks": hooks},
                        env={"HOME": str(places.home), "TMPDIR": str(places.temp), **env})
 
 
@@ -58,6 +61,7 @@ async def test_sandboxed_commands_ask_nothing_report_where_they_ran_and_revert(p
         assert editor.permission_requests == []
         assert [r["meta"]["sandbox"] for r in results] == [{"sandboxed": True, "network": False, "kind": "bubblewrap"}] * 5
         assert all("[sandboxed, no network]\n[exit code 0]" in text_of(r) for r in results), results
+        assert (places.workspace / "hook-ran").exists() and not (places.outside / "hook-escaped").exists()
 
         # a test run and a write in the workspace work; what the sandbox refuses is named
         steps = [f"{sys.executable} -m pytest -q test_tiny.py", "echo made > made.txt",
@@ -117,8 +121,10 @@ async def test_without_bubblewrap_every_command_is_asked_and_require_refuses(pla
         assert all(r["meta"]["sandbox"]["sandboxed"] is False for r in results)
 
         editor.permission_requests.clear()
-        _, (refused,) = await turn(editor, [call("run_command", command="echo x > refused.txt")],
+        sid, (refused,) = await turn(editor, [call("run_command", command="echo x > refused.txt")],
                                    shell={"sandbox": "require"})
         assert error_code(refused) == "SANDBOX_REQUIRED" and editor.permission_requests == []
+        hook = [e["data"] for e in editor.events[sid] if e["type"] == "hook/run"][-1]
+        assert hook["outcome"] == "failed" and 'shell.sandbox is "require"' in hook["message"]
         assert 'shell.sandbox is "require"' in text_of(refused) and "apt install bubblewrap" in text_of(refused)
         assert not (places.workspace / "refused.txt").exists()
