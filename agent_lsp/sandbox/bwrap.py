@@ -2,12 +2,20 @@
 
 Mounts, in order (a later one covers an earlier one):
 
-1. the whole file system read-only, a fresh /dev and /proc;
+1. the whole file system read-only, a fresh /dev and /proc, /run empty but for
+   the resolver's files (no daemon's socket: docker, D-Bus, the user's
+   runtime folder with its ssh and gpg agents);
 2. the temp folder writable;
 3. $HOME (and /home, /root) hidden under an empty scratch folder;
 4. the toolchain paths of $HOME and the extra readable paths, read-only;
 5. the workspace roots and the extra writable paths, writable;
-6. every secret path covered (an empty read-only folder, or /dev/null).
+6. every secret path covered (an empty read-only folder, or /dev/null), and the
+   sockets other programs keep in the temp folder (X11, tmux, ssh agents,
+   D-Bus, PostgreSQL, MySQL); `SSH_AUTH_SOCK` and the like are unset.
+
+A Unix socket elsewhere that the sandbox shows (read-only does not stop a
+connect) is still reachable: a seccomp filter on `socket(AF_UNIX)` is not
+there yet (docs/sandbox.md).
 
 Namespaces: a user namespace with every capability dropped (also when the
 server runs as root), its own pids (when the sandbox's first process dies,
@@ -26,6 +34,14 @@ from typing import Sequence
 
 from agent_lsp.sandbox.paths import is_under, secret_paths, toolchain_paths
 
+# Sockets of other programs in a temp folder, hidden from the command.
+TEMP_SOCKETS = (".X11-unix", ".ICE-unix", ".XIM-unix", ".font-unix", "tmux-*", "ssh-*", "dbus-*", ".s.PGSQL.*",
+                "mysql*.sock", "gpg-*", "keyring-*", "screen", "uscreens")
+# Unset in the sandbox: they name a way out (agents, buses).
+AGENT_VARIABLES = ("SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
+                   "DBUS_SYSTEM_BUS_ADDRESS", "DOCKER_HOST", "TMUX", "STY", "WAYLAND_DISPLAY", "DISPLAY")
+RESOLVER_PATHS = ("/run/systemd/resolve", "/run/resolvconf", "/run/NetworkManager/resolv.conf")
+
 BASE_OPTIONS = ("--die-with-parent", "--new-session", "--unshare-user", "--unshare-pid", "--unshare-ipc",
                 "--unshare-uts", "--unshare-cgroup-try", "--cap-drop", "ALL")
 
@@ -36,6 +52,12 @@ def bwrap_argv(exe: str, argv: Sequence[str], *, cwd: Path, writable: Sequence[P
     if not network:
         out.append("--unshare-net")
     out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    if os.path.isdir("/run") and not os.path.islink("/run"):
+        out += ["--tmpfs", "/run"]
+        for path in RESOLVER_PATHS:
+            out += ["--ro-bind-try", path, path]
+        if os.path.islink("/run/shm"):
+            out += ["--symlink", "/dev/shm", "/run/shm"]
     for temp in temp_dirs:
         out += ["--bind-try", str(temp), str(temp)]
     for hidden in _hidden_homes(home):
@@ -54,13 +76,23 @@ def bwrap_argv(exe: str, argv: Sequence[str], *, cwd: Path, writable: Sequence[P
             real = Path(os.path.realpath(secret))
             if real != secret:  # a secret folder that is a link: its target is covered too
                 out += _mask(real)
+    for temp in temp_dirs:
+        for pattern in TEMP_SOCKETS:
+            for found in sorted(Path(temp).glob(pattern)):
+                out += _mask(found)
+    agent = os.environ.get("SSH_AUTH_SOCK")
+    if agent and os.path.isabs(agent) and os.path.lexists(agent):
+        out += _mask(Path(agent).parent if Path(agent).parent != Path("/") else Path(agent))
+    for name in AGENT_VARIABLES:
+        out += ["--unsetenv", name]
     out += ["--chdir", str(cwd), "--", *argv]
     return out
 
 
 def _hidden_homes(home: Path | None) -> list[Path]:
     hidden = [Path(p) for p in ("/home", "/root") if os.path.isdir(p)]
-    if home is not None and home != Path("/") and home.is_absolute() and not any(is_under(home, h) for h in hidden):
+    if (home is not None and home != Path("/") and home.is_absolute() and os.path.isdir(home)
+            and not any(is_under(home, h) for h in hidden)):
         hidden.append(home)
     return hidden
 

@@ -33,13 +33,14 @@ def places(tmp_path: Path) -> Places:
     return make_places(tmp_path)
 
 
-def sandboxed(places: Places, script: str, policy: SandboxPolicy | None = None, **run) -> subprocess.CompletedProcess:
+def sandboxed(places: Places, script: str, policy: SandboxPolicy | None = None,
+              env_extra: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     policy = policy or places.policy()
     placement = policy.place(script)
     assert placement.sandboxed, placement
     argv = placement.wrap(["bash", "-c", script], places.workspace)
-    return subprocess.run(argv, cwd=places.workspace, env=places.env(), capture_output=True, text=True, timeout=30,
-                          start_new_session=True, **run)
+    return subprocess.run(argv, cwd=places.workspace, env={**places.env(), **(env_extra or {})}, capture_output=True,
+                          text=True, timeout=30, start_new_session=True)
 
 
 def test_writes_land_only_in_the_workspace_and_the_temp_folder(places: Places):
@@ -175,3 +176,30 @@ def test_the_macos_profile_says_the_same_policy(places: Places):
     with_network = seatbelt_argv("/usr/bin/sandbox-exec", ["true"], writable=[], home=places.home, network=True)
     assert "(allow network*)" in with_network[2].splitlines()
     assert str(places.workspace) not in profile  # paths are parameters, never pasted into the text
+
+
+def test_the_sockets_of_other_programs_are_out_of_reach(places: Places, monkeypatch):
+    """A tmux server's or an ssh agent's socket in the temp folder would let a command type
+    into the user's shells or sign with their keys; the daemons' sockets live in /run."""
+    listeners = []
+    for name in ("tmux-0/default", "ssh-abcdef/agent.1"):
+        path = places.temp / name
+        path.parent.mkdir()
+        listener = socket.socket(socket.AF_UNIX)
+        listener.bind(str(path))
+        listener.listen(1)
+        listeners.append(listener)
+    monkeypatch.setenv("SSH_AUTH_SOCK", str(places.temp / "ssh-abcdef/agent.1"))
+    connect = (f"{sys.executable} -c \"import socket, sys; s = socket.socket(socket.AF_UNIX); "
+               "s.connect(sys.argv[1]); print('connected')\"")
+    script = (f"{connect} {places.temp}/tmux-0/default; {connect} \"$SSH_AUTH_SOCK\"; "
+              f"{connect} {places.temp}/ssh-abcdef/agent.1; echo \"agent=$SSH_AUTH_SOCK\"; ls -A /run")
+    try:
+        done = sandboxed(places, script, env_extra={"SSH_AUTH_SOCK": str(places.temp / "ssh-abcdef/agent.1")})
+    finally:
+        for listener in listeners:
+            listener.close()
+    assert "connected" not in done.stdout, done.stdout
+    assert "agent=\n" in done.stdout
+    daemons = {p.name for p in Path("/run").iterdir()} - {"shm", "systemd", "resolvconf", "NetworkManager"}
+    assert not daemons & set(done.stdout.split()), done.stdout
