@@ -16,7 +16,8 @@ from pathlib import Path
 # ~/.npmrc, no ~/.pypirc, no ~/.cargo/credentials.)
 TOOLCHAIN_PATHS: tuple[str, ...] = (
     ".cargo/bin", ".cargo/env", ".cargo/registry", ".cargo/git", ".cargo/config.toml", ".rustup",
-    ".local/bin", ".local/lib", ".local/share/uv/python", ".local/share/pnpm", ".local/share/mise",
+    ".local/bin", ".local/lib", ".local/share/uv/python", ".local/share/uv/tools", ".local/share/pipx",
+    ".local/share/pnpm", ".local/share/mise", ".local/share/pypoetry", ".local/share/virtualenvs",
     ".pyenv", ".nvm", ".volta", ".bun", ".deno", ".asdf", ".sdkman", ".ghcup", ".elan", ".opam",
     ".juliaup", ".nix-profile", ".rbenv", ".gem", "go/bin", "go/pkg/mod", "sdk",
     ".gitconfig", ".config/git",

@@ -203,3 +203,20 @@ def test_the_sockets_of_other_programs_are_out_of_reach(places: Places, monkeypa
     assert "agent=\n" in done.stdout
     daemons = {p.name for p in Path("/run").iterdir()} - {"shm", "systemd", "resolvconf", "NetworkManager"}
     assert not daemons & set(done.stdout.split()), done.stdout
+
+
+def test_toolchains_installed_in_the_home_run_and_their_credentials_stay_hidden(places: Places):
+    tool = places.home / ".local/share/pipx/venvs/tool/bin/tool"  # pipx: a link in ~/.local/bin into its venv
+    tool.parent.mkdir(parents=True)
+    tool.write_text("#!/bin/sh\necho tool-ran\n")
+    tool.chmod(0o755)
+    (places.home / ".local/bin").mkdir(parents=True)
+    (places.home / ".local/bin/tool").symlink_to(tool)
+    (places.home / ".cargo/registry").mkdir(parents=True)
+    (places.home / ".cargo/registry/index").write_text("crates\n")
+    (places.home / ".cargo/credentials.toml").write_text(CANARY + "\n")
+    done = sandboxed(places, "~/.local/bin/tool; cat ~/.cargo/registry/index; cat ~/.cargo/credentials.toml; "
+                             "echo x > ~/.cargo/registry/index; exit 0")
+    assert done.stdout.splitlines() == ["tool-ran", "crates"], done.stderr
+    assert "Read-only file system" in done.stderr  # toolchains are read-only
+    assert (places.home / ".cargo/registry/index").read_text() == "crates\n"
