@@ -1,6 +1,6 @@
 """The sandbox's cost per command and the questions it saves. Prints, asserts nothing.
 
-    .venv/bin/python bench/sandbox.py [--runs 20] [--tests 200]
+    .venv/bin/python bench/sandbox.py [--runs 20] [--tests 200] [--no-pytest]
 
 Each command runs through run_command's runner (`agent_lsp.tools.shell.run_shell`,
 the output pumped and the process group reaped as for the agent), in bubblewrap
@@ -70,7 +70,7 @@ async def timed(command: str, cwd: Path, placement) -> float:
     return elapsed * 1000
 
 
-async def overhead(runs: int, tests: int) -> None:
+async def overhead(runs: int, tests: int, pytest: bool = True) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         make_project(root, tests)
@@ -80,8 +80,10 @@ async def overhead(runs: int, tests: int) -> None:
             raise SystemExit(f"no sandbox here: {sandboxed.why}")
         print(f"sandbox: {policy.describe()}; median of {runs} runs, alternating\n")
         print(f"{'command':<28} {'unsandboxed':>12} {'sandboxed':>12} {'added':>10}")
-        for label, command in (("true", "true"), ("ls", "ls"),
-                               (f"pytest -q ({tests} tests)", f"{sys.executable} -m pytest -q -x")):
+        commands = [("true", "true"), ("ls", "ls")]
+        if pytest:
+            commands.append((f"pytest -q ({tests} tests)", f"{sys.executable} -m pytest -q -x"))
+        for label, command in commands:
             plain, boxed = [], []
             await timed(command, root, None)  # warm the file cache
             await timed(command, root, sandboxed)
@@ -103,8 +105,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--tests", type=int, default=200)
+    parser.add_argument("--no-pytest", action="store_true", help="only the trivial commands")
     args = parser.parse_args()
-    asyncio.run(overhead(args.runs, args.tests))
+    asyncio.run(overhead(args.runs, args.tests, not args.no_pytest))
     print(f"\nquestions over a ten-command task: {questions(True)} sandboxed, {questions(False)} unsandboxed")
 
 

@@ -28,7 +28,9 @@ sets no_new_privs: nothing inside gains privileges through setuid files.
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -37,6 +39,7 @@ from agent_lsp.sandbox.paths import is_under, secret_paths, toolchain_paths
 # Sockets of other programs in a temp folder, hidden from the command.
 TEMP_SOCKETS = (".X11-unix", ".ICE-unix", ".XIM-unix", ".font-unix", "tmux-*", "ssh-*", "dbus-*", ".s.PGSQL.*",
                 "mysql*.sock", "gpg-*", "keyring-*", "screen", "uscreens")
+_TEMP_SOCKET_NAME = re.compile("|".join(fnmatch.translate(p) for p in TEMP_SOCKETS))
 # Unset in the sandbox: they name a way out (agents, buses).
 AGENT_VARIABLES = ("SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
                    "DBUS_SYSTEM_BUS_ADDRESS", "DOCKER_HOST", "TMUX", "STY", "WAYLAND_DISPLAY", "DISPLAY")
@@ -72,14 +75,15 @@ def bwrap_argv(exe: str, argv: Sequence[str], *, cwd: Path, writable: Sequence[P
         out += ["--bind-try", str(path), str(path)]
     if home is not None:
         for secret in secret_paths(home):
+            if not os.path.lexists(secret):
+                continue
             out += _mask(secret)
             real = Path(os.path.realpath(secret))
             if real != secret:  # a secret folder that is a link: its target is covered too
                 out += _mask(real)
     for temp in temp_dirs:
-        for pattern in TEMP_SOCKETS:
-            for found in sorted(Path(temp).glob(pattern)):
-                out += _mask(found)
+        for found in _temp_sockets(temp):
+            out += _mask(found)
     agent = os.environ.get("SSH_AUTH_SOCK")
     if agent and os.path.isabs(agent) and os.path.lexists(agent):
         out += _mask(Path(agent).parent if Path(agent).parent != Path("/") else Path(agent))
@@ -95,6 +99,16 @@ def _hidden_homes(home: Path | None) -> list[Path]:
             and not any(is_under(home, h) for h in hidden)):
         hidden.append(home)
     return hidden
+
+
+def _temp_sockets(temp: Path) -> list[Path]:
+    """What of TEMP_SOCKETS is in `temp` (one listing of it)."""
+    try:
+        with os.scandir(temp) as entries:
+            names = sorted(e.name for e in entries)
+    except OSError:
+        return []
+    return [Path(temp) / n for n in names if _TEMP_SOCKET_NAME.match(n)]
 
 
 def _mask(path: Path) -> list[str]:
