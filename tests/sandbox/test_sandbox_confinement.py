@@ -7,7 +7,6 @@ allowed, and every escape tried here fails."""
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import os
 import pty
