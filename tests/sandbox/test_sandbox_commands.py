@@ -55,7 +55,7 @@ def running(*argv: str) -> list[int]:
 
 
 @needs_bwrap()
-async def test_sandboxed_commands_ask_nothing_report_where_they_ran_and_revert(places: Places):
+async def test_sandboxed_commands_ask_nothing_report_where_they_ran_revert_and_cancel(places: Places):
     async with server(places) as editor:
         _, results = await turn(editor, [call("run_command", command=c) for c in FIVE])
         assert editor.permission_requests == []
@@ -94,10 +94,7 @@ async def test_sandboxed_commands_ask_nothing_report_where_they_ran_and_revert(p
         assert "not sandboxed: the agent asked to run it outside the sandbox" in question["title"]
         assert question["choices"] == ["once", "deny"] and "outside the sandbox" in question["asksEveryTime"]
 
-
-@needs_bwrap()
-async def test_cancelling_a_sandboxed_command_leaves_no_process(places: Places):
-    async with server(places) as editor:
+        # a cancelled sandboxed command leaves no process
         editor.configure({"model": {"provider": "scripted", "script": [
             call("run_command", command="sleep 47.25 & sleep 48.25"), {"text": "unreached"}]}})
         before = len(editor.statuses)
