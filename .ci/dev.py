@@ -136,8 +136,10 @@ def _vscode_parts() -> list[Part]:
         return [unit, editor]
     script = VSCODE / "scripts" / "ci.sh"
     # The agent's own language servers are tested in the Python part; here, as in
-    # the rest of the suite, they stay off (tests/conftest.py says why).
-    env = {**os.environ, "AGENT_LSP_PYTHON": str(PYTHON), "AGENT_LSP_LANGUAGE_SERVERS": "false"}
+    # the rest of the suite, they stay off, and sandboxed commands are asked about
+    # like any command (tests/conftest.py says why).
+    env = {**os.environ, "AGENT_LSP_PYTHON": str(PYTHON), "AGENT_LSP_LANGUAGE_SERVERS": "false",
+           "AGENT_LSP_SANDBOXED_COMMANDS": "ask"}
 
     print("== VS Code unit tests (log: %s)" % (LOGS / "vscode-unit.log"), flush=True)
     code, out = _run_logged(["bash", script, "unit"], LOGS / "vscode-unit.log", env)

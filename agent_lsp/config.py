@@ -47,6 +47,8 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "AGENT_LSP_SESSIONS_DIR": ("sessionsDir",),
     "AGENT_LSP_LOG_LEVEL": ("logLevel",),
     "AGENT_LSP_PERMISSION_TIMEOUT_SECONDS": ("permissions", "askTimeoutSeconds"),
+    "AGENT_LSP_SANDBOXED_COMMANDS": ("permissions", "sandboxedCommands"),  # "ask": sandboxed commands are asked about too
+    "AGENT_LSP_SANDBOX": ("shell", "sandbox"),  # "auto" | "require" | "off"
     "AGENT_LSP_LANGUAGE_SERVERS": ("language", "enabled"),  # "false": no language servers for the agent
 }
 
@@ -74,6 +76,9 @@ class PermissionSettings(_Camel):
     ask_timeout_seconds: float = Field(
         default=300.0, gt=0, description="an unanswered permission question counts as deny after this long"
     )
+    sandboxed_commands: Literal["allow", "ask"] = Field(
+        default="allow", description='a command that runs sandboxed with no network: "allow" (no question unless a rule '
+        'asks or denies) or "ask" like any command')
 
 
 class ShellSettings(_Camel):
@@ -84,6 +89,17 @@ class ShellSettings(_Camel):
         'the like only; "none": nothing'
     )
     pass_env: list[str] = Field(default_factory=list, description="variables (names or globs) passed through even so")
+    # The sandbox of the agent's commands and hooks (see docs/sandbox.md).
+    sandbox: Literal["auto", "require", "off"] = Field(
+        default="auto", description='"auto": sandboxed where a sandbox works, else asked about as unsandboxed; '
+        '"require": never run a command unsandboxed; "off": no sandbox')
+    network: Literal["off", "on"] = Field(default="off", description="may sandboxed commands use the network")
+    writable_paths: list[str] = Field(default_factory=list,
+                                      description="writable in the sandbox besides the workspace and the temp folder")
+    readable_paths: list[str] = Field(default_factory=list,
+                                      description="visible (read-only) in the sandbox besides the system and the toolchains")
+    sandbox_exceptions: list[str] = Field(
+        default_factory=list, description="command prefixes (e.g. docker) run outside the sandbox, always asked about")
 
 
 # -------------------------------------------------------------- MCP servers

@@ -14,3 +14,9 @@ settings.load_profile("repeatable")
 # (the variable is inherited) except in the tests of that feature, which turn them
 # on by their settings, so other tests' timings and tool results stay as they were.
 os.environ.setdefault("AGENT_LSP_LANGUAGE_SERVERS", "false")
+
+# Commands run sandboxed where bubblewrap works, and by default such a command is
+# allowed without a question. The suite's tests of the questions asked about commands
+# were written for commands that ask: its servers ask about sandboxed commands too
+# (the variable is inherited). The sandbox's own tests choose by their settings.
+os.environ.setdefault("AGENT_LSP_SANDBOXED_COMMANDS", "ask")

@@ -34,6 +34,7 @@ RANK = {
     "agent": 3,
     "llm": 2,
     "store": 1,
+    "sandbox": 0.5,  # agent_lsp/sandbox: the sandbox of the agent's commands and hooks; imports only leaves
     # Leaves every layer may use; they import nothing of ours.
     "secrets": 0,  # agent_lsp/secrets.py: masking secrets in whatever leaves the process
     "process": 0,  # agent_lsp/process.py: child processes that die with the server

@@ -5,7 +5,8 @@ request, same policy), then runs as `bash -c COMMAND` in a terminal the client
 creates (`terminal/create`), so the user watches it in the editor; the tool
 call shows that terminal while it runs. Its output and exit code are the
 tool's result, as with the built-in runner; a timeout or a cancel kills it.
-The terminal is released when the call ends.
+The terminal is released when the call ends. The command runs where the client
+runs it, outside the agent's sandbox, and the question says so.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ async def run_in_terminal(connection: Any, session_id: str, call_id: str, args: 
     if not args.command.strip():
         return error_output("empty command", "BAD_COMMAND")
     shown_cwd = roots.display(cwd)
-    request = PermissionRequest(tool="run_command", title=f"Run `{args.command}`" + ("" if shown_cwd == "." else f" in {shown_cwd}"),
+    where = " (not sandboxed: it runs in the client's terminal)"  # docs/sandbox.md
+    request = PermissionRequest(tool="run_command", title=f"Run `{args.command}`" + ("" if shown_cwd == "." else f" in {shown_cwd}") + where,
                                 kind="command", command=args.command, detail=args.command, session_id=session_id)
     try:
         verdict = await unless_aborted(ctx, authorize(request),

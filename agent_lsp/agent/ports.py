@@ -135,6 +135,9 @@ class PermissionRequest:
     choices: tuple[PermissionAnswer, ...] = ("once", "session", "always", "deny")
     asks_every_time: str | None = None
     diff: str | None = None  # an edit waiting for approval: its unified diff
+    # A command that runs sandboxed with no network: the policy may allow it without
+    # asking (`permissions.sandboxedCommands`), unless a rule asks or denies.
+    sandboxed: bool = False
 
 
 class Editor(Protocol):

@@ -17,6 +17,7 @@ from agent_lsp.tools.command_env import CommandEnvPolicy  # light: stdlib and se
 
 if TYPE_CHECKING:
     from agent_lsp.agent.ports import Editor, Tool
+    from agent_lsp.sandbox import SandboxPolicy
     from agent_lsp.tools.base import ChangeReview, CommandWatcher, EditRecorder, PermissionGate
     from agent_lsp.tools.language_port import LanguageIntelligence
 
@@ -31,6 +32,7 @@ def build_tools(
     review: ChangeReview | None = None,
     language: LanguageIntelligence | None = None,
     problems_after_edit: bool = True,
+    sandbox: SandboxPolicy | None = None,
 ) -> list[Tool]:
     # Imported here, not at the top: this package's text model and path helpers
     # (tools/text.py, tools/paths.py) serve every layer, the headless client
@@ -50,5 +52,6 @@ def build_tools(
     if language is not None:
         tool_classes += (LanguageTool,)
     env = ToolEnv(editor=editor, roots=WorkspaceRoots(roots), policy=policy, journal=journal, command_env=command_env,
-                  commands=commands, review=review, language=language, problems_after_edit=problems_after_edit)
+                  commands=commands, review=review, language=language, problems_after_edit=problems_after_edit,
+                  sandbox=sandbox)
     return [cls(env) for cls in tool_classes]

@@ -25,6 +25,7 @@ from agent_lsp.agent.ports import (
     ToolContext,
     ToolOutput,
 )
+from agent_lsp.sandbox import SandboxPolicy
 from agent_lsp.tools.command_env import CommandEnvPolicy
 from agent_lsp.tools.journal_record import FileChange, to_record
 from agent_lsp.tools.language_port import LanguageIntelligence
@@ -116,6 +117,7 @@ class ToolEnv:
     policy: PermissionGate | None = None
     journal: EditRecorder | None = None
     command_env: CommandEnvPolicy = CommandEnvPolicy()
+    sandbox: SandboxPolicy | None = None  # None: commands run unsandboxed, asked about as always
     commands: CommandWatcher | None = None  # None: what commands change is not journaled
     review: ChangeReview | None = None  # None: edits land and are saved ("apply")
     language: LanguageIntelligence | None = None  # None: no language server is asked

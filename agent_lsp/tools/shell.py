@@ -14,6 +14,13 @@ environment is the server's without its secrets (`agent_lsp.tools.command_env`).
 The files the command created, changed or deleted are journaled for turn
 revert when the environment has a `CommandWatcher` (`meta["journal"]`,
 `meta["changedFiles"]`).
+
+With a sandbox policy (`agent_lsp.sandbox`, the `shell` settings) the command
+runs in the sandbox where one works: the permission question (when one is
+asked) says "not sandboxed" or "with network" and why, the result says where
+it ran (a line of its text and `meta["sandbox"]`), and a failure the sandbox
+caused says "blocked by the sandbox: …". The model may ask to run a command
+outside the sandbox (`outsideSandbox`); the user is asked every time.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from pydantic import Field
 
 from agent_lsp.agent.ports import PermissionRequest, ToolContext, ToolOutput
 from agent_lsp.process import GroupGuard, die_with_parent
+from agent_lsp.sandbox import Placement, blocked_by_sandbox
 from agent_lsp.tools.base import BuiltinTool, ToolError, ToolInput, error_output
 from agent_lsp.tools.command_env import CommandEnvPolicy, command_env
 
@@ -162,6 +170,9 @@ class RunCommandInput(ToolInput):
         default=DEFAULT_TIMEOUT_S, gt=0, le=MAX_TIMEOUT_S, description="Kill the command after this long."
     )
     cwd: str | None = Field(default=None, description="Working folder, relative to the workspace root.")
+    outside_sandbox: bool = Field(
+        default=False, description="Run it outside the sandbox (the user is asked every time); only after the sandbox "
+        "blocked what the command must do.")
 
 
 class RunCommand(BuiltinTool):
@@ -180,20 +191,29 @@ class RunCommand(BuiltinTool):
         if not args.command.strip():
             raise ToolError("empty command", "BAD_COMMAND")
         shown_cwd = self.env.show(cwd)
+        sandbox = self.env.sandbox
+        placement = None if sandbox is None else await asyncio.to_thread(
+            sandbox.place, args.command, outside=args.outside_sandbox)  # the first asks whether bubblewrap works
+        if placement is not None and placement.refused:
+            raise ToolError(placement.refused, "SANDBOX_REQUIRED", {"sandbox": placement.meta()})
+        where = "" if placement is None else f" ({placement.label()})"
         await self.env.authorize(
             ctx,
             PermissionRequest(
                 tool=self.name,
-                title=f"Run `{args.command}`" + ("" if shown_cwd == "." else f" in {shown_cwd}"),
+                title=f"Run `{args.command}`" + ("" if shown_cwd == "." else f" in {shown_cwd}") + where,
                 kind="command",
                 command=args.command,
                 detail=args.command,
+                sandboxed=placement is not None and placement.quiet,
+                asks_every_time=(f"Always confirmed: it runs outside the sandbox ({placement.why})."
+                                 if placement is not None and placement.exception else None),
             ),
         )
         watcher = self.env.commands
         before = None if watcher is None else await watcher.before_command()
         try:
-            output = await run_shell(args.command, cwd, args.timeout_seconds, ctx, self.env.command_env)
+            output = await run_shell(args.command, cwd, args.timeout_seconds, ctx, self.env.command_env, placement)
         except BaseException:
             if watcher is not None:
                 watcher.forget(before)  # the task itself was cancelled: no result to journal in
@@ -210,27 +230,45 @@ class RunCommand(BuiltinTool):
 
 
 async def run_shell(command: str, cwd: Path, timeout_s: float, ctx: ToolContext,
-                    env_policy: CommandEnvPolicy = CommandEnvPolicy()) -> ToolOutput:
+                    env_policy: CommandEnvPolicy = CommandEnvPolicy(), placement: Placement | None = None) -> ToolOutput:
     env = command_env(env_policy)
-    proc = await asyncio.create_subprocess_shell(
-        command,
+    argv = [shutil.which("bash") or "/bin/sh", "-c", command]
+    if placement is not None:
+        argv = placement.wrap(argv, cwd)
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
         cwd=str(cwd),
         stdin=asyncio.subprocess.DEVNULL,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
         start_new_session=True,
-        executable=shutil.which("bash") or None,
         env=env,
         preexec_fn=die_with_parent(),
     )
-    pgid = proc.pid  # leader of its own session and group
+    pgid = proc.pid  # leader of its own session and group (bubblewrap's, when sandboxed: killing it ends the sandbox)
     _running_groups.add(pgid)
     guard = GroupGuard.start(pgid)  # the group dies with the server, even on kill -9
     try:
-        return await _supervise(proc, pgid, timeout_s, ctx)
+        output = await _supervise(proc, pgid, timeout_s, ctx)
     finally:
         if guard is not None:
             guard.release()
+    return output if placement is None else _report_sandbox(output, placement)
+
+
+def _report_sandbox(output: ToolOutput, placement: Placement) -> ToolOutput:
+    """Where the command ran, in its text and meta; what the sandbox blocked, when the output shows it."""
+    meta = {**(output.meta or {}), "sandbox": placement.meta()}
+    lines = [f"[{placement.label()}]"]
+    if placement.sandboxed and meta.get("exitCode") not in (0, None) and placement.policy is not None:
+        blocked = blocked_by_sandbox(output.content, placement.policy, placement.network)
+        if blocked is not None:
+            meta["sandbox"]["blocked"] = blocked
+            lines.append(f"[blocked by the sandbox: {blocked}. If the task needs it, run the command again with "
+                         "outsideSandbox: true; the user is asked first.]")
+    head, _, last = output.content.rpartition("\n")
+    content = "\n".join([head, *lines, last]) if head else "\n".join([*lines, last])
+    return replace(output, content=content, meta=meta)
 
 
 async def _supervise(proc: asyncio.subprocess.Process, pgid: int, timeout_s: float, ctx: ToolContext) -> ToolOutput:

@@ -3,7 +3,10 @@
 The command runs with `sh -c` in the workspace root, in a process group of its
 own that dies with the server (`agent_lsp.process`), with the environment the
 shell tool gives commands (no secrets; `agent_lsp.tools.command_env`) plus
-`CLAUDE_PROJECT_DIR` (the workspace root, as Claude Code's hooks expect).
+`CLAUDE_PROJECT_DIR` (the workspace root, as Claude Code's hooks expect), in
+the sandbox the agent's commands run in (`agent_lsp.sandbox`): a hook is not
+asked about, so where `shell.sandbox` is "require" and no sandbox works, it
+fails instead of running unsandboxed.
 At its timeout the whole group is killed.
 
 What the answer means (Claude Code's rules):
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from agent_lsp.process import GroupGuard, die_with_parent
+from agent_lsp.sandbox import SandboxPolicy
 from agent_lsp.tools.command_env import CommandEnvPolicy, command_env
 
 MAX_OUTPUT_BYTES = 64_000  # each of stdout and stderr; more is cut
@@ -77,12 +81,19 @@ class HookAnswer:
 
 
 async def run_hook_command(command: str, payload: dict[str, Any], *, cwd: Path, timeout_s: float,
-                           env_policy: CommandEnvPolicy = CommandEnvPolicy()) -> HookAnswer:
+                           env_policy: CommandEnvPolicy = CommandEnvPolicy(),
+                           sandbox: SandboxPolicy | None = None) -> HookAnswer:
     env = command_env(env_policy)
     env["CLAUDE_PROJECT_DIR"] = str(cwd)
+    argv = [shutil.which("sh") or "/bin/sh", "-c", command]
+    if sandbox is not None:
+        placement = await asyncio.to_thread(sandbox.place, command)  # the first asks whether bubblewrap works
+        if placement.refused:
+            return HookAnswer("failed", message=placement.refused)
+        argv = placement.wrap(argv, cwd)
     try:
         proc = await asyncio.create_subprocess_exec(
-            shutil.which("sh") or "/bin/sh", "-c", command,
+            *argv,
             cwd=str(cwd), env=env,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             start_new_session=True, preexec_fn=die_with_parent(),

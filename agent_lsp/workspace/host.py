@@ -27,6 +27,7 @@ from agent_lsp.agent.ports import Editor
 from agent_lsp.config import LanguageSettings, Settings, config_dir, model_environment, read_policy
 from agent_lsp.language import document_reader, workspace_language
 from agent_lsp.mcp import McpManager
+from agent_lsp.sandbox import SandboxPolicy
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.capability_files import CapabilityFiles, Kind
@@ -136,6 +137,7 @@ class WorkspaceHost:
             rule_sources=[("policy", managed_source)] * len(managed),
             defaults=dict(permissions.defaults),
             ask_timeout_s=permissions.ask_timeout_seconds,
+            sandboxed_commands=permissions.sandboxed_commands,
         )
         policy.mode_of = self.modes.mode_of  # plan mode refuses edits and commands
         return policy
@@ -406,7 +408,8 @@ class WorkspaceHost:
                 self._asked_language = EditorFirst(self._editor_side(language), self._language)
             tools = build_tools(self.editor, [self.root], policy=self.policy, journal=self.journal,
                                 command_env=command_env, commands=self.checkpoints, review=self.review,
-                                language=self._asked_language, problems_after_edit=language.diagnostics_after_edit)
+                                language=self._asked_language, problems_after_edit=language.diagnostics_after_edit,
+                                sandbox=self.sandbox_policy())
             env = ToolEnv(editor=self.editor, roots=WorkspaceRoots([self.root]), policy=self.policy, journal=self.journal,
                           command_env=command_env)
             tools += [Remember(env), SubagentTool(self.subagents), TodoWrite(self.modes)]
@@ -463,8 +466,13 @@ class WorkspaceHost:
             shell = self.settings.shell
             self._hooks = UserHooks(commands, root=self.root, editor=self.editor, policy=self.policy,
                                     transcript_of=self.store.path_of,
-                                    env_policy=CommandEnvPolicy(shell.inherit, tuple(shell.pass_env)))
+                                    env_policy=CommandEnvPolicy(shell.inherit, tuple(shell.pass_env)),
+                                    sandbox=self.sandbox_policy())
         return self._hooks
+
+    def sandbox_policy(self) -> SandboxPolicy:
+        """Where the agent's commands and hooks run (the `shell` settings; docs/sandbox.md)."""
+        return SandboxPolicy.from_settings(self.settings.shell, [self.root], dict(self.env))
 
     # ------------------------------------------------------------------- MCP
 

@@ -2,10 +2,13 @@
 
 Decision order for one call (first that applies wins):
 1. a deny rule matches                       -> deny
-2. the command is on the always-ask list     -> ask ("session"/"always" answers count as "once")
+2. the command is on the always-ask list,    -> ask ("session"/"always" answers count as "once")
+   or the tool says it asks every time (a command run outside the sandbox on purpose)
 3. an ask rule matches                       -> ask (same: the rule pins it to asking)
 4. an allow rule or a grant matches          -> allow
-5. the default for the tool, else its kind   -> by default commands ask; reads and writes are allowed
+5. a command that runs sandboxed with no     -> allow, unless `permissions.sandboxedCommands` is "ask"
+   network, where the default would ask         or the default for commands is "deny"
+6. the default for the tool, else its kind   -> by default commands ask; reads and writes are allowed
 
 A question the policy would ask again whatever the answer (2. and 3.) offers
 only "once" and "deny", and says why it is asked every time.
@@ -186,6 +189,7 @@ class PermissionPolicy:
         defaults: Mapping[str, Action] | None = None,
         always_ask: Sequence[str] = ALWAYS_ASK_PATTERNS,
         ask_timeout_s: float = 300.0,
+        sandboxed_commands: Literal["allow", "ask"] = "allow",
     ):
         self.store_path = store_path
         self.roots = [Path(os.path.abspath(r)) for r in roots]
@@ -195,6 +199,7 @@ class PermissionPolicy:
         self.defaults: dict[str, Action] = {**DEFAULT_ACTIONS, **(defaults or {})}
         self.always_ask = tuple(always_ask)
         self.ask_timeout_s = ask_timeout_s
+        self.sandboxed_commands = sandboxed_commands
         self._session_grants: dict[str, list[PermissionRule]] = {}
         self._stored: list[PermissionRule] = []
         self._stored_stamp: tuple[int, int] | None = None
@@ -218,12 +223,17 @@ class PermissionPolicy:
         if pattern is not None:
             what = ALWAYS_ASK_LABELS.get(pattern, "a command on the always-confirm list")
             return "ask", f"Always confirmed: this command is {what}, so an answer is never remembered for it."
+        if request.asks_every_time:
+            return "ask", request.asks_every_time
         rule = next((r for r in every if r.action == "ask" and r.matches(request, relative)), None)
         if rule is not None:
             return "ask", f"Always confirmed: the permission rule {json.dumps(rule.to_json())} asks every time."
         if any(r.action == "allow" and r.matches(request, relative) for r in every):
             return "allow", None
-        return self.defaults.get(request.tool) or self.defaults.get(request.kind, "ask"), None
+        default = self.defaults.get(request.tool) or self.defaults.get(request.kind, "ask")
+        if default == "ask" and request.kind == "command" and request.sandboxed and self.sandboxed_commands == "allow":
+            return "allow", None  # the worst it can do is in the workspace, where turn revert undoes it
+        return default, None
 
     async def authorize(self, editor: Editor, request: PermissionRequest) -> Verdict:
         if request.kind != "read" and self.mode_of(request.session_id) == "plan":

@@ -21,6 +21,7 @@ from agent_lsp.config import LAYER_ORDER, SettingsLayers, config_dir, user_confi
 from agent_lsp.language import server_choices
 from agent_lsp.mcp import workspace_servers
 from agent_lsp.mcp.config import missing_program, user_file_servers
+from agent_lsp.sandbox import SandboxPolicy
 from agent_lsp.tools.memory import MEMORY_FILE, memory_path
 from agent_lsp.tools.skills import load_skills, skill_folders
 from agent_lsp.workspace.agent_types import agent_type_folders, load_agent_types
@@ -45,6 +46,7 @@ class Entry:
 class MergedView:
     workspace: str
     policy: str | None
+    sandbox: str = ""  # which sandbox the agent's commands run in here, or why none
     settings: list[Entry] = field(default_factory=list)
     permission_rules: list[Entry] = field(default_factory=list)
     hooks: list[Entry] = field(default_factory=list)
@@ -75,6 +77,7 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
         "policy": f"managed policy {policy_file}",
     }
     view = MergedView(str(root), str(policy_file) if policy_file else None)
+    view.sandbox = SandboxPolicy.from_settings(layers.current.shell, [root], dict(env)).describe()
     current = layers.current.model_dump(mode="json", by_alias=True)
     for name, value in _leaves(current):
         if name.startswith(SECTIONED):
@@ -154,7 +157,7 @@ def _servers(root: Path, layers: SettingsLayers, env: Mapping[str, str]) -> tupl
 
 
 def format_view(view: MergedView) -> str:
-    lines = [f"workspace: {view.workspace}", f"managed policy: {view.policy or 'none'}"]
+    lines = [f"workspace: {view.workspace}", f"managed policy: {view.policy or 'none'}", f"sandbox: {view.sandbox}"]
     sections = [("settings", view.settings), ("permission rules", view.permission_rules), ("hooks", view.hooks),
                 ("MCP servers", view.mcp_servers), ("language servers", view.language_servers), ("skills", view.skills),
                 ("sub-agent types", view.agent_types), ("rules", view.rules)]

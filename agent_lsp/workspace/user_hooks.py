@@ -38,6 +38,7 @@ from agent_lsp.agent import Agent
 from agent_lsp.agent.inbox import make_message
 from agent_lsp.agent.ports import Editor, PermissionRequest, ToolOutput
 from agent_lsp.tools.base import PermissionGate
+from agent_lsp.sandbox import SandboxPolicy
 from agent_lsp.tools.command_env import CommandEnvPolicy
 from agent_lsp.workspace.hook_config import HookCommand
 from agent_lsp.workspace.hook_runner import HookAnswer, run_hook_command
@@ -62,6 +63,7 @@ class UserHooks:
         policy: PermissionGate | None,
         transcript_of: Callable[[str], Path],
         env_policy: CommandEnvPolicy = CommandEnvPolicy(),
+        sandbox: SandboxPolicy | None = None,
     ):
         self.commands = list(commands)
         self.root = root
@@ -69,6 +71,7 @@ class UserHooks:
         self.policy = policy
         self.transcript_of = transcript_of
         self.env_policy = env_policy
+        self.sandbox = sandbox  # hooks run in the commands' sandbox
         self._trust: dict[str, asyncio.Future[bool]] = {}  # project file -> trusted
 
     def __bool__(self) -> bool:
@@ -216,7 +219,8 @@ class _AgentHooks:
             **fields,
         }
         answers = await asyncio.gather(*(
-            run_hook_command(c.command, payload, cwd=self.hooks.root, timeout_s=c.timeout_s, env_policy=self.hooks.env_policy)
+            run_hook_command(c.command, payload, cwd=self.hooks.root, timeout_s=c.timeout_s, env_policy=self.hooks.env_policy,
+                             sandbox=self.hooks.sandbox)
             for c in runnable
         ))
         for command, answer in zip(runnable, answers):

@@ -142,8 +142,9 @@ class AcpTestClient:
 def agent_env(sessions_dir: Path) -> dict[str, str]:
     """The environment without the user's settings and keys (the model comes from --settings)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENT_LSP_", "OPENAI_", "ANTHROPIC_"))}
-    if "AGENT_LSP_LANGUAGE_SERVERS" in os.environ:  # the suite's switch for the agent's language servers
-        env["AGENT_LSP_LANGUAGE_SERVERS"] = os.environ["AGENT_LSP_LANGUAGE_SERVERS"]
+    for switch in ("AGENT_LSP_LANGUAGE_SERVERS", "AGENT_LSP_SANDBOXED_COMMANDS"):  # the suite's switches (tests/conftest.py)
+        if switch in os.environ:
+            env[switch] = os.environ[switch]
     env["AGENT_LSP_CONFIG"] = str(sessions_dir.parent / "no-user-config.toml")
     env["XDG_DATA_HOME"] = str(sessions_dir.parent / "data")
     return env

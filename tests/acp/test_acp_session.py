@@ -305,6 +305,8 @@ async def test_commands_run_in_the_client_terminal_when_it_offers_terminals(tmp_
         seen = result.content[-1].content.text
         assert "in-terminal" in seen and str(workspace) in seen and "[exit code 3]" in seen
         assert len(client.permission_requests) == 1
+        (asked, _), = client.permission_requests  # where it runs, said plainly
+        assert "(not sandboxed: it runs in the client's terminal)" in asked.title, asked.title
 
         running = asyncio.ensure_future(conn.prompt(session_id=sid, prompt=[acp.text_block("wait")]))
         while len(client.terminal_runs) < 2:

@@ -17,8 +17,9 @@ def clean_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         k: v for k, v in os.environ.items()
         if not k.endswith("_API_KEY") and not k.endswith("_BASE_URL") and not k.startswith("AGENT_LSP_")
     }
-    if "AGENT_LSP_LANGUAGE_SERVERS" in os.environ:  # the suite's switch for the agent's language servers
-        env["AGENT_LSP_LANGUAGE_SERVERS"] = os.environ["AGENT_LSP_LANGUAGE_SERVERS"]
+    for switch in ("AGENT_LSP_LANGUAGE_SERVERS", "AGENT_LSP_SANDBOXED_COMMANDS"):  # the suite's switches (tests/conftest.py)
+        if switch in os.environ:
+            env[switch] = os.environ[switch]
     env.update(
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_DATA_HOME=str(tmp_path / "data"),

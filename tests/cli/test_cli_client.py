@@ -34,11 +34,13 @@ async def test_a_server_that_cannot_start_is_explained(tmp_path: Path, workspace
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the agent's command is POSIX shell")
 async def test_a_server_dying_mid_turn_ends_the_wait(tmp_path: Path, workspace: Path):
-    # The agent's shell command kills the server process (its parent).
+    # The agent's shell command kills the server process (its parent): outside the
+    # sandbox, where a command cannot see the server.
     script = [{"text": "", "tools": [{"name": "run_command", "arguments": {"command": "kill -9 $PPID"}}]}]
     client = HeadlessClient(
         workspace,
-        settings={"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "s")},
+        settings={"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "s"),
+                  "shell": {"sandbox": "off"}},
         transcript=_quiet_transcript(),
         permissions=PermissionResponder("allow", _quiet_transcript()),
         env=clean_env(tmp_path),

@@ -16,6 +16,8 @@ import pytest
 
 from emacs_batch import BUGGY, EDIT, EMACS, FIXED_LINE, needs_eglot
 
+SUITE_SWITCHES = ("AGENT_LSP_LANGUAGE_SERVERS", "AGENT_LSP_SANDBOXED_COMMANDS")  # tests/conftest.py
+
 HERE = Path(__file__).parent
 PACKAGE = HERE.parents[1] / "editors" / "emacs" / "agent-lsp.el"
 BASEDPYRIGHT = Path(sys.executable).parent / "basedpyright-langserver"
@@ -47,7 +49,7 @@ def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissio
     if permissions:
         settings["permissions"] = permissions
     out = tmp_path / "agent.txt"
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and (not k.startswith("AGENT_LSP_") or k == "AGENT_LSP_LANGUAGE_SERVERS")}
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and (not k.startswith("AGENT_LSP_") or k in SUITE_SWITCHES)}
     env.update(
         HOME=str(tmp_path),
         XDG_CONFIG_HOME=str(tmp_path / "config"),

@@ -13,6 +13,8 @@ from typing import Callable
 
 from emacs_batch import BUGGY, EDIT, EMACS, FIXED_LINE, needs_eglot
 
+SUITE_SWITCHES = ("AGENT_LSP_LANGUAGE_SERVERS", "AGENT_LSP_SANDBOXED_COMMANDS")  # tests/conftest.py
+
 HERE = Path(__file__).parent
 
 pytestmark = needs_eglot
@@ -28,7 +30,7 @@ def run_eglot(tmp_path: Path, script: list[dict], final_answer: str, extra_setti
     (prepare or (lambda path: path.write_text(BUGGY)))(workspace / "stats.py")
     settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions"),
                 **(extra_settings or {})}
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and (not k.startswith("AGENT_LSP_") or k == "AGENT_LSP_LANGUAGE_SERVERS")}
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and (not k.startswith("AGENT_LSP_") or k in SUITE_SWITCHES)}
     env.update(
         HOME=str(tmp_path),  # no user init files, no user agent-lsp config
         XDG_CONFIG_HOME=str(tmp_path / "config"),

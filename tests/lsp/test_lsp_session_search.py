@@ -12,6 +12,8 @@ from pathlib import Path
 
 from lsp_harness import running_server
 
+SUITE_SWITCHES = ("AGENT_LSP_LANGUAGE_SERVERS", "AGENT_LSP_SANDBOXED_COMMANDS")  # tests/conftest.py
+
 SCRIPT = [
     {"when": "tokenizer", "text": "The lexer stops at U+FFFF, so astral emoji are dropped."},
     {"when": "loader", "text": "Renamed it to load_settings."},
@@ -49,7 +51,7 @@ async def test_a_query_finds_sessions_by_the_text_of_their_messages(tmp_path: Pa
         await editor.wait_idle(emoji, before)
         assert [s["sessionId"] for s in await found({"query": "narwhal"})] == [emoji]
 
-    env = {k: v for k, v in os.environ.items() if (not k.startswith("AGENT_LSP_") or k == "AGENT_LSP_LANGUAGE_SERVERS") and not k.endswith("_API_KEY")}
+    env = {k: v for k, v in os.environ.items() if (not k.startswith("AGENT_LSP_") or k in SUITE_SWITCHES) and not k.endswith("_API_KEY")}
     env.update(AGENT_LSP_SESSIONS_DIR=str(sessions), XDG_CONFIG_HOME=str(tmp_path / "config"),
                XDG_CACHE_HOME=str(tmp_path / "cache"), AGENT_LSP_PROVIDER="scripted")
 

@@ -18,6 +18,8 @@ sys.path.insert(0, str(Path(__file__).parents[1] / "llm"))
 from llm_fake_server import FakeServer, Reply  # noqa: E402
 from lsp_harness import running_server  # noqa: E402
 
+SUITE_SWITCHES = ("AGENT_LSP_LANGUAGE_SERVERS", "AGENT_LSP_SANDBOXED_COMMANDS")  # tests/conftest.py
+
 
 def reply(text: str, prompt: int, cached: int, completion: int, reasoning: int = 0) -> Reply:
     usage = {"prompt_tokens": prompt, "completion_tokens": completion,
@@ -72,7 +74,7 @@ async def test_cost_adds_up_over_a_two_turn_session_with_cached_tokens(tmp_path:
     assert info["usage"] == total
 
     # the command line shows the same session total
-    env = {k: v for k, v in os.environ.items() if (not k.startswith("AGENT_LSP_") or k == "AGENT_LSP_LANGUAGE_SERVERS") and not k.endswith("_API_KEY")}
+    env = {k: v for k, v in os.environ.items() if (not k.startswith("AGENT_LSP_") or k in SUITE_SWITCHES) and not k.endswith("_API_KEY")}
     env.update(AGENT_LSP_SESSIONS_DIR=str(sessions), XDG_CONFIG_HOME=str(tmp_path / "config"),
                XDG_CACHE_HOME=str(tmp_path / "cache"))
     done = subprocess.run([sys.executable, "-m", "agent_lsp", "sessions", "list", "-w", str(workspace)],

@@ -18,11 +18,14 @@ from agent_lsp.workspace.session_location import folder_key
 from tools_harness import call, is_error, run_turn, text_of, tool_server, wait_until
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
+SLEEPS = (["sleep", "30.75"], ["sleep", "31.75"])  # the long command's processes, by command line
+
+
+def _command_running() -> bool:
+    """Any process of the long command alive (found by command line: in the sandbox, the
+    pids the command sees are its own)."""
+    return any(p.info["cmdline"] in SLEEPS and p.info["status"] != psutil.STATUS_ZOMBIE
+               for p in psutil.process_iter(["cmdline", "status"]))
 
 
 async def test_an_always_grant_is_kept_for_other_sessions_and_after_a_restart(tmp_path: Path):
@@ -109,7 +112,7 @@ async def test_a_turn_is_reverted_after_a_server_restart(tmp_path: Path):
 
 async def _start_long_command(editor, pids: Path) -> None:
     editor.permission_answer = "once"
-    command = f"echo $$ > {pids}; sleep 30 & echo $! >> {pids}; echo started; sleep 31"
+    command = f"echo $$ > {pids}; sleep 30.75 & echo $! >> {pids}; echo started; sleep 31.75"
     editor.use_script([call("run_command", command=command)])
     await editor.request("agent/followup", {"content": "run"})
     await wait_until(lambda: pids.exists() and len(pids.read_text().split()) == 2, what="the command to start")
@@ -126,8 +129,7 @@ async def test_sigterm_to_the_server_kills_its_running_command(tmp_path: Path):
         server = psutil.Process(editor.server_pid)
         os.kill(editor.server_pid, signal.SIGTERM)
         await asyncio.to_thread(server.wait, 10)
-    for pid in map(int, pids.read_text().split()):
-        await wait_until(lambda: not _alive(pid), timeout=5, what=f"process {pid} to end")
+    await wait_until(lambda: not _command_running(), timeout=5, what="the command's processes to end")
 
 
 async def test_shutdown_while_a_command_runs_leaves_no_process(tmp_path: Path):
@@ -136,8 +138,7 @@ async def test_shutdown_while_a_command_runs_leaves_no_process(tmp_path: Path):
     pids = tmp_path / "pids.txt"
     async with tool_server(folders=[workspace], sessions_dir=sessions) as editor:
         await _start_long_command(editor, pids)
-    for pid in map(int, pids.read_text().split()):
-        await wait_until(lambda: not _alive(pid), timeout=5, what=f"process {pid} to end")
+    await wait_until(lambda: not _command_running(), timeout=5, what="the command's processes to end")
 
 
 async def test_an_editor_that_goes_away_leaves_no_process(tmp_path: Path):
@@ -150,5 +151,4 @@ async def test_an_editor_that_goes_away_leaves_no_process(tmp_path: Path):
         server = psutil.Process(editor.server_pid)
         editor.client._server.stdin.close()
         await asyncio.to_thread(server.wait, 10)
-    for pid in map(int, pids.read_text().split()):
-        await wait_until(lambda: not _alive(pid), timeout=5, what=f"process {pid} to end")
+    await wait_until(lambda: not _command_running(), timeout=5, what="the command's processes to end")

@@ -296,7 +296,7 @@ async def test_run_command_streams_output_and_reports_the_exit_code(editor: Buff
 async def test_cancelling_a_command_over_the_wire_leaves_no_process(editor: BufferEditor, workspace: Path):
     pids = workspace / "pids.txt"
     editor.use_script(
-        [call("run_command", command=f"echo $$ > {pids}; sleep 30 & echo $! >> {pids}; sleep 31"), {"text": "unreached"}]
+        [call("run_command", command=f"echo $$ > {pids}; sleep 30.25 & echo $! >> {pids}; sleep 31.25"), {"text": "unreached"}]
     )
     before = len(editor.statuses)
     sid = (await editor.request("agent/followup", {"content": "run it"}))["sessionId"]
@@ -307,15 +307,17 @@ async def test_cancelling_a_command_over_the_wire_leaves_no_process(editor: Buff
     assert time.monotonic() - started < GRACE_S / 2
     (result,) = [e["data"] for e in editor.events[sid] if e["type"] == "tool/result"]
     assert error_code(result) == "ABORTED"
-    for pid in map(int, pids.read_text().split()):
-        assert not _alive(pid), f"process {pid} survived the cancel"
+    # by command line, not by the pids the command saw: in the sandbox those are its own
+    assert not _running("sleep", "30.25") and not _running("sleep", "31.25"), "a process survived the cancel"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
+def _running(*argv: str) -> list[int]:
+    """Pids of the live (not zombie) processes with exactly this command line."""
+    found = []
+    for process in psutil.process_iter(["cmdline", "status"]):
+        if process.info["cmdline"] == list(argv) and process.info["status"] != psutil.STATUS_ZOMBIE:
+            found.append(process.pid)
+    return found
 
 
 # ------------------------------------------------------------- confinement

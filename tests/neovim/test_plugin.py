@@ -8,6 +8,8 @@ from pathlib import Path
 
 from nvim_harness import SERVER_CMD, Editor, start_editor, stop_editor
 
+from agent_lsp.sandbox import sandbox_availability
+
 
 def test_setup_starts_the_server_for_the_buffers_workspace(editor: Editor) -> None:
     editor.setup([])
@@ -264,7 +266,13 @@ def test_checkhealth_reports_ok(editor: Editor) -> None:
     assert "OK server command: " + " ".join(SERVER_CMD) in report and "agent-lsp" in report
     assert "OK model: the scripted model" in report
     assert "OK server running for " + str(editor.workspace) in report
-    assert "ERROR" not in report and "WARNING" not in report
+    found = sandbox_availability()
+    if found.works:  # the sandbox the commands run in, or why none
+        assert "OK sandbox: bubblewrap (" in report and ", no network" in report
+        assert "ERROR" not in report and "WARNING" not in report
+    else:
+        assert f"WARNING sandbox: none, commands run unsandboxed and are asked about: {found.why_not}" in report
+        assert "ERROR" not in report and report.count("WARNING") == 1
 
 
 def test_a_missing_server_gives_one_clear_message(editor: Editor) -> None:

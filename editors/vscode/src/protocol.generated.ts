@@ -1984,6 +1984,10 @@ export interface PermissionSettings {
     [k: string]: 'allow' | 'ask' | 'deny';
   };
   rules?: PermissionRuleSettings[];
+  /**
+   * a command that runs sandboxed with no network: "allow" (no question unless a rule asks or denies) or "ask" like any command
+   */
+  sandboxedCommands?: 'allow' | 'ask';
 }
 export interface ReviewListParams {
   /**
@@ -2312,9 +2316,29 @@ export interface ShellSettings {
    */
   inherit?: 'all' | 'core' | 'none';
   /**
+   * may sandboxed commands use the network
+   */
+  network?: 'off' | 'on';
+  /**
    * variables (names or globs) passed through even so
    */
   passEnv?: string[];
+  /**
+   * visible (read-only) in the sandbox besides the system and the toolchains
+   */
+  readablePaths?: string[];
+  /**
+   * "auto": sandboxed where a sandbox works, else asked about as unsandboxed; "require": never run a command unsandboxed; "off": no sandbox
+   */
+  sandbox?: 'auto' | 'require' | 'off';
+  /**
+   * command prefixes (e.g. docker) run outside the sandbox, always asked about
+   */
+  sandboxExceptions?: string[];
+  /**
+   * writable in the sandbox besides the workspace and the temp folder
+   */
+  writablePaths?: string[];
 }
 export interface SkillInfo {
   description: string;

@@ -1,5 +1,6 @@
 -- :checkhealth agent_lsp — Neovim version, the server command, the model, and
--- the model connection of each running server (agent/model/check: one tiny real request).
+-- the model connection of each running server (agent/model/check: one tiny real request)
+-- and the sandbox its commands run in (`agent-lsp config show`).
 local M = {}
 
 local methods = require("agent_lsp.protocol").METHODS
@@ -8,7 +9,7 @@ local health = vim.health
 
 -- The command that prints the server's version: the configured command with
 -- its `serve`/transport arguments replaced by --version.
-local function version_cmd(cmd)
+local function version_cmd(cmd, ...)
   local out = {}
   for _, arg in ipairs(cmd) do
     if arg == "serve" or arg == "--stdio" then
@@ -16,8 +17,42 @@ local function version_cmd(cmd)
     end
     out[#out + 1] = arg
   end
-  out[#out + 1] = "--version"
+  local rest = { ... }
+  if #rest == 0 then
+    rest = { "--version" }
+  end
+  vim.list_extend(out, rest)
   return out
+end
+
+--- Which sandbox the agent's commands run in for this workspace, or why none
+--- (the `sandbox` line of `agent-lsp config show`, with the plugin's shell settings).
+local function check_sandbox(config, root)
+  local cmd = config.options.cmd
+  if type(cmd) ~= "table" or not root then
+    return
+  end
+  local settings = config.options.settings or {}
+  local args = { "config", "show", "--json", "-w", root }
+  if type(settings.shell) == "table" then
+    vim.list_extend(args, { "--settings", vim.json.encode({ shell = settings.shell }) })
+  end
+  local run_ok, result = pcall(function()
+    return vim.system(version_cmd(cmd, unpack(args)), { text = true }):wait(10000)
+  end)
+  local decoded_ok, view = false, nil
+  if run_ok and result and result.code == 0 then
+    decoded_ok, view = pcall(vim.json.decode, result.stdout or "")
+  end
+  if not decoded_ok or type(view) ~= "table" or type(view.sandbox) ~= "string" then
+    return health.warn("sandbox: `agent-lsp config show` did not say which sandbox commands run in")
+  end
+  if view.sandbox:find("^none") or view.sandbox:find("^off") then
+    return health.warn("sandbox: " .. view.sandbox, {
+      "Commands run unsandboxed and each is asked about. See docs/sandbox.md of agent_lsp.",
+    })
+  end
+  health.ok("sandbox: " .. view.sandbox)
 end
 
 local function check_server(config, client_mod)
@@ -151,6 +186,7 @@ function M.check()
       )
     )
     check_connection(client_mod, client)
+    check_sandbox(config, client.config.root_dir)
     require("agent_lsp.mcp").check(client)
   end
   if #clients > 0 then

@@ -1,0 +1,68 @@
+"""Which sandbox works on this machine, or why none does; asked once per process.
+
+Linux: bubblewrap, found on PATH, tried once with the very options every
+command gets (user and network namespaces included), so "it works here"
+means a command would start. macOS: `sandbox-exec` (not tested on macOS).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+
+INSTALL_HINT = "apt install bubblewrap (Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap)"
+PROBE_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True)
+class SandboxAvailability:
+    kind: str | None  # "bubblewrap" | "seatbelt" | None
+    executable: str | None = None
+    why_not: str = ""  # when kind is None: why no sandbox works, with how to fix it
+
+    @property
+    def works(self) -> bool:
+        return self.kind is not None
+
+    def describe(self) -> str:
+        if self.kind == "bubblewrap":
+            return f"bubblewrap ({self.executable})"
+        if self.kind == "seatbelt":
+            return f"Seatbelt ({self.executable}; not tested on macOS)"
+        return f"none: {self.why_not}"
+
+
+def sandbox_availability(path: str | None = None) -> SandboxAvailability:
+    """What sandbox works here; `path`: the PATH to look for bubblewrap on (default: ours)."""
+    if sys.platform == "darwin":
+        exe = shutil.which("sandbox-exec", path=path) or ("/usr/bin/sandbox-exec" if os.path.exists("/usr/bin/sandbox-exec") else None)
+        if exe is None:
+            return SandboxAvailability(None, why_not="sandbox-exec is missing")
+        return SandboxAvailability("seatbelt", exe)
+    if not sys.platform.startswith("linux"):
+        return SandboxAvailability(None, why_not=f"no sandbox is supported on {sys.platform}")
+    exe = shutil.which("bwrap", path=path)
+    if exe is None:
+        return SandboxAvailability(None, why_not=f"bubblewrap is not installed: {INSTALL_HINT}")
+    return _probe_bwrap(exe)
+
+
+@functools.lru_cache(maxsize=8)
+def _probe_bwrap(exe: str) -> SandboxAvailability:
+    from agent_lsp.sandbox.bwrap import probe_argv
+
+    try:
+        done = subprocess.run(probe_argv(exe), stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return SandboxAvailability(None, why_not=f"bubblewrap ({exe}) could not be started: {error}")
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = said[-1] if said else f"exit code {done.returncode}"
+        return SandboxAvailability(None, why_not=(
+            f"bubblewrap ({exe}) cannot make a sandbox here ({detail}); user namespaces may be off: "
+            "sysctl kernel.unprivileged_userns_clone=1 (Debian) or kernel.apparmor_restrict_unprivileged_userns=0 (Ubuntu)"))
+    return SandboxAvailability("bubblewrap", exe)

@@ -1,0 +1,152 @@
+"""The sandbox policy: the `shell` settings in, where each command runs out.
+
+    [shell]
+    sandbox = "auto"        # "auto": sandboxed where a sandbox works, else asked as unsandboxed;
+                            # "require": refuse to run a command unsandboxed; "off": never sandboxed
+    network = "off"         # "on": sandboxed commands may use the network
+    writablePaths = []      # writable besides the workspace roots and the temp folder
+    readablePaths = []      # visible (read-only) besides the system and the toolchains in $HOME
+    sandboxExceptions = ["docker"]   # command prefixes run outside the sandbox, always asked about
+
+One `Placement` per command says whether it runs sandboxed, with network or
+not, and why; it also wraps the command line for the sandbox it runs in.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal, Sequence
+
+from agent_lsp.sandbox.detect import SandboxAvailability, sandbox_availability
+from agent_lsp.sandbox.paths import is_under
+
+SandboxMode = Literal["auto", "require", "off"]
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where one command runs."""
+
+    sandboxed: bool
+    network: bool  # may it reach the network (always true unsandboxed)
+    kind: str | None = None  # "bubblewrap" | "seatbelt" when sandboxed
+    why: str = ""  # unsandboxed: why; sandboxed with network: why
+    refused: str | None = None  # set: the command must not run at all ("require" and no sandbox)
+    exception: bool = False  # unsandboxed on purpose (an exception or asked for): always asked about
+    policy: "SandboxPolicy | None" = field(default=None, repr=False, compare=False)
+    executable: str | None = None
+
+    @property
+    def quiet(self) -> bool:
+        """Sandboxed with no network: what it can do is confined to the workspace (journaled) and temp."""
+        return self.sandboxed and not self.network
+
+    def label(self) -> str:
+        """For the permission question, the tool result and the tool card."""
+        if self.sandboxed:
+            return f"sandboxed, with network ({self.why})" if self.network else "sandboxed, no network"
+        return f"not sandboxed: {self.why}"
+
+    def meta(self) -> dict:
+        data: dict = {"sandboxed": self.sandboxed, "network": self.network}
+        if self.kind:
+            data["kind"] = self.kind
+        if self.why:
+            data["why"] = self.why
+        return data
+
+    def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
+        """The command line that runs `argv` where this placement says."""
+        if not self.sandboxed or self.policy is None or self.executable is None:
+            return list(argv)
+        policy = self.policy
+        if self.kind == "seatbelt":
+            from agent_lsp.sandbox.seatbelt import seatbelt_argv
+
+            return seatbelt_argv(self.executable, argv, writable=policy.writable_paths(), readable=policy.readable,
+                                 home=policy.home, network=self.network)
+        from agent_lsp.sandbox.bwrap import bwrap_argv
+
+        return bwrap_argv(self.executable, argv, cwd=cwd, writable=policy.writable_paths(), readable=policy.readable,
+                          temp_dirs=policy.temp_dirs, home=policy.home, network=self.network)
+
+
+@dataclass(frozen=True)
+class SandboxPolicy:
+    mode: SandboxMode = "auto"
+    roots: tuple[Path, ...] = ()  # the workspace roots: writable
+    writable: tuple[Path, ...] = ()  # extra writable paths
+    readable: tuple[Path, ...] = ()  # extra read-only paths
+    network: bool = False
+    exceptions: tuple[str, ...] = ()  # command prefixes that run outside the sandbox
+    temp_dirs: tuple[Path, ...] = field(default_factory=lambda: (Path(tempfile.gettempdir()),))
+    home: Path | None = field(default_factory=lambda: Path(os.path.expanduser("~")))
+    search_path: str | None = None  # the PATH bubblewrap is looked for on (None: the server's)
+    availability: Callable[[str | None], SandboxAvailability] = field(default=sandbox_availability, repr=False,
+                                                                        compare=False)
+
+    @classmethod
+    def from_settings(cls, shell, roots: Sequence[Path], env: dict | None = None) -> "SandboxPolicy":
+        """From the `shell` settings (config.ShellSettings) and the workspace roots."""
+        env = dict(os.environ if env is None else env)
+        home = env.get("HOME") or os.path.expanduser("~")
+
+        def paths(raw: Sequence[str]) -> tuple[Path, ...]:
+            return tuple(Path(os.path.abspath(home + p[1:] if p == "~" or p.startswith("~/") else p)) for p in raw)
+
+        return cls(mode=shell.sandbox, roots=tuple(Path(os.path.abspath(r)) for r in roots),
+                   writable=paths(shell.writable_paths), readable=paths(shell.readable_paths),
+                   network=shell.network == "on", exceptions=tuple(shell.sandbox_exceptions),
+                   home=Path(home), search_path=env.get("PATH"))
+
+    def writable_paths(self) -> tuple[Path, ...]:
+        return (*self.roots, *self.writable)
+
+    def may_write(self, path: Path) -> bool:
+        return any(is_under(path, p) for p in (*self.writable_paths(), *self.temp_dirs))
+
+    def exception_for(self, command: str) -> str | None:
+        """The exception (a command prefix, whole words) the command starts with, if any."""
+        words = command.split()
+        for prefix in self.exceptions:
+            wanted = prefix.split()
+            if wanted and words[: len(wanted)] == wanted:
+                return prefix
+        return None
+
+    def status(self) -> SandboxAvailability:
+        return self.availability(self.search_path)
+
+    def describe(self) -> str:
+        """One line for `config show` and the health checks: which sandbox is active, or why none."""
+        if self.mode == "off":
+            return 'off (shell.sandbox is "off"): commands run unsandboxed'
+        found = self.status()
+        net = "with network" if self.network else "no network"
+        if found.works:
+            return f"{found.describe()}, {net}"
+        if self.mode == "require":
+            return f"none, so commands are refused (shell.sandbox is \"require\"): {found.why_not}"
+        return f"none, commands run unsandboxed and are asked about: {found.why_not}"
+
+    def place(self, command: str, *, outside: bool = False) -> Placement:
+        """Where `command` runs; `outside`: the agent asked to run it outside the sandbox."""
+        if self.mode == "off":
+            return Placement(False, True, why='the setting shell.sandbox is "off"')
+        exception = self.exception_for(command)
+        if exception is not None:
+            return Placement(False, True, exception=True,
+                             why=f'"{exception}" is a sandbox exception (shell.sandboxExceptions)')
+        if outside:
+            return Placement(False, True, exception=True, why="the agent asked to run it outside the sandbox")
+        found = self.status()
+        if not found.works:
+            if self.mode == "require":
+                return Placement(False, True, why=found.why_not,
+                                 refused=f'Not run: shell.sandbox is "require" and no sandbox works here: {found.why_not}')
+            return Placement(False, True, why=found.why_not)
+        return Placement(True, self.network, found.kind, 'the setting shell.network is "on"' if self.network else "",
+                         policy=self, executable=found.executable)
