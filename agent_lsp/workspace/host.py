@@ -29,6 +29,7 @@ from agent_lsp.agent.agent import AgentBusyError
 from agent_lsp.agent.inbox import Inbox
 from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
+from agent_lsp.agent.tool_set import attach_tool_set
 from agent_lsp.config import LanguageSettings, Settings, config_dir, data_dir, model_environment, read_policy
 from agent_lsp.language import document_reader, workspace_language
 from agent_lsp.mcp import McpManager, workspace_servers
@@ -536,6 +537,7 @@ class WorkspaceHost:
         )
         agent = Agent(session, providers=providers, tools=tools, options=options)
         self.user_hooks().attach(agent)
+        attach_tool_set(agent, self.settings.tool_set)
         attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix
         guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
         self.agents[agent.session_id] = agent
