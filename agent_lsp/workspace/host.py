@@ -57,6 +57,7 @@ from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
 from agent_lsp.workspace.listing_warm_up import ListingWarmUp
+from agent_lsp.workspace.model_warm_up import ModelWarmUp
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
@@ -151,6 +152,7 @@ class WorkspaceHost:
         self.current_session_id: str | None = None
         self.store = self._open_store()
         self.listing_warm_up = ListingWarmUp(self.store)  # started by the servers, not by one-shot commands
+        self.model_warm_up = ModelWarmUp(lambda: self.settings.model.provider, self.resolve_model)
         self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
@@ -206,6 +208,13 @@ class WorkspaceHost:
     @property
     def sessions_dir(self) -> Path:
         return sessions_dir_for(self.root, self.settings, self.env)
+
+    def warm_up(self) -> None:
+        """What a server does once it opens the folder, in the background: the session
+        listing brought up to date, the model provider's imports and the model server's
+        window asked before the first request (not by one-shot commands)."""
+        self.listing_warm_up.start()
+        self.model_warm_up.start()
 
     # ------------------------------------------------------------- sessions
 
@@ -482,6 +491,7 @@ class WorkspaceHost:
             await self._language.close()
         self.checkpoints.close()
         await self.listing_warm_up.stop()
+        await self.model_warm_up.stop()
         self.store.index.close()
 
     async def _retire(self, agent: Agent) -> None:
