@@ -14,7 +14,7 @@ full set.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence
 
 from agent_lsp.agent.context_window import PROBE_WAIT_S
 
@@ -33,15 +33,19 @@ def chosen_set(choice: str, window: int | None) -> str:
     return "small" if window is not None and window < SMALL_WINDOW else "full"
 
 
-def offered(tools: Sequence[Any], which: str) -> list[Any]:
-    """The tool specs (dicts with a name) of the set `which`, in their order."""
+def offered(tools: Sequence[Any], which: str, also: Iterable[str] = ()) -> list[Any]:
+    """The tool specs (dicts with a name) of the set `which`, in their order;
+    `also` names tools the small set keeps too."""
     if which != "small":
         return list(tools)
-    return [t for t in tools if t.get("name") in SMALL_SET]
+    names = {*SMALL_SET, *also}
+    return [t for t in tools if t.get("name") in names]
 
 
-def attach_tool_set(agent: "AgentHost", choice: ToolSetChoice = "auto") -> None:
-    """Offer each step the tools of `choice` for its route's window."""
+def attach_tool_set(agent: "AgentHost", choice: ToolSetChoice = "auto",
+                    also: Callable[[], Iterable[str]] = tuple) -> None:
+    """Offer each step the tools of `choice` for its route's window; `also()`
+    names tools the small set keeps at that step (the plan tool in plan mode)."""
 
     async def assemble(payload: dict[str, Any], next_: Callable) -> Any:
         result = await next_(payload)
@@ -53,7 +57,7 @@ def attach_tool_set(agent: "AgentHost", choice: ToolSetChoice = "auto") -> None:
         which = chosen_set(choice, window)
         if which == "full":
             return result
-        return {**result, "tools": offered(result.get("tools") or (), which)}
+        return {**result, "tools": offered(result.get("tools") or (), which, also())}
 
     agent.hooks.register("system-prompt/assemble", assemble)
 

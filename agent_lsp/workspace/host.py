@@ -547,7 +547,8 @@ class WorkspaceHost:
         )
         agent = Agent(session, providers=providers, tools=tools, options=options)
         self.user_hooks().attach(agent)
-        attach_tool_set(agent, self.settings.tool_set)
+        attach_tool_set(agent, self.settings.tool_set,  # in plan mode the plan is written with todo_write
+                        lambda: ("todo_write",) if self.modes.mode_of(agent.session_id) == "plan" else ())
         attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix
         guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
         self.agents[agent.session_id] = agent

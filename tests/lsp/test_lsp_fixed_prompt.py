@@ -4,7 +4,8 @@ model server with a 4k window, as llama.cpp runs one (it says its window at
 with its exact error).
 
 At 4k the first request's fixed part fits in 1,450 tokens (characters / 4),
-the language tool included: the small tool set is offered (at 32k, every tool). The clients'
+the language tool included: the small tool set is offered (with the plan tool in plan mode; at 32k, every
+tool). The clients'
 context meter hears the fixed prompt's size with the window. Two folders'
 first requests start with the same bytes up to the folder's own part, so a
 shared server's prompt cache serves both. A window too small for even the
@@ -70,6 +71,12 @@ async def test_a_4k_window_gets_a_fixed_prompt_under_1450_tokens_shared_across_f
         async with running_server(folders=folders, sessions_dir=tmp_path / "sessions", settings=settings,
                                   capabilities=relaying_capabilities()) as editor:
             events = [await first_turn(editor, folder) for folder in folders]
+            # plan mode: the plan tool too
+            sid = (await editor.request("agent/session/new", {}))["sessionId"]
+            await editor.request("agent/session/mode", {"sessionId": sid, "mode": "plan"})
+            before = len(editor.statuses)
+            await editor.request("agent/followup", {"sessionId": sid, "content": "plan it"})
+            await editor.wait_idle(sid, before)
             # a 1k window: refused before a request, with the sizes and what to do
             editor.configure({"model": {"provider": "openai", "model": "tiny-coder", "baseUrl": small.url + "/v1",
                                         "apiKey": "k"}})
@@ -82,7 +89,8 @@ async def test_a_4k_window_gets_a_fixed_prompt_under_1450_tokens_shared_across_f
         for server in (fake, small, large):
             await server.stop()
 
-    first, second = (seen.body for seen in fake.requests)
+    first, second, planning = (seen.body for seen in fake.requests)
+    assert {t["function"]["name"] for t in planning["tools"]} == SMALL_SET | {"todo_write"}
     assert {t["function"]["name"] for t in first["tools"]} == SMALL_SET
     assert fixed_tokens(first) <= 1450, fixed_tokens(first)
     assert model.rejected == []
