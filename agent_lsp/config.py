@@ -47,8 +47,8 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "AGENT_LSP_SESSIONS_DIR": ("sessionsDir",),
     "AGENT_LSP_LOG_LEVEL": ("logLevel",),
     "AGENT_LSP_PERMISSION_TIMEOUT_SECONDS": ("permissions", "askTimeoutSeconds"),
-    "AGENT_LSP_LANGUAGE_SERVERS": ("language", "enabled"),
-    "AGENT_LSP_TOOL_SET": ("toolSet",),  # "false": no language servers for the agent
+    "AGENT_LSP_LANGUAGE_SERVERS": ("language", "enabled"),  # "false": no language servers for the agent
+    "AGENT_LSP_TOOL_SET": ("toolSet",),  # "auto", "small" or "full"
 }
 
 LAYER_ORDER = ("file", "env", "initializationOptions", "workspace", "policy")
