@@ -50,6 +50,7 @@ ENV_VARS: dict[str, tuple[str, ...]] = {
     "AGENT_LSP_SANDBOXED_COMMANDS": ("permissions", "sandboxedCommands"),  # "ask": sandboxed commands are asked about too
     "AGENT_LSP_SANDBOX": ("shell", "sandbox"),  # "auto" | "require" | "off"
     "AGENT_LSP_LANGUAGE_SERVERS": ("language", "enabled"),  # "false": no language servers for the agent
+    "AGENT_LSP_TOOL_SET": ("toolSet",),  # "auto", "small" or "full"
 }
 
 LAYER_ORDER = ("file", "env", "initializationOptions", "workspace", "policy")
@@ -175,6 +176,8 @@ class Settings(BaseModel):
     language_servers: dict[str, Any] = Field(
         default_factory=dict, description="language servers by name, added or changing a built-in (see docs/language.md)")
     sessions: SessionSettings = Field(default_factory=SessionSettings)
+    tool_set: Literal["auto", "full", "small"] = Field(
+        default="auto", description='the tools offered: "small" (read, edit, grep, run, language) below an 8k window')
     # Kept raw, as mcpServers: agent_lsp.workspace.hook_config checks each entry (Claude Code's shape).
     hooks: dict[str, Any] = Field(default_factory=dict, description="user hooks by event name (see docs/capabilities.md)")
 

@@ -165,7 +165,7 @@ class AcpAgent:
     def _build_host(self, root: Path) -> WorkspaceHost:
         assert self.editor is not None
         host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, on_agent=self._attach)
-        host.listing_warm_up.start()
+        host.warm_up()
         return host
 
     def _session(self, session_id: str) -> tuple[WorkspaceHost, AcpSession]:

@@ -367,7 +367,7 @@ class Compaction:
             message = (f"The model's context window ({size}) is too small for this agent: the system prompt "
                        f"and {tools} tool descriptions take about {fixed} tokens, and a reply needs {reserve} more. "
                        "Run the model with a larger context (the server's context size setting), "
-                       "or use a model with a larger window, or offer fewer tools.")
+                       "or use a model with a larger window, or offer fewer tools (the toolSet setting \"small\").")
         else:
             message = (f"The conversation does not fit the model's context window ({size}) even after "
                        f"compaction: the next request would take about {now} tokens (the system prompt and {tools} "

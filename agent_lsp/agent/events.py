@@ -297,6 +297,8 @@ class RequestContext(EventModel):
     provider: str
     model: str
     context_window: int | None = None
+    fixed_tokens: int | None = Field(default=None, description=(
+        "the system prompt and the tool schemas of the request, in tokens estimated as characters / 4"))
 
 
 class AssistantChunk(EventModel):

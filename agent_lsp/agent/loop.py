@@ -17,6 +17,7 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from agent_lsp.agent.accounting import account_usage, last_session_usage, merge_usage
+from agent_lsp.agent.context_budget import raw_envelope_tokens
 from agent_lsp.agent.events import complete_failure
 from agent_lsp.agent.history import Assembler, derive_messages
 from agent_lsp.agent.inbox import Inbox, make_message
@@ -268,7 +269,7 @@ class TurnLoop:
                 "temperature": config.get("temperature"),
             }
             self._log_header(header)
-            self._log_route(provider, provider_name, model)
+            self._log_route(provider, provider_name, model, raw_envelope_tokens(system, tools))
             request = ModelRequest(
                 provider=provider_name,
                 model=model,
@@ -409,11 +410,12 @@ class TurnLoop:
         info = self.model_info(provider_name, model)
         return getattr(info, "context_window", None)
 
-    def _log_route(self, provider: ModelProvider, provider_name: str, model: str) -> None:
+    def _log_route(self, provider: ModelProvider, provider_name: str, model: str, fixed: int) -> None:
         route: dict[str, Any] = {"provider": provider_name, "model": model}
         window = self.context_window(provider_name, model)
         if window is not None:
             route["contextWindow"] = window
+        route["fixedTokens"] = fixed
         if route != self._last_route:
             self.session.append("request/context", route)
             self._last_route = route

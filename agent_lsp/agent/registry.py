@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator
 
 from agent_lsp.agent.ports import Tool
+from agent_lsp.agent.tool_schema import lean_schema
 from agent_lsp.llm.types import ToolSpec
 
 
@@ -43,7 +44,7 @@ class ToolRegistry:
         return name in self._tools
 
     def specs(self) -> list[ToolSpec]:
-        """What the model sees: name, description, the input model's JSON Schema."""
+        """What the model sees: name, description, the input model's JSON Schema (lean: agent/tool_schema.py)."""
         out: list[ToolSpec] = []
         for tool in self._tools.values():
             cached = self._specs.get(id(tool))
@@ -51,7 +52,7 @@ class ToolRegistry:
                 spec: ToolSpec = {
                     "name": tool.name,
                     "description": tool.description,
-                    "parameters": tool.input_model.model_json_schema(),
+                    "parameters": lean_schema(tool.input_model.model_json_schema()),
                 }
                 cached = (tool, spec)
                 self._specs[id(tool)] = cached

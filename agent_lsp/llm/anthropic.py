@@ -9,8 +9,10 @@ so each request reads the previous request's prefix from the cache.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any, AsyncIterator, Mapping
+from urllib.parse import urlsplit
 
 from agent_lsp import secrets
 
@@ -21,6 +23,7 @@ from .sse import parse_json
 from .model_list import list_model_ids
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, PooledClient, normalise, stream_sse
 from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelInfo, ModelRequest, Usage
+from .window_probe import FIRST_REQUEST_WAIT_S, WindowProbe
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -345,16 +348,33 @@ class AnthropicProvider:
         secrets.register(api_key)
         secrets.register_headers(headers or {})
         self._http = PooledClient(timeouts)
+        # A server that is not Anthropic's (llama.cpp, Ollama, vLLM, LM Studio speak this API
+        # too) is asked the window it runs a model with; Anthropic's models are in the table.
+        own = (urlsplit(base_url).hostname or "").endswith("anthropic.com")
+        self.windows = WindowProbe(base if base.endswith("/v1") else base + "/v1", lambda: self._http.client,
+                                   self._headers, enabled=not own and not context_window)
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(name={self.name!r}, base_url={self.base_url!r})"
 
     def model_info(self, model: str) -> ModelInfo:
         return models.model_info(
-            model, context_window=self._context_window, max_output_tokens=self._max_output_tokens
+            model, context_window=self._context_window or self.windows.known(model),
+            max_output_tokens=self._max_output_tokens,
         )
 
+    def discover_soon(self, model: str) -> "asyncio.Task[int | None] | None":
+        """Start asking the server for `model`'s window in the background (llm/window_probe.py)."""
+        return self.windows.soon(model)
+
+    async def context_window_within(self, model: str, wait_s: float, *, shared: bool = True
+                                    ) -> tuple[int | None, bool]:
+        """(the context window of `model`, whether the server is still being asked), waiting at most `wait_s`."""
+        _, pending = await self.windows.within(model, wait_s, shared=shared)
+        return self.model_info(model).context_window, pending
+
     async def stream(self, request: ModelRequest) -> AsyncIterator[dict[str, Any]]:
+        await self.windows.within(request.model, FIRST_REQUEST_WAIT_S)
         if self._max_output_tokens:  # configured explicitly: the user's call
             default_max = self._max_output_tokens
         else:

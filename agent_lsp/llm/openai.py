@@ -22,7 +22,7 @@ from . import models
 from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
 from .endpoint import Endpoint
-from .discovery import discover_context_window
+from .window_probe import FIRST_REQUEST_WAIT_S, WindowProbe
 from .model_list import list_model_ids, name_listed_models
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, PooledClient, normalise, stream_sse
 from .types import (
@@ -45,12 +45,6 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 # local server's own default is often "until the context is full", which a
 # small model reaches by repeating itself in a tool call.
 DEFAULT_MAX_OUTPUT_TOKENS = 4096
-# Context windows servers told us, by (base URL, model): every session has its own provider.
-_DISCOVERED: dict[tuple[str, str], int | None] = {}
-# Probes under way, by (base URL, model): started in the background, joined by whoever needs the answer.
-_PENDING: dict[tuple[str, str], "asyncio.Task[int | None]"] = {}
-# The first request waits this long for a probe under way; then it goes with what is known.
-FIRST_REQUEST_WAIT_S = 0.2
 
 
 # --- request -----------------------------------------------------------------------------
@@ -356,8 +350,6 @@ class OpenAIProvider:
         self._max_output_tokens = max_output_tokens
         self._body_defaults = {"top_p": top_p, "stop": list(stop or [])}
         self._extra_body = dict(extra_body or {})
-        self._discovered: dict[str, int | None] = {}  # model -> the context window the server reported
-        self._wait_until: dict[str, float] = {}  # model -> until when requests wait for its probe
         # OpenAI's reasoning models reject the deprecated `max_tokens`; most other servers only know it.
         self._is_openai = (urlsplit(base_url).hostname or "").endswith("openai.com")
         # Other servers may reject an unknown key, so by default only OpenAI's own gets it.
@@ -372,68 +364,29 @@ class OpenAIProvider:
         secrets.register(api_key)
         secrets.register_headers(headers or {})
         self._http = PooledClient(timeouts)
+        # Servers other than OpenAI's are asked the window they run a model with
+        # (which may be less than the model's own, e.g. Ollama's default).
+        self.windows = WindowProbe(base_url, lambda: self._http.client, self._headers,
+                                   enabled=not self._is_openai and not context_window)
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(name={self.name!r}, base_url={self.base_url!r})"
 
     def model_info(self, model: str) -> ModelInfo:
         return models.model_info(
-            model, context_window=self._context_window or self._discovered.get(model),
+            model, context_window=self._context_window or self.windows.known(model),
             max_output_tokens=self._max_output_tokens,
         )
 
     def discover_soon(self, model: str) -> "asyncio.Task[int | None] | None":
-        """Start asking a server that is not OpenAI's for the context window it
-        runs `model` with (which may be less than the model's own, e.g.
-        Ollama's default), in the background, once per server and model and
-        process, unless the settings give it. The probe under way, or None."""
-        if self._is_openai or self._context_window or model in self._discovered:
-            return None
-        key = (self.base_url, model)
-        if key in _DISCOVERED:  # asked already, by another session's provider
-            self._discovered[model] = _DISCOVERED[key]
-            return None
-        task = _PENDING.get(key)
-        if task is None:
-            task = _PENDING[key] = asyncio.ensure_future(self._probe(key, model))
-        return task
-
-    async def _probe(self, key: tuple[str, str], model: str) -> int | None:
-        try:
-            _DISCOVERED[key] = window = await discover_context_window(self._http.client, self.base_url, model,
-                                                                      self._headers)
-            return window
-        except Exception:  # e.g. this provider was closed meanwhile: not an answer, ask again later
-            log.debug("asking %s for the context window failed", self.base_url, exc_info=True)
-            return None
-        finally:
-            _PENDING.pop(key, None)
+        """Start asking the server for `model`'s window in the background (llm/window_probe.py)."""
+        return self.windows.soon(model)
 
     async def context_window_within(self, model: str, wait_s: float, *, shared: bool = True
                                     ) -> tuple[int | None, bool]:
-        """(the context window of `model`, whether a probe is still under way),
-        waiting at most `wait_s` for the probe; a `shared` wait counts from the
-        first wait for it, so the agent's check before a step and the request
-        share one wait."""
-        task = self.discover_soon(model)
-        if task is not None and wait_s > 0 and shared:
-            loop = asyncio.get_running_loop()
-            deadline = self._wait_until.setdefault(model, loop.time() + wait_s)
-            wait_s = min(wait_s, deadline - loop.time())
-        if task is not None and wait_s > 0:
-            # The HTTP client (httpx's import, the TLS context) is made first: the
-            # request needs it anyway, and the wait is for the server, not for us.
-            self._http.client  # noqa: B018
-            try:
-                await asyncio.wait_for(asyncio.shield(task), wait_s)
-            except (asyncio.TimeoutError, TimeoutError):
-                pass
-            except Exception:  # a failed probe is just "not known"
-                pass
-        key = (self.base_url, model)
-        if key in _DISCOVERED:
-            self._discovered[model] = _DISCOVERED[key]
-        return self.model_info(model).context_window, key in _PENDING
+        """(the context window of `model`, whether the server is still being asked), waiting at most `wait_s`."""
+        _, pending = await self.windows.within(model, wait_s, shared=shared)
+        return self.model_info(model).context_window, pending
 
     async def _discover(self, model: str) -> None:
         """The window before a request: a probe under way is waited for a moment

@@ -340,7 +340,7 @@ class EarlyPhase:
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
                                  on_agent=self.agents.append,
                                  editor_language=_not_yet if _relays_language(self.params) else None)
-            host.listing_warm_up.start()
+            host.warm_up()
             self.hosts[root] = host
         return host
 

@@ -219,7 +219,7 @@ class AgentLanguageServer(LanguageServer):
             self.process.host_built()
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
                                  on_agent=self.events.attach, editor_language=self.editor_language())
-            host.listing_warm_up.start()
+            host.warm_up()
             self.folders[root] = host
         return host
 

@@ -78,28 +78,23 @@ PENDING_REVIEW_NOTE = (
 
 
 class EditSpec(ToolInput):
-    old_text: str = Field(
-        description="Exact text to replace, as it is in the file now (whitespace included). Include "
-        "enough surrounding lines to make it unique."
-    )
-    new_text: str = Field(description="The replacement text.")
-    replace_all: bool = Field(default=False, description="Replace every occurrence, not just one.")
+    old_text: str = Field(description="exact text as it is in the file now, whitespace included, with enough "
+                          "lines around it to be unique")
+    new_text: str
+    replace_all: bool = Field(default=False, description="replace every occurrence, not just one")
 
 
 class EditFileInput(ToolInput):
-    path: str = Field(description="File to edit, relative to the workspace root.")
-    edits: list[EditSpec] = Field(
-        min_length=1,
-        description="Replacements, all located in the file as it is before this call; they must not overlap.",
-    )
+    path: str
+    edits: list[EditSpec] = Field(min_length=1, description="located in the file as it is before this call; "
+                                  "they must not overlap")
 
 
 class EditFile(BuiltinTool):
     name = "edit_file"
     description = (
-        "Edit a file by replacing exact text. Each edit's oldText must occur exactly once (or set "
-        "replaceAll). Several edits can be sent in one call. The edit goes into the editor's buffer "
-        "(undoable there) and is saved, so commands run next see it."
+        "Edit a file by replacing exact text; each oldText must occur once (or set replaceAll). "
+        "The file is saved, so commands run next see the change."
     )
     input_model = EditFileInput
     parallel = False

@@ -122,15 +122,15 @@ def _check_parent(env: ToolEnv, path: Path) -> None:
 
 
 class WriteFileInput(ToolInput):
-    path: str = Field(description="File to write, relative to the workspace root.")
-    content: str = Field(description="The complete new content of the file.")
+    path: str
+    content: str = Field(description="the whole new content")
 
 
 class WriteFile(BuiltinTool):
     name = "write_file"
     description = (
-        "Write a file's complete content, creating it (and its folders) if needed. Prefer edit_file "
-        "for changes to an existing file."
+        "Write a whole file, creating it (and its folders) if needed. For changes to an existing "
+        "file use edit_file."
     )
     input_model = WriteFileInput
 
@@ -168,13 +168,13 @@ class WriteFile(BuiltinTool):
 
 
 class CreateFileInput(ToolInput):
-    path: str = Field(description="New file, relative to the workspace root (missing folders are created).")
-    content: str = Field(default="", description="Initial content. Default: empty.")
+    path: str
+    content: str = ""
 
 
 class CreateFileTool(BuiltinTool):
     name = "create_file"
-    description = "Create a new file; fails if it already exists (use edit_file or write_file then)."
+    description = "Create a new file (and its folders); fails if it exists."
     input_model = CreateFileInput
 
     async def execute(self, args: CreateFileInput, ctx: ToolContext) -> ToolOutput:
@@ -196,7 +196,7 @@ class CreateFileTool(BuiltinTool):
 
 
 class DeleteFileInput(ToolInput):
-    path: str = Field(description="File to delete, relative to the workspace root.")
+    path: str
 
 
 class DeleteFileTool(BuiltinTool):
@@ -240,8 +240,8 @@ class DeleteFileTool(BuiltinTool):
 
 
 class RenameFileInput(ToolInput):
-    path: str = Field(description="File or folder to rename or move, relative to the workspace root.")
-    new_path: str = Field(description="Its new path (must not exist; missing folders are created).")
+    path: str
+    new_path: str = Field(description="must not exist; missing folders are created")
 
 
 class RenameFileTool(BuiltinTool):

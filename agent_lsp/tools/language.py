@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import ConfigDict, Field
+from pydantic import Field
 
 from agent_lsp.agent.ports import PermissionRequest, ToolContext, ToolOutput
 from agent_lsp.tools.base import BuiltinTool, ToolError, ToolInput, read_text
@@ -29,17 +29,8 @@ MAX_HOVER_CHARS = 3000
 Operation = Literal["diagnostics", "definition", "references", "hover", "symbols", "rename", "fix"]
 
 
-def _lean_schema(schema: dict[str, Any]) -> None:
-    """No titles: every request carries this schema, and they say nothing the names do not."""
-    schema.pop("title", None)
-    for field_schema in schema.get("properties", {}).values():
-        field_schema.pop("title", None)
-
-
 class LanguageInput(ToolInput):
-    # Empty strings and zeros stand for "not given": a shorter schema than optional fields.
-    model_config = ConfigDict(json_schema_extra=_lean_schema)
-
+    # Empty strings and zeros stand for "not given".
     operation: Operation = Field(description=(
         "diagnostics (of path: file or folder; none: workspace), definition, references, hover, "
         "symbols (of path; or query: workspace), rename (to newName), fix (quick fixes of line; fix=N applies one)"))

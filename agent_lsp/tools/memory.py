@@ -12,8 +12,6 @@ from __future__ import annotations
 import datetime as _dt
 from pathlib import Path
 
-from pydantic import Field
-
 from agent_lsp.agent.ports import ToolContext, ToolOutput
 from agent_lsp.tools.base import BuiltinTool, ToolError, ToolInput, read_text
 from agent_lsp.tools.files import WriteFile, WriteFileInput
@@ -44,7 +42,7 @@ def memory_text(root: Path) -> str:
 
 
 class RememberInput(ToolInput):
-    note: str = Field(description="One fact worth keeping for later sessions (a convention, a command, a pitfall).")
+    note: str
 
 
 class Remember(BuiltinTool):

@@ -14,21 +14,16 @@ MAX_LINE_CHARS = 2000
 
 
 class ReadFileInput(ToolInput):
-    path: str = Field(description="File path, relative to the workspace root.")
-    start_line: int | None = Field(
-        default=None, ge=1, description="First line to read (1-based). Default: 1."
-    )
-    end_line: int | None = Field(
-        default=None, ge=1, description="Last line to read, inclusive. Default: as many as fit."
-    )
+    path: str
+    start_line: int | None = Field(default=None, ge=1, description="first line to read")
+    end_line: int | None = Field(default=None, ge=1, description="last line to read, inclusive")
 
 
 class ReadFile(BuiltinTool):
     name = "read_file"
     description = (
-        "Read a text file of the workspace with numbered lines (the editor's unsaved buffer when the "
-        "file is open). Long files are cut with a note saying which lines to ask for next; pass "
-        "startLine/endLine to read a part."
+        "Read a text file with numbered lines (1-based). A long file is cut with a note saying which "
+        "lines to ask for next."
     )
     input_model = ReadFileInput
     parallel = True

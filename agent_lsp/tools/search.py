@@ -32,14 +32,14 @@ MAX_GREP_LINE_CHARS = 300
 
 
 class ListDirInput(ToolInput):
-    path: str = Field(default=".", description="Folder, relative to the workspace root. Default: the root.")
+    path: str = "."
 
 
 class ListDir(BuiltinTool):
     name = "list_dir"
     description = (
-        "List a folder's entries (folders end with '/'), .gitignore'd entries left out. "
-        "Not recursive: use glob to find files by name at any depth."
+        "List a folder's entries (folders end with '/'; .gitignore'd ones left out). Not recursive: "
+        "glob finds files at any depth."
     )
     input_model = ListDirInput
     parallel = True
@@ -93,18 +93,14 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
 
 
 class GlobInput(ToolInput):
-    pattern: str = Field(
-        description="Glob such as '**/*.py', 'src/*.ts' or '*.{js,ts}'. A pattern without '/' "
-        "matches file names at any depth."
-    )
-    path: str = Field(default=".", description="Folder to search from. Default: the workspace root.")
+    pattern: str = Field(description="e.g. '**/*.py', 'src/*.ts', '*.{js,ts}'; without '/' it matches names at any depth")
+    path: str = Field(default=".", description="folder to search from")
 
 
 class Glob(BuiltinTool):
     name = "glob"
     description = (
-        "Find files by name pattern under a folder (.gitignore respected). Returns workspace-relative "
-        "paths, sorted."
+        "Find files by name pattern (.gitignore respected): their paths, sorted."
     )
     input_model = GlobInput
     parallel = True
@@ -141,14 +137,12 @@ def _search_folder(env: ToolEnv, raw: str) -> Path:
 
 
 class GrepInput(ToolInput):
-    pattern: str = Field(description="Regular expression searched line by line (Python/Rust syntax).")
-    path: str = Field(default=".", description="Folder or file to search. Default: the workspace root.")
-    glob: str | None = Field(
-        default=None, description="Only files matching this glob, e.g. '*.py' or 'src/**/*.ts'."
-    )
-    context_lines: int = Field(default=0, ge=0, le=20, description="Lines of context around each match.")
-    max_results: int = Field(default=100, ge=1, le=2000, description="Most matching lines returned.")
-    case_sensitive: bool = Field(default=True, description="False: ignore case.")
+    pattern: str = Field(description="regular expression (Python/Rust syntax), matched line by line")
+    path: str = Field(default=".", description="folder or file to search")
+    glob: str | None = Field(default=None, description="only files matching this glob, e.g. '*.py'")
+    context_lines: int = Field(default=0, ge=0, le=20, description="lines shown around each match")
+    max_results: int = Field(default=100, ge=1, le=2000, description="most matching lines returned")
+    case_sensitive: bool = True
 
 
 @dataclass
@@ -327,9 +321,8 @@ def sort_key(path: Path) -> tuple[str, ...]:
 class Grep(BuiltinTool):
     name = "grep"
     description = (
-        "Search file contents with a regular expression (.gitignore respected; open files searched as "
-        "the editor has them). Results are grouped by file: 'N:text' is a matching line, 'N-text' "
-        "context. Use glob to restrict file names and path to restrict the folder."
+        "Search file contents (.gitignore respected). Results are grouped by file: 'N:text' is a "
+        "matching line, 'N-text' context."
     )
     input_model = GrepInput
     parallel = True

@@ -21,8 +21,8 @@ NAME = "subagent"
 
 class SubagentInput(ToolInput):
     description: str = Field(min_length=1, max_length=200, description="a few words naming the task, shown to the user")
-    task: str = Field(min_length=1, description="everything the sub-agent needs to know: it sees nothing of this conversation")
-    agent_type: str | None = Field(default=None, description="one of the agent types listed in this tool's description")
+    task: str = Field(min_length=1, description="all the sub-agent needs to know: it sees nothing of this conversation")
+    agent_type: str | None = Field(default=None, description="one of the agent types listed above")
 
 
 @dataclass
@@ -52,9 +52,8 @@ class SubagentRunner(Protocol):
 
 
 BASE_DESCRIPTION = (
-    "Hand a self-contained task to a sub-agent, which works on it in its own session (by default it may only "
-    "read and search the workspace) and answers with a final report; that report is this tool's result. "
-    "Call this tool several times in one step to run several sub-agents in parallel."
+    "Hand a self-contained task to a sub-agent: it works in its own session (by default it may only read and "
+    "search) and its final report is this tool's result. Several calls in one step run in parallel."
 )
 
 

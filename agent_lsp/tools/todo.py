@@ -26,7 +26,7 @@ class PlanItemInput(ToolInput):
 
 
 class TodoInput(ToolInput):
-    items: list[PlanItemInput] = Field(max_length=100, description="the whole plan, in order (replaces the previous one)")
+    items: list[PlanItemInput] = Field(max_length=100)
 
 
 class PlanBoard(Protocol):
@@ -37,9 +37,9 @@ class PlanBoard(Protocol):
 class TodoWrite:
     name: ClassVar[str] = NAME
     description: ClassVar[str] = (
-        "Write the plan for the current task as a checklist the user sees: every step with its status "
-        "(pending, in_progress, completed). Each call replaces the whole list; update it as you go, with one "
-        "step in_progress at a time. Use it for tasks of several steps, and in plan mode to lay out what you will do."
+        "Write the task's plan as a checklist the user sees, every step with its status, one in_progress at a "
+        "time. Each call replaces the whole list; update it as you go. Use it for tasks of several steps, and "
+        "in plan mode to lay out what you will do."
     )
     input_model = TodoInput
 

@@ -24,7 +24,8 @@ from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.agent import AgentBusyError
 from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
-from agent_lsp.config import LanguageSettings, Settings, config_dir, model_environment, read_policy
+from agent_lsp.agent.tool_set import attach_tool_set
+from agent_lsp.config import LanguageSettings, Settings, config_dir, data_dir, model_environment, read_policy
 from agent_lsp.language import document_reader, workspace_language
 from agent_lsp.mcp import McpManager
 from agent_lsp.sandbox import SandboxPolicy
@@ -48,6 +49,7 @@ from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
 from agent_lsp.workspace.listing_warm_up import ListingWarmUp
+from agent_lsp.workspace.model_warm_up import ModelWarmUp
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
@@ -96,6 +98,7 @@ class WorkspaceHost:
         self.store = open_store(self.root, settings, env)
         self.sessions = OpenSessions(self.store, load=self._make_agent, build=self.build_agent, spawn=self.spawn)
         self.listing_warm_up = ListingWarmUp(self.store)  # started by the servers, not by one-shot commands
+        self.model_warm_up = ModelWarmUp(lambda: self.settings.model.provider, self.resolve_model)
         self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
@@ -150,6 +153,13 @@ class WorkspaceHost:
     @property
     def sessions_dir(self) -> Path:
         return sessions_dir_for(self.root, self.settings, self.env)
+
+    def warm_up(self) -> None:
+        """What a server does once it opens the folder, in the background: the session
+        listing brought up to date, the model provider's imports and the model server's
+        window asked before the first request (not by one-shot commands)."""
+        self.listing_warm_up.start()
+        self.model_warm_up.start()
 
     # ------------------------------------------------------------- sessions
 
@@ -346,6 +356,7 @@ class WorkspaceHost:
             await self._language.close()
         self.checkpoints.close()
         await self.listing_warm_up.stop()
+        await self.model_warm_up.stop()
         self.store.index.close()
 
     # -------------------------------------------------------------- building
@@ -389,6 +400,8 @@ class WorkspaceHost:
         )
         agent = Agent(session, providers=providers, tools=tools, options=options)
         self.user_hooks().attach(agent)
+        attach_tool_set(agent, self.settings.tool_set,  # in plan mode the plan is written with todo_write
+                        lambda: ("todo_write",) if self.modes.mode_of(agent.session_id) == "plan" else ())
         attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix
         guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
         self.sessions.agents[agent.session_id] = agent

@@ -1,5 +1,5 @@
-"""The system prompt: who the agent is, how to use its tools, the project's own
-instructions (AGENTS.md, CLAUDE.md) and where it runs; and the runtime context
+"""The system prompt: who the agent is, how to work, where it runs and the
+project's own instructions (AGENTS.md, CLAUDE.md); and the runtime context
 (the files open in the editor), which is kept out of it.
 
 Project instructions are read from every folder from the filesystem root down
@@ -26,24 +26,18 @@ INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTION_CHARS = 32_000
 
 IDENTITY = """\
-You are a coding agent working inside the user's editor through agent_lsp. You read and change the \
-files of the workspace with your tools; the editor shows your edits in its buffers, where the user \
-can see and undo them. Be precise and brief: do the task, then say in a few sentences what you \
-changed and what is left."""
+You are a coding agent in the user's editor. You read and change the workspace's files with your tools; \
+the user sees your edits in the editor and can undo them. Be precise and brief: do the task, then say in \
+a few sentences what you changed and what is left."""
 
-TOOL_GUIDE = """\
+GUIDE = """\
 How to work:
-- Paths are relative to the workspace root. You cannot reach files outside the workspace roots.
-- Look before you change: use grep, glob and list_dir to find code, read_file to read it. Open files \
-are read as the user sees them, unsaved changes included.
-- Change files with edit_file (exact oldText -> newText; give enough context for a unique match). \
-Use write_file only for new files or full rewrites, create_file/delete_file/rename_file for files.
-- If an edit is refused because the file changed, the user is editing it too: use the fresh text \
-the error gives you and edit again; never overwrite the user's work.
-- run_command runs a shell command in the workspace (tests, builds, git). Your edits are saved \
-before it runs. Some commands need the user's permission; if permission is denied, do not try \
-to get around it.
-- Independent reads can be issued together in one step; they run in parallel."""
+- Paths are relative to the workspace root; nothing outside the workspace roots can be reached.
+- Look before you change: search, then read. Open files read as the user sees them, unsaved changes included.
+- An edit refused because the file changed means the user is editing it too: edit again from the fresh \
+text the error gives; never overwrite the user's work.
+- If the user denies a permission, do not try to get around it.
+- Independent reads can go in one step; they run in parallel."""
 
 
 def instruction_candidates(root: Path) -> list[Path]:
@@ -68,9 +62,13 @@ def _read_capped(path: Path) -> str:
 
 
 def build_system_prompt(roots: Sequence[Path], now: _dt.datetime | None = None) -> str:
+    """What is the same in every folder first (who the agent is, how to work, the
+    machine and the date), then the folder's own part (its roots and project
+    instructions): a shared model server's prompt cache reuses the first part
+    across projects."""
     now = now or _dt.datetime.now().astimezone()
-    sections = [IDENTITY, TOOL_GUIDE]
-
+    sections = [IDENTITY, GUIDE, f"Operating system: {platform.system()} {platform.release()}. Date: {now.date().isoformat()}.",
+                "Workspace roots: " + ", ".join(str(r) for r in roots)]
     seen: set[Path] = set()
     for root in roots:
         for path in find_instruction_files(Path(root)):
@@ -80,14 +78,6 @@ def build_system_prompt(roots: Sequence[Path], now: _dt.datetime | None = None) 
             text = _read_capped(path)
             if text:
                 sections.append(f"Project instructions from {path}:\n<instructions>\n{text}\n</instructions>")
-
-    env = [
-        "Environment:",
-        f"- Operating system: {platform.system()} {platform.release()}",
-        "- Workspace roots: " + ", ".join(str(r) for r in roots),
-        f"- Date: {now.date().isoformat()}",
-    ]
-    sections.append("\n".join(env))
     return "\n\n".join(sections)
 
 

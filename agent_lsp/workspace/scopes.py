@@ -25,6 +25,7 @@ from agent_lsp.sandbox import SandboxPolicy
 from agent_lsp.tools.memory import MEMORY_FILE, memory_path
 from agent_lsp.tools.skills import load_skills, skill_folders
 from agent_lsp.workspace.agent_types import agent_type_folders, load_agent_types
+from agent_lsp.workspace.fixed_prompt import FixedPrompt, fixed_prompt_size
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.rules import load_rules
@@ -56,6 +57,7 @@ class MergedView:
     agent_types: list[Entry] = field(default_factory=list)
     rules: list[Entry] = field(default_factory=list)
     memory: str | None = None  # the memory file, when there is one
+    fixed_prompt: FixedPrompt | None = None  # the size of what every request carries
     problems: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
@@ -136,6 +138,10 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
     for rule in rules:
         view.rules.append(Entry(rule.relative, ", ".join(rule.globs) or "every session", "project"))
     view.memory = str(memory_path(root)) if memory_path(root).is_file() else None
+    try:
+        view.fixed_prompt = fixed_prompt_size(root, layers.current, env)
+    except Exception as error:  # the rest of the view is still worth showing
+        problems.append(f"the fixed prompt could not be measured: {error}")
     view.problems = [str(p) for p in problems]
     return view
 
@@ -169,6 +175,8 @@ def format_view(view: MergedView) -> str:
             note = f"  [{entry.note}]" if entry.note else ""
             lines.append(f"  {entry.name} = {value}    # {entry.source}{note}")
     lines += ["", f"memory: {view.memory or f'none yet ({MEMORY_FILE} once the agent remembers something)'}"]
+    if view.fixed_prompt is not None:
+        lines += ["", *view.fixed_prompt.lines()]
     if view.problems:
         lines += ["", "problems:", *(f"  {p}" for p in view.problems)]
     return "\n".join(lines) + "\n"

@@ -19,6 +19,7 @@ another provider uses that provider's own key and base URL variables.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, Mapping
@@ -37,6 +38,8 @@ MODEL_EVENT = "session/model"
 PROVIDERS = ("openai", "anthropic", "scripted")
 EFFORTS = ("minimal", "low", "medium", "high")
 LIST_TTL_S = 60.0
+WINDOW_WAIT_S = 2.0  # how long the list waits for a local server to say its models' windows
+MAX_WINDOW_PROBES = 16  # endpoint models asked for their window (a local server lists a few)
 
 
 class ModelSwitchError(ValueError):
@@ -178,7 +181,7 @@ class SessionModels:
         except ModelSwitchError as error:
             return [], str(error)
         try:
-            offer(kind, resolved.model, "configured", resolved.info.context_window)
+            offer(kind, resolved.model, "configured", await _window(resolved, resolved.model))
             fallback = self.settings().fallback
             if fallback is not None and fallback.model:
                 offer(fallback.provider or kind, fallback.model, "configured", None)
@@ -188,10 +191,9 @@ class SessionModels:
                 ids = await self._endpoint_models(kind, resolved)
             except Exception as error:  # ModelListError, or a provider without a listing
                 return offered, f"the endpoint's model list is not available: {error}"
-            from agent_lsp.llm.models import known_model_info
-
-            for model in ids:
-                offer(kind, model, "endpoint", known_model_info(model).context_window)
+            windows = await asyncio.gather(*(_window(resolved, model) for model in ids[:MAX_WINDOW_PROBES]))
+            for model, window in zip(ids, [*windows, *[None] * max(0, len(ids) - MAX_WINDOW_PROBES)]):
+                offer(kind, model, "endpoint", window or _known_window(model))
             return offered, None
         finally:
             close = getattr(resolved.provider, "aclose", None)
@@ -207,3 +209,30 @@ class SessionModels:
         self._listings[key] = (time.monotonic(), ids)
         return ids
 
+
+async def _window(resolved: "ResolvedModel", model: str) -> int | None:
+    """The window of `model`: for the configured model its setting; what the
+    server says it runs the model with (a local server is asked, at most
+    `WINDOW_WAIT_S`); else the table of well-known models."""
+    from agent_lsp.llm.models import known_model_info
+
+    provider = resolved.provider
+    try:
+        if model == resolved.model and resolved.info.context_window and not getattr(provider, "windows", None):
+            return resolved.info.context_window
+        windows = getattr(provider, "windows", None)
+        if windows is not None:
+            said, _ = await windows.within(model, WINDOW_WAIT_S, shared=False)
+            if said:
+                return said
+        if model == resolved.model:
+            return provider.model_info(model).context_window
+    except Exception:
+        log.debug("the window of %s is not known", model, exc_info=True)
+    return known_model_info(model).context_window
+
+
+def _known_window(model: str) -> int | None:
+    from agent_lsp.llm.models import known_model_info
+
+    return known_model_info(model).context_window

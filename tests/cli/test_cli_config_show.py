@@ -49,11 +49,17 @@ def test_config_show_names_the_source_of_each_value_and_the_policy_wins(tmp_path
     (reviewer,) = view["agent_types"]
     assert (reviewer["name"], reviewer["value"]) == ("reviewer", "Reviews a change")
     assert reviewer["source"].startswith("project ") and reviewer["note"] == "tools: read_file, grep; model: the parent's"
+    # what every request carries, by tool: the tools the policy denies are not offered, the skill tool is
+    fixed = view["fixed_prompt"]
+    assert "run_command" not in fixed["tool_tokens"] and fixed["tool_tokens"]["skill"] > 0
+    assert fixed["full_tokens"] > fixed["small_tokens"] > fixed["system_tokens"] > 0
+    assert fixed["small_set"] == ["read_file", "grep", "edit_file"] and fixed["tool_set"] == "auto"
 
     text = agent_lsp(["config", "show", "-w", str(workspace)], env)
     assert text.returncode == 0, text.stderr
     assert f"model.baseUrl = \"https://llm.internal.example/v1\"    # managed policy {policy}" in text.stdout
     assert "ConfigShowSecret" not in text.stdout
+    assert f"fixed prompt (system prompt and tool schemas, characters / 4): about {fixed['full_tokens']} tokens" in text.stdout
 
 
 def test_a_broken_policy_file_denies_every_tool_and_says_why(tmp_path: Path):

@@ -90,7 +90,7 @@ def test_the_first_step_of_a_fresh_run_knows_the_server_s_window(tmp_path: Path)
 
 
 def test_a_window_too_small_for_the_fixed_prompt_is_refused_with_what_to_do(tmp_path: Path):
-    _, stderr, fake = _run_against(tmp_path, [Reply.openai_text("never")], _props(2048))
+    _, stderr, fake = _run_against(tmp_path, [Reply.openai_text("never")], _props(1024))
     assert fake.requests == []  # nothing sent that the server would reject
-    assert "context window (2048 tokens) is too small for this agent" in stderr
+    assert "context window (1024 tokens) is too small for this agent" in stderr
     assert "larger context" in stderr and "fewer tools" in stderr

@@ -194,6 +194,14 @@ def test_the_winbar_shows_no_token_counts_before_the_turn_has_any(chat: Editor) 
     assert bar == " idle │ turn 2 │ ctx 120/1k 12%"
 
 
+def test_the_winbar_shows_the_fixed_prompt_s_share_of_the_window_from_the_first_request(chat: Editor) -> None:
+    f = Feed()
+    send(chat, [f("turn/start", turn=1),
+                f("request/context", provider="p", model="m", contextWindow=4096, fixedTokens=1189)])
+    bar = chat.lua("return require('agent_lsp.chat').winbar_text(require('agent_lsp.state').sessions.s)")
+    assert bar.endswith("│ turn 1 │ ctx 1.2k/4.1k 29% fixed 1.2k")
+
+
 def test_a_running_command_shows_its_latest_output_line_in_the_folded_header(chat: Editor) -> None:
     f = Feed()
     send(chat, [f("turn/start", turn=1), f.user("q"),

@@ -30,7 +30,9 @@ def test_prompt_carries_os_roots_and_date_and_the_runtime_context_the_files(tmp_
     assert f"Operating system: {platform.system()}" in prompt
     assert f"Workspace roots: {root}" in prompt
     assert "Date: 2026-03-04" in prompt
-    assert "edit_file" in prompt and "run_command" in prompt  # how to use the tools
+    shared = prompt.index("Workspace roots:")  # what every folder shares comes first, the folder's own part last
+    assert build_system_prompt([tmp_path / "other"], now=now)[:shared] == prompt[:shared]
+    assert str(root) not in prompt[:shared] and "How to work:" in prompt[:shared]
     context = runtime_context([root], open_files=[root / "a.py", root / "b.py"], active_file=root / "a.py")
     assert "Files open in the editor: a.py, b.py" in context
     assert "Active file (the one the user is looking at): a.py" in context

@@ -1,3 +1,6 @@
+import json
+
+from agent_lsp.agent import ToolRegistry
 from agent_lsp.tools import read as read_module
 
 
@@ -66,9 +69,14 @@ def test_reads_are_parallel_writes_are_not(disk_tools):
     }  # fmt: skip
 
 
-def test_input_models_speak_camel_case(disk_tools):
-    schema = disk_tools.by_name["read_file"].input_model.model_json_schema()
-    assert set(schema["properties"]) == {"path", "startLine", "endLine"}
-    assert all(p.get("description") for p in schema["properties"].values())
-    edit = disk_tools.by_name["edit_file"].input_model.model_json_schema()
-    assert set(edit["$defs"]["EditSpec"]["properties"]) == {"oldText", "newText", "replaceAll"}
+def test_the_model_reads_lean_camel_case_schemas(disk_tools):
+    """What the model is sent: camelCase names, one description per field that needs
+    one, nested models written in place, and nothing that repeats a name (titles)."""
+    specs = {s["name"]: s for s in ToolRegistry(disk_tools.by_name.values()).specs()}
+    read = specs["read_file"]["parameters"]
+    assert set(read["properties"]) == {"path", "startLine", "endLine"}
+    assert read["properties"]["startLine"] == {"type": "integer", "minimum": 1, "description": "first line to read"}
+    edit = specs["edit_file"]["parameters"]
+    assert set(edit["properties"]["edits"]["items"]["properties"]) == {"oldText", "newText", "replaceAll"}
+    text = json.dumps(list(specs.values()))
+    assert '"title"' not in text and "$defs" not in text and "$ref" not in text and "additionalProperties" not in text

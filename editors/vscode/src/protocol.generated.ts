@@ -861,6 +861,10 @@ export interface RequestContextEvent {
 }
 export interface RequestContext {
   contextWindow?: number | null;
+  /**
+   * the system prompt and the tool schemas of the request, in tokens estimated as characters / 4
+   */
+  fixedTokens?: number | null;
   model: string;
   provider: string;
   [k: string]: unknown;
@@ -2306,6 +2310,10 @@ export interface Settings {
    */
   sessionsDir?: string | null;
   shell?: ShellSettings;
+  /**
+   * the tools offered: "small" (read, edit, grep, run, language) below an 8k window
+   */
+  toolSet?: 'auto' | 'full' | 'small';
 }
 /**
  * The environment of the agent's commands (see agent_lsp/tools/command_env.py).

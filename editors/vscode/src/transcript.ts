@@ -111,6 +111,8 @@ export interface Transcript {
   /** Tokens of the running turn's model calls so far (prompt + answer, summed). */
   turnUsage: Usage | null;
   contextWindow: number | null;
+  /** The part every request carries (system prompt and tool schemas), in tokens: `request/context`'s `fixedTokens`. */
+  fixedTokens: number | null;
   model: string | null;
   /** The session switched its model (agent/session/setModel): `model` is that, not the folder's default. */
   modelSwitched?: boolean;
@@ -146,6 +148,7 @@ export function createTranscript(sessionId: string | null = null): Transcript {
     usage: null,
     turnUsage: null,
     contextWindow: null,
+    fixedTokens: null,
     model: null,
     inbox: { nextTurn: [], nextStep: [] },
     editTurns: new Set(),
@@ -631,6 +634,9 @@ export function applyEvent(state: Transcript, event: EventView): void {
       if (typeof data.contextWindow === 'number') {
         state.contextWindow = data.contextWindow;
       }
+      if (typeof data.fixedTokens === 'number') {
+        state.fixedTokens = data.fixedTokens;
+      }
       if (data.provider || data.model) {
         state.model = modelName(data.provider, data.model);
       }
@@ -721,17 +727,21 @@ export interface Meter {
   used: number;
   window: number | null;
   percent: number | null;
+  /** Of `used`, what every request carries (system prompt and tools); null when the server did not say. */
+  fixed: number | null;
 }
 
 /** Context use after the last model call: its prompt plus its answer (the
- * next request carries both). Cumulative session tokens would overstate it. */
+ * next request carries both). Cumulative session tokens would overstate it.
+ * Before the first answer, the fixed part the first request carries. */
 export function contextMeter(state: Transcript): Meter | null {
-  if (!state.usage) {
+  const fixed = state.fixedTokens;
+  if (!state.usage && fixed == null) {
     return null;
   }
-  const used = (state.usage.inputTokens ?? 0) + (state.usage.outputTokens ?? 0);
+  const used = state.usage ? (state.usage.inputTokens ?? 0) + (state.usage.outputTokens ?? 0) : (fixed ?? 0);
   const window = state.contextWindow;
-  return { used, window, percent: window ? Math.min(100, Math.round((used / window) * 100)) : null };
+  return { used, window, percent: window ? Math.min(100, Math.round((used / window) * 100)) : null, fixed };
 }
 
 /** The last assistant text of the transcript (for notifications and tests). */

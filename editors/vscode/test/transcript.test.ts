@@ -164,12 +164,20 @@ test('the queue follows the inbox splices: queued, removed, claimed', () => {
   assert.deepEqual(state.inbox.nextStep, []);
 });
 
+test('the context meter shows the fixed prompt from the first request on, before any answer', () => {
+  const log = new Log();
+  log.add('turn/start', { turn: 1 });
+  log.add('request/context', { provider: 'openai', model: 'local', contextWindow: 4096, fixedTokens: 1189 });
+  const state = loadTranscript('s', log.events, 'running');
+  assert.deepEqual(contextMeter(state), { used: 1189, window: 4096, percent: 29, fixed: 1189 });
+});
+
 test('the context meter uses the last call, not a running total', () => {
   const log = new Log();
   log.textTurn(1, 'a', 'x');
   log.textTurn(2, 'b', 'y');
   const state = loadTranscript('s', log.events, 'idle');
-  assert.deepEqual(contextMeter(state), { used: 120, window: 1000, percent: 12 });
+  assert.deepEqual(contextMeter(state), { used: 120, window: 1000, percent: 12, fixed: null });
   assert.equal(contextMeter(createTranscript()), null);
 });
 
@@ -233,7 +241,7 @@ test("a turn's footer counts the tokens of all its model calls; the meter shows 
       { inputTokens: 600, outputTokens: 20 },
     ],
   );
-  assert.deepEqual(contextMeter(state), { used: 410, window: 1000, percent: 41 });
+  assert.deepEqual(contextMeter(state), { used: 410, window: 1000, percent: 41, fixed: null });
 });
 
 test('a compaction shows as one item with its summary; the checkpoint message and pruned copies are not repeated', () => {

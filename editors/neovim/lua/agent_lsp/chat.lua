@@ -260,16 +260,19 @@ function M.winbar_text(s)
   if s.turn > 0 then
     parts[#parts + 1] = "turn " .. s.turn
   end
-  if s.usage then
-    local used = (s.usage.inputTokens or 0) + (s.usage.outputTokens or 0)
+  -- Before the first answer, the fixed part the first request carries (system prompt and tools).
+  local fixed = s.fixed_tokens and (" fixed %s"):format(human(s.fixed_tokens)) or ""
+  if s.usage or s.fixed_tokens then
+    local used = s.usage and (s.usage.inputTokens or 0) + (s.usage.outputTokens or 0) or s.fixed_tokens
     if s.context_window then
-      parts[#parts + 1] = ("ctx %s/%s %d%%"):format(
+      parts[#parts + 1] = ("ctx %s/%s %d%%%s"):format(
         human(used),
         human(s.context_window),
-        math.floor(used * 100 / s.context_window + 0.5)
+        math.floor(used * 100 / s.context_window + 0.5),
+        fixed
       )
     else
-      parts[#parts + 1] = "ctx " .. human(used)
+      parts[#parts + 1] = "ctx " .. human(used) .. fixed
     end
   end
   -- Tokens of the current turn; none yet (it just started, or failed before any reply) shows nothing.

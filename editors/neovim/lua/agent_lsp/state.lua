@@ -25,6 +25,7 @@ local M = {}
 ---@field turn_usage {input: integer, output: integer}
 ---@field session_usage table|nil the session's tokens and estimated cost at its last turn's end
 ---@field context_window integer|nil
+---@field fixed_tokens integer|nil the system prompt and tools every request carries (request/context fixedTokens)
 ---@field model string|nil
 ---@field held_by {pid: integer|nil}|nil  set while another agent-lsp process has it open (read-only here)
 ---@field replay_held table[]|nil  live events waiting while a paged replay draws the session
@@ -109,6 +110,7 @@ local function fold(s, ev)
     end
   elseif ev.type == "request/context" then
     s.context_window = data.contextWindow or s.context_window
+    s.fixed_tokens = data.fixedTokens or s.fixed_tokens
     s.model = data.model or s.model
   end
 end

@@ -45,10 +45,14 @@ export function renderChrome(): void {
   if (meter) {
     meterFill.style.width = `${meter.percent ?? 0}%`;
     meterFill.className = meter.percent != null && meter.percent >= 80 ? 'high' : '';
-    meterText.textContent = meter.window ? `${meter.percent}% of ${formatTokens(meter.window)}` : `${formatTokens(meter.used)} tokens`;
+    const fixed = meter.fixed != null ? ` · fixed ${formatTokens(meter.fixed)}` : '';
+    meterText.textContent = (meter.window ? `${meter.percent}% of ${formatTokens(meter.window)}` : `${formatTokens(meter.used)} tokens`) + fixed;
     meterEl.title =
       `Context: ${meter.used.toLocaleString()}${meter.window ? ` of ${meter.window.toLocaleString()}` : ''} tokens used by the last model call` +
-      `${state.model ? ` (${state.model})` : ''}. Agent: Compact the Conversation frees it.`;
+      `${state.model ? ` (${state.model})` : ''}` +
+      `${meter.fixed != null ? `, ${meter.fixed.toLocaleString()} of them the system prompt and tools every request carries` : ''}.` +
+      `${meter.percent != null && meter.percent >= 80 ? ' The next request may not fit: older history is compacted first.' : ''}` +
+      ' Agent: Compact the Conversation frees it.';
   }
   const first = state.items.find((i) => i.kind === 'user');
   titleEl.textContent = first && first.kind === 'user' ? first.text.split('\n')[0] : 'New session';
