@@ -8,6 +8,8 @@
 //                                          clicked (ui_clicks.mjs) and its "/" menu (ui_slash.mjs); screenshots
 //   node scripts/vscode_run.mjs firstrun  the installed .vsix in a workspace with no model configured,
 //                                          then code blocks and the transcript's other details (ui_firstrun.mjs)
+//   node scripts/vscode_run.mjs daily     the installed .vsix: opening the panel, a permission card appearing
+//                                          while the user types, the transcript following (ui_daily.mjs)
 //
 // Env: CODE_SERVER (default .work/code-server), CHROMIUM (default /usr/bin/chromium),
 // AGENT_LSP_PYTHON (default <repo>/.venv/bin/python), ARTIFACTS (default .work/artifacts),
@@ -21,6 +23,7 @@ import { chromium } from 'playwright-core';
 import { clicks, clicksScript, refusedKey } from './ui_clicks.mjs';
 import { slashMenu, slashScript, slashSettings } from './ui_slash.mjs';
 import { firstRun } from './ui_firstrun.mjs';
+import { daily, dailyScript } from './ui_daily.mjs';
 
 const mode = process.argv[2] ?? 'exttest';
 const extDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -99,6 +102,7 @@ const scripts = {
     ...clicksScript,
     ...slashScript,
   ],
+  daily: dailyScript,
 };
 
 function freePort() {
@@ -246,6 +250,9 @@ async function main() {
     } else if (mode === 'firstrun') {
       await firstRun(page, { ws, log, panelFrame, shot });
       log('PASS first run');
+    } else if (mode === 'daily') {
+      await daily(page, { ws, log, panelFrame, runCommand });
+      log('PASS daily use');
     } else {
       await uiSmoke(page, { ws, data });
       log('PASS ui smoke');
@@ -305,7 +312,8 @@ async function panelMenu(page, label) {
 
 /** The permission card in the panel: its text, once it is shown. */
 async function permissionCard(panel) {
-  const card = await panel.waitForSelector('#permission:not([hidden])', { timeout: 15000 });
+  // (a new card ignores keys and clicks for a moment: data-armed says it listens)
+  const card = await panel.waitForSelector('#permission[data-armed]:not([hidden])', { timeout: 15000 });
   return (await card.innerText()).replace(/\s+/g, ' ');
 }
 

@@ -192,13 +192,25 @@ function turnActions(turn: number): HTMLElement {
   return actions;
 }
 
-export function nearBottom(): boolean {
+function nearBottom(): boolean {
   return transcriptEl.scrollHeight - transcriptEl.scrollTop - transcriptEl.clientHeight < 60;
+}
+
+/** Whether the view follows new output: true until the user scrolls up, and
+ * again once they scroll back down. Only the user's scrolling changes it; a
+ * layout change (the permission card, a banner, the queue taking room from
+ * the transcript) does not, so the view stays at the bottom across it. */
+let pinned = true;
+
+/** Keep the view at the bottom if it follows the output. */
+export function followBottom(): void {
+  if (pinned) {
+    transcriptEl.scrollTop = transcriptEl.scrollHeight;
+  }
 }
 
 function render(): void {
   frame = null;
-  const stick = nearBottom();
   const changed = view.state.rev > renderedRev;
   for (const item of view.state.items) {
     if (item.rev <= renderedRev && nodes.has(item.key)) {
@@ -216,7 +228,7 @@ function render(): void {
   renderedRev = view.state.rev;
   renderQueueIfChanged();
   renderChrome();
-  if (stick) {
+  if (pinned) {
     transcriptEl.scrollTop = transcriptEl.scrollHeight;
   } else if (changed && view.state.items.length) {
     newActivity.hidden = false; // scrolled up to read: say that more came, do not jump
@@ -236,6 +248,7 @@ export function scheduleRender(): void {
 export function reset(next: Transcript): void {
   view.state = next;
   newActivity.hidden = true;
+  pinned = true;
   nodes.clear();
   transcriptEl.replaceChildren(emptyEl);
   renderedRev = 0;
@@ -243,12 +256,20 @@ export function reset(next: Transcript): void {
   scheduleRender();
 }
 
+// A scroll the panel did not make itself is the user's: it decides whether
+// the view follows. (A programmatic scroll to the bottom reads as "at the
+// bottom"; a shrinking view fires no scroll at all.)
 transcriptEl.addEventListener('scroll', () => {
-  if (!newActivity.hidden && nearBottom()) {
+  pinned = nearBottom();
+  if (pinned) {
     newActivity.hidden = true;
   }
 });
+// The transcript's own size changes (the card, the queue, a banner above or
+// below it): stay at the bottom if it was there.
+new ResizeObserver(followBottom).observe(transcriptEl);
 newActivity.addEventListener('click', () => {
+  pinned = true;
   transcriptEl.scrollTop = transcriptEl.scrollHeight;
   newActivity.hidden = true;
 });
