@@ -10,6 +10,8 @@
 //                                          then code blocks and the transcript's other details (ui_firstrun.mjs)
 //   node scripts/vscode_run.mjs daily     the installed .vsix: opening the panel, a permission card appearing
 //                                          while the user types, the transcript following (ui_daily.mjs)
+//   node scripts/vscode_run.mjs bench     the installed .vsix: a 5,000-line answer streamed into the panel
+//                                          while keys are typed; prints frames and input latency (bench/panel_stream.mjs)
 //
 // Env: CODE_SERVER (default .work/code-server), CHROMIUM (default /usr/bin/chromium),
 // AGENT_LSP_PYTHON (default <repo>/.venv/bin/python), ARTIFACTS (default .work/artifacts),
@@ -24,6 +26,7 @@ import { clicks, clicksScript, refusedKey } from './ui_clicks.mjs';
 import { slashMenu, slashScript, slashSettings } from './ui_slash.mjs';
 import { firstRun } from './ui_firstrun.mjs';
 import { daily, dailyScript } from './ui_daily.mjs';
+import { benchScript, streamBench } from '../bench/panel_stream.mjs';
 
 const mode = process.argv[2] ?? 'exttest';
 const extDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -103,6 +106,7 @@ const scripts = {
     ...slashScript,
   ],
   daily: dailyScript,
+  bench: benchScript,
 };
 
 function freePort() {
@@ -250,6 +254,8 @@ async function main() {
     } else if (mode === 'firstrun') {
       await firstRun(page, { ws, log, panelFrame, shot });
       log('PASS first run');
+    } else if (mode === 'bench') {
+      await streamBench(page, { log, panelFrame });
     } else if (mode === 'daily') {
       await daily(page, { ws, log, panelFrame, runCommand });
       log('PASS daily use');

@@ -6,8 +6,8 @@
 import { lineLabel } from '../protocol';
 import type { RevertOutcome } from '../protocol';
 import { Item, Transcript, formatTokens, lastAssistantText } from '../transcript';
-import { renderMarkdown } from '../markdown';
 import { costLabel, usageTooltip } from '../usage';
+import { renderAnswerText } from './answerText';
 import { renderHook, renderPlan, renderTool } from './cards';
 import { renderChrome } from './chrome';
 import { $, button, el, post } from './dom';
@@ -45,8 +45,7 @@ function renderItem(node: HTMLElement, item: Item): void {
       break;
     }
     case 'text':
-      node.className = `item assistant markdown${item.streaming ? ' streaming' : ''}`;
-      node.innerHTML = renderMarkdown(item.text);
+      renderAnswerText(node, item);
       break;
     case 'reasoning': {
       node.className = 'item reasoning';
@@ -232,6 +231,9 @@ function render(): void {
     transcriptEl.scrollTop = transcriptEl.scrollHeight;
   } else if (changed && view.state.items.length) {
     newActivity.hidden = false; // scrolled up to read: say that more came, do not jump
+  }
+  if (view.state.openText !== null) {
+    return; // the report carries the whole answer: once it is complete, not per frame
   }
   const lastError = [...transcriptEl.querySelectorAll('.item.error')].pop();
   const actions = [...cardLabels(permissionEl), ...[...(lastError?.querySelectorAll('button') ?? [])].map((b) => b.textContent ?? '')];
