@@ -8,6 +8,7 @@
 //    region, reached with Alt+P; a click right as it appears answers nothing;
 //    for an always-confirmed command Alt+P lands on Deny.
 // 3. The transcript stays at the bottom while the card comes and goes.
+// 4. A failed edit card says its error once; a long URL stays inside the error box.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,6 +23,9 @@ export const dailyScript = [
   { when: 'TOUCH-D', text: AFTER, chunkDelayMs: 1 },
   { when: 'RM-D', text: 'Cleaning.', tools: [{ name: 'run_command', arguments: { command: 'rm -rf build-d' } }] },
   { when: 'RM-D', text: 'Not cleaning.' },
+  { when: 'EDIT-D', text: 'Editing.', tools: [{ name: 'edit_file', arguments: { path: 'hello.py', edits: [{ oldText: 'no such text', newText: 'x' }] } }] },
+  { when: 'EDIT-D', text: 'The edit failed.' },
+  { when: 'URL-D', fail: 'BAD_REQUEST', message: `Rejected by https://gateway.example.com/${'very-long-path-segment/'.repeat(12)}v1/chat/completions?api-version=2024-10-01` },
 ];
 
 const focusedId = (panel) => panel.evaluate(() => document.activeElement?.id ?? '');
@@ -116,4 +120,18 @@ export async function daily(page, { ws, log, panelFrame, runCommand }) {
   await panel.waitForSelector('.tool.failed:has-text("rm -rf build-d")', { timeout: 20000 });
   await panel.waitForSelector('.assistant:has-text("Not cleaning.")', { timeout: 20000 });
   log('always-confirmed: the click as it appeared was ignored, Alt+P landed on Deny, Enter denied');
+
+  // 5. A failed edit says why once; a long URL in an error wraps inside its box.
+  await panel.fill('#input', 'EDIT-D change it');
+  await panel.press('#input', 'Enter');
+  await panel.waitForSelector('.assistant:has-text("The edit failed.")', { timeout: 20000 });
+  const card = await panel.$eval('.tool.failed:has-text("edit_file")', (n) => ({ text: n.innerText, why: n.querySelector('.tool-error')?.textContent ?? '' }));
+  const times = card.why ? card.text.split(card.why).length - 1 : 0;
+  if (!card.why || times !== 1) throw new Error(`the failed edit's error is shown ${times} times: ${JSON.stringify(card.text)}`);
+  await panel.fill('#input', 'URL-D fail with a long address');
+  await panel.press('#input', 'Enter');
+  const box = await panel.waitForSelector('.item.error:has-text("gateway.example.com")', { timeout: 20000 });
+  const overflow = await box.evaluate((n) => n.scrollWidth - n.clientWidth);
+  if (overflow > 0) throw new Error(`a long URL overflows the error box by ${overflow} px`);
+  log('a failed edit says why once; a long URL wraps inside the error box');
 }

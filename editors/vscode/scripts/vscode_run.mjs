@@ -648,6 +648,7 @@ async function uiSmoke(page, workspace) {
   fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'agentLsp.server.path': '/nonexistent/agent-lsp' }, null, 2));
   await page.waitForSelector('.notification-toast:has-text("could not start")', { timeout: 20000 });
   await reloaded.waitForSelector('#banner.failed:has-text("agentLsp.server.path")', { timeout: 10000 });
+  await reloaded.waitForSelector('#status:text-is("no server")', { timeout: 5000 }); // not "idle": nothing would answer
   await new Promise((r) => setTimeout(r, 1500)); // would a second message come?
   const toasts = await page.$$eval('.notification-toast', (nodes) => nodes.map((n) => n.textContent));
   if (toasts.length !== 1) throw new Error(`expected one message, got ${toasts.length}: ${JSON.stringify(toasts)}`);

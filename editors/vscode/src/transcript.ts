@@ -149,6 +149,21 @@ function contextOf(message: any): ContextItem[] {
   return Array.isArray(context) ? context.filter((c: any) => c && typeof c.uri === 'string') : [];
 }
 
+/** A rewind to before `turn`: that turn and everything after it (the
+ * messages, answers and notes between) leave the model's context. */
+function markRewound(state: Transcript, turn: number | null): void {
+  const from = turn == null ? -1 : state.items.findIndex((item) => item.turn != null && item.turn >= turn);
+  if (from < 0) {
+    return;
+  }
+  for (const item of state.items.slice(from)) {
+    if (!item.rewound) {
+      item.rewound = true;
+      touch(state, item);
+    }
+  }
+}
+
 export function applyEvent(state: Transcript, event: EventView): void {
   const data = event.data ?? {};
   switch (event.type) {
@@ -264,6 +279,7 @@ export function applyEvent(state: Transcript, event: EventView): void {
       add<HookItem>(state, { key: `h:${event.seq}`, kind: 'hook', rev: 0, turn: state.turnOpen, ...hookView(data) });
       break;
     case 'session/rewind':
+      markRewound(state, num(data.turn));
       add<NoticeItem>(state, {
         key: `n:${event.seq}`,
         kind: 'notice',

@@ -16,6 +16,8 @@ interface ItemBase {
   key: string;
   rev: number;
   turn: number | null;
+  /** Cut off by a rewind: still shown, no longer in the model's context. */
+  rewound?: boolean;
 }
 
 export interface UserItem extends ItemBase {

@@ -70,6 +70,8 @@ window.addEventListener('message', (e: MessageEvent) => {
       contextLabel.textContent = message.label ? `Attach ${message.label}` : 'No active editor to attach';
       break;
     case 'server': {
+      view.server = message.state;
+      scheduleRender();
       bannerEl.hidden = message.state === 'running';
       bannerEl.className = message.state;
       bannerEl.textContent = message.message ?? (message.state === 'starting' ? 'Starting the agent server…' : 'The agent server is not running.');

@@ -30,8 +30,11 @@ function renderItem(node: HTMLElement, item: Item): void {
       node.replaceChildren(el('div', 'user-text', item.text));
       if (item.steer) {
         node.prepend(el('div', 'user-tag', 'steering'));
-      } else if (item.turn != null && !view.readOnly) {
-        node.prepend(turnActions(item.turn));
+      }
+      if (item.rewound) {
+        node.prepend(el('div', 'user-tag rewound-note', "↶ rewound: no longer in the model's context"));
+      } else if (!item.steer && item.turn != null && !view.readOnly) {
+        node.append(turnActions(item.turn));
       }
       if (item.context.length) {
         const chips = el('div', 'chips');
@@ -223,6 +226,7 @@ function render(): void {
       transcriptEl.append(node);
     }
     renderItem(node, item);
+    node.classList.toggle('rewound', !!item.rewound);
   }
   renderedRev = view.state.rev;
   renderQueueIfChanged();
