@@ -9,6 +9,7 @@
 //    for an always-confirmed command Alt+P lands on Deny.
 // 3. The transcript stays at the bottom while the card comes and goes.
 // 4. A failed edit card says its error once; a long URL stays inside the error box.
+// 5. A server that dies: the header says "no server", its message's default button is Restart.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -30,7 +31,7 @@ export const dailyScript = [
 
 const focusedId = (panel) => panel.evaluate(() => document.activeElement?.id ?? '');
 
-export async function daily(page, { ws, log, panelFrame, runCommand }) {
+export async function daily(page, { ws, log, panelFrame, runCommand, killAgentServer }) {
   await page.keyboard.press('Control+P');
   await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
   await page.keyboard.type('hello.py');
@@ -134,4 +135,15 @@ export async function daily(page, { ws, log, panelFrame, runCommand }) {
   const overflow = await box.evaluate((n) => n.scrollWidth - n.clientWidth);
   if (overflow > 0) throw new Error(`a long URL overflows the error box by ${overflow} px`);
   log('a failed edit says why once; a long URL wraps inside the error box');
+
+  // 6. The server dies: the header says so (not "idle"), and the message's first button restarts it.
+  const pid = killAgentServer();
+  const toast = await page.waitForSelector('.notification-toast:has-text("stopped unexpectedly")', { timeout: 20000 });
+  await panel.waitForSelector('#status:text-is("no server")', { timeout: 10000 });
+  const buttons = await toast.$$eval('.monaco-button', (nodes) => nodes.map((n) => `${n.textContent}${n.classList.contains('secondary') ? '' : ' (primary)'}`));
+  if (!buttons[0]?.startsWith('Restart') || !buttons[0].endsWith('(primary)')) throw new Error(`the crash message's buttons: ${JSON.stringify(buttons)}`);
+  await toast.$eval('.monaco-button', (b) => b.click());
+  await panel.waitForSelector('#status:text-is("idle")', { timeout: 30000 });
+  await panel.waitForSelector('#banner[hidden]', { state: 'attached', timeout: 10000 });
+  log(`the server (pid ${pid}) killed: the header said "no server", the message's default button "Restart" brought it back`);
 }

@@ -257,7 +257,7 @@ async function main() {
     } else if (mode === 'bench') {
       await streamBench(page, { log, panelFrame });
     } else if (mode === 'daily') {
-      await daily(page, { ws, log, panelFrame, runCommand });
+      await daily(page, { ws, log, panelFrame, runCommand, killAgentServer: () => killAgentServer(cs.pid) });
       log('PASS daily use');
     } else {
       await uiSmoke(page, { ws, data });
@@ -271,6 +271,33 @@ async function main() {
     await browser?.close().catch(() => {});
     killServer();
   }
+}
+
+/** Kill this run's agent server (a descendant of its code-server, found in
+ * /proc), as a crash would: SIGKILL. The pid it killed. */
+function killAgentServer(root) {
+  const parent = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {}
+  }
+  const isOurs = (pid) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === root) return true;
+    return false;
+  };
+  for (const pid of parent.keys()) {
+    let cmd = '';
+    try {
+      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    } catch {}
+    if (/-m agent_lsp\b/.test(cmd) && isOurs(pid)) {
+      process.kill(pid, 'SIGKILL');
+      return pid;
+    }
+  }
+  throw new Error('no agent server under this code-server');
 }
 
 async function waitForFile(file, timeoutMs) {
