@@ -158,7 +158,7 @@ def _vscode_parts() -> list[Part]:
         editor.whole = "skipped"
         editor.why = next((l[len("skip: "):] for l in out.splitlines() if l.startswith("skip: ")), "no reason given")
         return [unit, editor]
-    editor.passed = len(re.findall(r"^\s*[\d.]+s ok  ", out, re.M)) + len(re.findall(r"PASS ui smoke", out))
+    editor.passed = len(re.findall(r"^\s*[\d.]+s ok  ", out, re.M)) + len(re.findall(r"PASS (?:ui smoke|first run|daily use)", out))
     editor.failed = len(re.findall(r"^\s*[\d.]+s FAIL ", out, re.M))
     if code != 0:
         print(_tail(out), file=sys.stderr)

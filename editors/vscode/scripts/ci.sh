@@ -17,7 +17,7 @@
 # Times on the 2-core box: npm ci ~15 s, checks+build+unit tests+package ~10 s;
 # code-server install ~75-130 s cold (skipped when .work/code-server exists or
 # CODE_SERVER points at one); extension-host suite ~20 s; UI smoke ~30 s and its button clicks
-# (ui_clicks.mjs) ~10 s.
+# (ui_clicks.mjs) ~10 s; daily use ~30 s.
 # Artefacts (screenshots, code-server logs): $ARTIFACTS (default editors/vscode/.work/artifacts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -79,6 +79,8 @@ editor() {
   node scripts/vscode_run.mjs ui
   step "UI: first run, code blocks"
   node scripts/vscode_run.mjs firstrun
+  step "UI: daily use (panel focus, permission card while typing, following the output)"
+  node scripts/vscode_run.mjs daily
 }
 
 case "$what" in

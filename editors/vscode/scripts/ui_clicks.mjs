@@ -5,7 +5,9 @@
 //    moved down and up, edited, one is sent now (the running turn stops),
 //    one steered into the turn that then runs; what is left runs next.
 // 2. "Fork from here" opens a session with the history up to that turn;
-//    "Rewind to here" asks, then cuts the conversation there.
+//    "Rewind to here" asks, then cuts the conversation there: the cut-off turns
+//    stay, dimmed, saying they are no longer in the model's context. The links
+//    are never drawn over the message's text.
 // 3. A failed turn's Retry runs it again and its answer appears.
 // 4. A 401 from the endpoint: the failure offers "Set API Key…", which asks
 //    for the key.
@@ -49,6 +51,12 @@ const queuedButton = (text, label) => `#queue .queued:has(.queued-text:text-is("
 async function turnAction(panel, text, label) {
   const message = `.item.user:has(.user-text:text-is("${text}"))`;
   await panel.hover(message);
+  const overlap = await panel.$eval(message, (node) => {
+    const a = node.querySelector('.turn-actions').getBoundingClientRect();
+    const t = node.querySelector('.user-text').getBoundingClientRect();
+    return a.top < t.bottom && t.top < a.bottom && a.left < t.right && t.left < a.right;
+  });
+  if (overlap) throw new Error(`the turn's links are drawn over the text of "${text}"`);
   await panel.click(`${message} .turn-actions button:text-is("${label}")`);
 }
 
@@ -73,6 +81,8 @@ export async function clicks(page, { panel, log, shot }) {
     await panel.press('#input', 'Enter');
   }
   await waitQueue(panel, ['queued:Q-ONE', 'queued:Q-TWO', 'queued:Q-THREE']);
+  const cut = await panel.$$eval('#queue .queued-text', (nodes) => nodes.filter((n) => n.scrollWidth > n.clientWidth).map((n) => n.textContent));
+  if (cut.length) throw new Error(`queued messages cut short at the panel's default width: ${JSON.stringify(cut)}`);
   await panel.click('#queue .queue-head button:text-is("Pause")');
   await panel.waitForSelector('#queue .queue-head:has-text("Queue paused") button:text-is("Resume")', { timeout: 10000 });
   await panel.click(queuedButton('Q-ONE', '↓'));
@@ -123,9 +133,15 @@ export async function clicks(page, { panel, log, shot }) {
   await page.waitForSelector('.monaco-dialog-box .monaco-button:text-is("Rewind and Revert Files")');
   await page.click('.monaco-dialog-box .monaco-button:text-is("Rewind")');
   await panel.waitForSelector('.notice:has-text("Rewound to before turn 2")', { timeout: 10000 });
+  // The cut-off turns stay on screen, dimmed, each message saying it is out of the model's context.
+  await panel.waitForSelector('.item.user.rewound:has(.user-text:text-is("Q-THREE")) .rewound-note:has-text("no longer in the model\'s context")', { timeout: 5000 });
+  const dimmed = await panel.$$eval('#transcript .item.user', (nodes) => nodes.map((n) => `${n.querySelector('.user-text').textContent}${n.classList.contains('rewound') ? ' (rewound)' : ''}`));
+  if (JSON.stringify(dimmed) !== JSON.stringify(['HOLD-UI hold the turn', 'Q-THREE (rewound)', 'Q-ONE (rewound)'])) throw new Error(`after the rewind: ${JSON.stringify(dimmed)}`);
+  const opacity = await panel.$eval('.item.assistant.rewound', (n) => Number(getComputedStyle(n).opacity));
+  if (!(opacity < 1)) throw new Error('the rewound answer is not dimmed');
   await page.waitForSelector('.notification-toast:has-text("rewound to before turn 2")', { timeout: 10000 });
   await shot(page, 'rewound');
-  log('"Rewind to here" on turn 2: asked in a dialog, then the transcript says the conversation is cut there');
+  log('"Rewind to here" on turn 2: asked in a dialog, then the transcript says the conversation is cut there and dims turns 2 on, each message saying it left the model\'s context');
 
   // 3. Retry on a failed turn.
   await panel.fill('#input', 'RETRY-UI answer after one failure');

@@ -9,6 +9,10 @@
 //                                          clicked (ui_clicks.mjs) and its "/" menu (ui_slash.mjs); screenshots
 //   node scripts/vscode_run.mjs firstrun  the installed .vsix in a workspace with no model configured,
 //                                          then code blocks and the transcript's other details (ui_firstrun.mjs)
+//   node scripts/vscode_run.mjs daily     the installed .vsix: opening the panel, a permission card appearing
+//                                          while the user types, the transcript following (ui_daily.mjs)
+//   node scripts/vscode_run.mjs bench     the installed .vsix: a 5,000-line answer streamed into the panel
+//                                          while keys are typed; prints frames and input latency (bench/panel_stream.mjs)
 //
 // Env: CODE_SERVER (default .work/code-server), CHROMIUM (default /usr/bin/chromium),
 // AGENT_LSP_PYTHON (default <repo>/.venv/bin/python), ARTIFACTS (default .work/artifacts),
@@ -22,6 +26,8 @@ import { chromium } from 'playwright-core';
 import { clicks, clicksScript, refusedKey } from './ui_clicks.mjs';
 import { slashMenu, slashScript, slashSettings } from './ui_slash.mjs';
 import { firstRun } from './ui_firstrun.mjs';
+import { daily, dailyScript } from './ui_daily.mjs';
+import { benchScript, streamBench } from '../bench/panel_stream.mjs';
 
 const mode = process.argv[2] ?? 'exttest';
 const extDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -119,6 +125,8 @@ const scripts = {
     ...clicksScript,
     ...slashScript,
   ],
+  daily: dailyScript,
+  bench: benchScript,
 };
 
 function freePort() {
@@ -267,6 +275,11 @@ async function main() {
     } else if (mode === 'firstrun') {
       await firstRun(page, { ws, log, panelFrame, shot });
       log('PASS first run');
+    } else if (mode === 'bench') {
+      await streamBench(page, { log, panelFrame });
+    } else if (mode === 'daily') {
+      await daily(page, { ws, log, panelFrame, runCommand, killAgentServer: () => killAgentServer(cs.pid) });
+      log('PASS daily use');
     } else {
       await uiSmoke(page, { ws, data });
       log('PASS ui smoke');
@@ -279,6 +292,33 @@ async function main() {
     await browser?.close().catch(() => {});
     killServer();
   }
+}
+
+/** Kill this run's agent server (a descendant of its code-server, found in
+ * /proc), as a crash would: SIGKILL. The pid it killed. */
+function killAgentServer(root) {
+  const parent = new Map();
+  for (const pid of fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      parent.set(Number(pid), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {}
+  }
+  const isOurs = (pid) => {
+    for (let p = pid; p > 1; p = parent.get(p) ?? 0) if (p === root) return true;
+    return false;
+  };
+  for (const pid of parent.keys()) {
+    let cmd = '';
+    try {
+      cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+    } catch {}
+    if (/-m agent_lsp\b/.test(cmd) && isOurs(pid)) {
+      process.kill(pid, 'SIGKILL');
+      return pid;
+    }
+  }
+  throw new Error('no agent server under this code-server');
 }
 
 async function waitForFile(file, timeoutMs) {
@@ -326,7 +366,8 @@ async function panelMenu(page, label) {
 
 /** The permission card in the panel: its text, once it is shown. */
 async function permissionCard(panel) {
-  const card = await panel.waitForSelector('#permission:not([hidden])', { timeout: 15000 });
+  // (a new card ignores keys and clicks for a moment: data-armed says it listens)
+  const card = await panel.waitForSelector('#permission[data-armed]:not([hidden])', { timeout: 15000 });
   return (await card.innerText()).replace(/\s+/g, ' ');
 }
 
@@ -655,6 +696,7 @@ async function uiSmoke(page, workspace) {
   fs.writeFileSync(settingsFile, JSON.stringify({ ...settings, 'agentLsp.server.path': '/nonexistent/agent-lsp' }, null, 2));
   await page.waitForSelector('.notification-toast:has-text("could not start")', { timeout: 20000 });
   await reloaded.waitForSelector('#banner.failed:has-text("agentLsp.server.path")', { timeout: 10000 });
+  await reloaded.waitForSelector('#status:text-is("no server")', { timeout: 5000 }); // not "idle": nothing would answer
   await new Promise((r) => setTimeout(r, 1500)); // would a second message come?
   const toasts = await page.$$eval('.notification-toast', (nodes) => nodes.map((n) => n.textContent));
   if (toasts.length !== 1) throw new Error(`expected one message, got ${toasts.length}: ${JSON.stringify(toasts)}`);

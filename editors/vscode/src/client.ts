@@ -19,6 +19,8 @@ import {
 import { ApplyEditAgentLsp, LanguageQueryParams, LanguageQueryResult, PermissionAnswer, PermissionParams, ServerNotifications, ServerRequests } from './protocol';
 import { askElicitation } from './elicitation';
 import { ServerCommand } from './serverCommand';
+import { stderrLevels } from './serverLog';
+import * as readline from 'node:readline';
 
 export interface ClientHandlers {
   sessionEvent(params: ServerNotifications['session/event']): void;
@@ -125,6 +127,14 @@ export function createClient(
     documentSelector: [{ scheme: 'file' }, { scheme: 'untitled' }],
     outputChannel: output,
     revealOutputChannelOn: RevealOutputChannelOn.Never, // one message of ours instead
+    // The server's log lines at their own level (a WARNING is no [error]).
+    stdioOptions: {
+      stdout: (input, channel) => readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (line) => channel.info(line)),
+      stderr: (input, channel) => {
+        const level = stderrLevels();
+        readline.createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', (line) => channel[level(line)](line));
+      },
+    },
     initializationOptions,
     initializationFailedHandler: () => false,
     errorHandler: {

@@ -93,7 +93,7 @@ class AgentExtension implements vscode.Disposable {
         this.panel.post({ type: 'permission', card });
         this.renderStatusBar();
         if (card && !this.panel.visible) {
-          void this.panel.reveal(); // where the question is
+          void this.panel.show(); // where the question is, leaving the focus where it is
         }
       }),
       vscode.window.registerWebviewViewProvider(AgentPanel.viewId, this.panel, { webviewOptions: { retainContextWhenHidden: true } }),

@@ -43,6 +43,34 @@ export function renderMarkdown(source: string): string {
   return renderer.render(source);
 }
 
+/** How much of `source` (an answer still streaming) is finished blocks:
+ * the offset where its last top-level block starts (0 while there is only
+ * one, or while its first line is still incomplete). A block followed by
+ * another one is closed for good in Markdown (its text can no longer change
+ * how it reads), so the panel renders it once and
+ * re-renders only the open block after it. */
+export function settledLength(source: string): number {
+  renderer ??= createRenderer();
+  let last = -1;
+  let blocks = 0;
+  for (const token of renderer.parse(source, {})) {
+    if (token.level === 0 && token.nesting !== -1 && token.map) {
+      blocks++;
+      last = token.map[0];
+    }
+  }
+  if (blocks < 2) {
+    return 0;
+  }
+  let offset = 0;
+  for (let line = 0; line < last; line++) {
+    offset = source.indexOf('\n', offset) + 1;
+  }
+  // Until its first line is complete the last block may still turn out to
+  // continue the one before ("3" becoming "3. three" of a list above).
+  return source.includes('\n', offset) ? offset : 0;
+}
+
 /** Markdown as the plain text a reader sees (for notifications, which show
  * their text as is): no `**`, backticks or link targets. */
 export function markdownToPlain(source: string): string {

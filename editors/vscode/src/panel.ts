@@ -76,6 +76,8 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
   static readonly viewId = 'agentLsp.panel';
   private view: vscode.WebviewView | null = null;
   private ready = false;
+  /** Opened by the user: the caret goes to the input once the webview is loaded. */
+  private focusOnReady = false;
   private readonly disposables: vscode.Disposable[] = [];
   /** The last render report from the webview (tests and diagnostics read it). */
   lastRendered: Rendered | null = null;
@@ -102,6 +104,10 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
       view.webview.onDidReceiveMessage((message: PanelRequest) => {
         if (message.type === 'ready') {
           this.ready = true;
+          if (this.focusOnReady) {
+            this.focusOnReady = false;
+            this.post({ type: 'focus' });
+          }
         }
         if (message.type === 'rendered') {
           this.lastRendered = { items: message.items, lastText: message.lastText, status: message.status, actions: message.actions ?? [] };
@@ -124,8 +130,23 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
     }
   }
 
+  /** Show the panel without taking the focus from where the user types. */
+  async show(): Promise<void> {
+    if (this.view) {
+      this.view.show(true);
+    } else {
+      await vscode.commands.executeCommand(`${AgentPanel.viewId}.focus`); // not drawn yet: only VS Code's command opens it
+    }
+  }
+
+  /** Show the panel with the caret in its input. */
   async reveal(): Promise<void> {
     await vscode.commands.executeCommand(`${AgentPanel.viewId}.focus`);
+    if (this.view && this.ready) {
+      this.post({ type: 'focus' });
+    } else {
+      this.focusOnReady = true;
+    }
   }
 
   private html(webview: vscode.Webview): string {

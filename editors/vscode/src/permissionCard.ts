@@ -22,6 +22,9 @@ export interface PermissionCard {
   message: string;
   detail: string;
   answers: { answer: PermissionAnswer; label: string }[];
+  /** The server always confirms this one (a recursive delete, say): the
+   * answer the keyboard lands on is Deny, not an Allow. */
+  alwaysConfirmed: boolean;
 }
 
 interface Waiting {
@@ -46,7 +49,13 @@ export class PermissionQuestions implements vscode.Disposable {
 
   ask(params: PermissionParams): Promise<PermissionAnswer> {
     const { message, detail, answers } = permissionQuestion(params);
-    const card: PermissionCard = { id: this.nextId++, message, detail, answers: answers.map((answer) => ({ answer, label: ANSWER_LABELS[answer] })) };
+    const card: PermissionCard = {
+      id: this.nextId++,
+      message,
+      detail,
+      answers: answers.map((answer) => ({ answer, label: ANSWER_LABELS[answer] })),
+      alwaysConfirmed: !!params.asksEveryTime,
+    };
     return new Promise((resolve) => {
       this.waiting.push({ card, resolve });
       this.changed.fire(this.card);

@@ -32,9 +32,9 @@ const DISTRIBUTION = 'agent-language-server';
 
 export const MISSING_SERVER_MESSAGE =
   'agent_lsp: the server was not found (looked in the workspace .venv and venv, the Python extension\'s interpreter, PATH, ' +
-  '~/.local/bin, pipx and uv tool environments). Install it from a checkout of agent_lsp (`pipx install /path/to/checkout`, or `pip install .` in it; ' +
-  '`pipx install agent-language-server` once it is published), ' +
-  'or choose the agent-lsp program (it sets `agentLsp.server.path`).';
+  '~/.local/bin, pipx and uv tool environments). Install it from a checkout of agent_lsp ("pipx install /path/to/checkout", or "pip install ." in it; ' +
+  '"pipx install agent-language-server" once it is published), ' +
+  'or choose the agent-lsp program (it sets agentLsp.server.path).';
 
 function executableNames(base: string, platform: NodeJS.Platform): string[] {
   return platform === 'win32' ? [`${base}.exe`, `${base}.cmd`, base] : [base];

@@ -67,6 +67,8 @@ export class AgentServer {
   private restarting: Promise<void> = Promise.resolve();
   private keys: Partial<Record<string, string>> = {};
   private failureShown = false;
+  /** The server ran and stopped (not: could not start): its message offers Restart first. */
+  private crashed = false;
   private restartText: string | undefined;
   private permissionHandler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null = null;
   /** What VS Code's diagnostics reported in this window (agent/languageQuery waits on it). */
@@ -158,7 +160,10 @@ export class AgentServer {
       return; // one message, not a stack of them
     }
     this.failureShown = true;
-    const choice = await vscode.window.showErrorMessage(text, 'Open Settings', 'Show Log', restart);
+    // The first button is the default: Restart for a server that ran and stopped,
+    // the settings for one that could not start.
+    const buttons = this.crashed ? [restart, 'Show Log', 'Open Settings'] : ['Open Settings', 'Show Log', restart];
+    const choice = await vscode.window.showErrorMessage(text, ...buttons);
     this.failureShown = false;
     if (choice === CHOOSE_SERVER) {
       await chooseServerProgram(); // the changed setting restarts the server
@@ -180,6 +185,7 @@ export class AgentServer {
 
   private async doStart(): Promise<void> {
     const { sessions, review, questions } = this.wiring;
+    this.crashed = false;
     this.setState('starting');
     await this.loadKeys();
     const cfg = this.config();
@@ -233,6 +239,7 @@ export class AgentServer {
         const text = interrupted
           ? `agent_lsp: ${why} The running turn was interrupted; what it wrote so far is kept. See the log for the server's output.`
           : `agent_lsp: ${why} See the log for the server's output.`;
+        this.crashed = true;
         void this.fail(text, interrupted ? 'Restart and resume' : 'Restart');
       },
     }, OWNED_COMMANDS);

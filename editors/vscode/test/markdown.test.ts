@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { isSafeLink, markdownToPlain, renderMarkdown } from '../src/markdown';
+import { isSafeLink, markdownToPlain, renderMarkdown, settledLength } from '../src/markdown';
 
 test('markdown renders the usual constructs', () => {
   const html = renderMarkdown('# Title\n\nSome **bold** and `code`.\n\n```py\nprint(1 < 2)\n```\n\n- a\n- b\n');
@@ -58,4 +58,29 @@ test('a fence with an unknown or no language is escaped plain code, still with i
 test('markdown becomes plain text for a notification', () => {
   assert.equal(markdownToPlain('Fixed **mean()** in `stats.py`: see [the docs](https://e.x).'), 'Fixed mean() in stats.py: see the docs.');
   assert.equal(markdownToPlain('# Done\n\n- one\n- two'), 'Done one two');
+});
+
+test('a streamed answer rendered block by block reads exactly as rendered whole', () => {
+  const doc = [
+    '# Plan',
+    'First a paragraph\nwith a soft break and `code`.',
+    '1. one\n2. two\n\n3. three (a loose list)',
+    '```python\ndef f(x):\n\n    return x\n```',
+    '| a | b |\n|---|---|\n| 1 | 2 |',
+    'Setext heading\n---',
+    '- a\n  - nested\n- b',
+    '> quoted\ncontinued lazily',
+    '    indented code',
+    'The end with [a link](hello.py).',
+  ].join('\n\n');
+  let settled = 0;
+  let html = '';
+  for (let end = 1; end <= doc.length; end++) {
+    const text = doc.slice(0, end);
+    const cut = settled + settledLength(text.slice(settled));
+    html += cut > settled ? renderMarkdown(text.slice(settled, cut)) : '';
+    settled = cut;
+  }
+  assert.ok(settled > doc.length / 2, 'most of the answer was rendered once');
+  assert.equal(html + renderMarkdown(doc.slice(settled)), renderMarkdown(doc));
 });

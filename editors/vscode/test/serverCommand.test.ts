@@ -61,6 +61,7 @@ test('pip --user, pipx and uv tool installs are found when their bin dir is not 
 });
 
 test('the not-found message says how to install the server from a checkout', () => {
-  assert.match(MISSING_SERVER_MESSAGE, /`pipx install \/path\/to\/checkout`/);
-  assert.match(MISSING_SERVER_MESSAGE, /`pipx install agent-language-server` once it is published/);
+  assert.match(MISSING_SERVER_MESSAGE, /"pipx install \/path\/to\/checkout"/);
+  assert.doesNotMatch(MISSING_SERVER_MESSAGE, /`/, 'a notification shows backticks as they are');
+  assert.match(MISSING_SERVER_MESSAGE, /"pipx install agent-language-server" once it is published/);
 });

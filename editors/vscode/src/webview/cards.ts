@@ -108,15 +108,26 @@ export function renderPlan(node: HTMLElement, item: PlanItem): void {
   node.replaceChildren(el('div', 'plan-title', `Plan · ${planProgress(item.entries)}`), list);
 }
 
+/** Why a tool failed, in a line: its error, or the exit code and the first line of its output. */
+function failureLine(item: ToolItem): string {
+  const exitCode = item.meta?.exitCode;
+  const exited = typeof exitCode === 'number' && exitCode !== 0 ? `exited with ${exitCode}` : '';
+  return item.error?.message || [exited, item.output.trim().split('\n')[0]].filter(Boolean).join(': ');
+}
+
 export function renderTool(node: HTMLElement, item: ToolItem): void {
   if (item.name === SUBAGENT_TOOL) {
     renderSubagent(node, item);
     return;
   }
   node.className = `item tool ${item.status}`;
+  const why = item.status === 'failed' ? failureLine(item) : '';
+  const out = item.output || item.progress;
+  // A failure whose output is its error line alone says it once, under the card.
+  const showOutput = !!out && out.trim() !== why.trim();
   let details = node.querySelector('details');
-  // Open by default while a command's output streams, and when it failed.
-  const wasOpen = details ? details.open || (item.status === 'running' && !!item.progress && !details.dataset.touched) : item.status === 'failed' || !!item.progress;
+  // Open by default while a command's output streams, and when it failed with more to read.
+  const wasOpen = details ? details.open || (item.status === 'running' && !!item.progress && !details.dataset.touched) : (item.status === 'failed' && showOutput) || !!item.progress;
   node.replaceChildren();
   const touched = details?.dataset.touched;
   details = el('details') as HTMLDetailsElement;
@@ -135,16 +146,12 @@ export function renderTool(node: HTMLElement, item: ToolItem): void {
   if (item.args && !(args && Object.keys(args).length === 1 && String(Object.values(args)[0]) === toolSummary(item))) {
     details.append(el('pre', 'tool-args', args ? JSON.stringify(args, null, 2) : item.args));
   }
-  const out = item.output || item.progress;
-  if (out) {
+  if (showOutput) {
     details.append(el('pre', 'tool-output', out.length > 20000 ? `…${out.slice(out.length - 20000)}` : out));
   }
   node.append(details);
-  if (item.status === 'failed') {
+  if (why) {
     // Why it failed, visible without opening the card.
-    const exitCode = item.meta?.exitCode;
-    const exited = typeof exitCode === 'number' && exitCode !== 0 ? `exited with ${exitCode}` : '';
-    const why = item.error?.message || [exited, item.output.trim().split('\n')[0]].filter(Boolean).join(': ');
     node.append(el('div', 'tool-error', why.length > 300 ? `${why.slice(0, 300)}…` : why));
   }
   if (hasDiff(item)) {

@@ -29,8 +29,10 @@ export function renderChrome(): void {
   // a read-only session's "running" is the other window's turn: nothing to stop here
   const running = state.status === 'running' && !readOnly;
   const waiting = !!permission && !readOnly;
-  statusEl.textContent = readOnly ? 'read-only' : waiting ? 'waiting for you' : running ? 'running' : 'idle';
-  statusEl.className = readOnly ? 'read-only' : waiting ? 'waiting' : running ? 'running' : 'idle';
+  // Idle only with a server to answer: before it runs, "starting"; after it stopped, "no server".
+  const idle = view.server === 'running' ? 'idle' : view.server === 'starting' ? 'starting' : 'no server';
+  statusEl.textContent = readOnly ? 'read-only' : waiting ? 'waiting for you' : running ? 'running' : idle;
+  statusEl.className = readOnly ? 'read-only' : waiting ? 'waiting' : running ? 'running' : idle.replace(' ', '-');
   readOnlyEl.hidden = !readOnly;
   readOnlyText.textContent = readOnly ?? '';
   input.placeholder = readOnly ? 'Read-only here: start a new session to continue (Enter).' : 'Ask the agent… (Enter to send, Shift+Enter for a new line, / for commands)';

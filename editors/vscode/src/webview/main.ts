@@ -8,10 +8,10 @@ import type { AgentStatus, SessionEvent } from '../protocol';
 import { applyEvents, applySubagentStatus, applyToolProgress, loadTranscript } from '../transcript';
 import { $, post } from './dom';
 import { attach, input } from './inputBox';
-import { renderPermissionCard } from './permissionCard';
+import { focusPermissionCard, renderPermissionCard } from './permissionCard';
 import { queueChanged } from './queue';
 import { setSlashItems } from './slashMenuView';
-import { nearBottom, reset, scheduleRender, transcriptEl } from './transcriptView';
+import { followBottom, reset, scheduleRender } from './transcriptView';
 import { view } from './view';
 
 const bannerEl = $('banner');
@@ -70,7 +70,8 @@ window.addEventListener('message', (e: MessageEvent) => {
       contextLabel.textContent = message.label ? `Attach ${message.label}` : 'No active editor to attach';
       break;
     case 'server': {
-      const stick = nearBottom();
+      view.server = message.state;
+      scheduleRender();
       bannerEl.hidden = message.state === 'running';
       bannerEl.className = message.state;
       bannerEl.textContent = message.message ?? (message.state === 'starting' ? 'Starting the agent server…' : 'The agent server is not running.');
@@ -81,9 +82,7 @@ window.addEventListener('message', (e: MessageEvent) => {
         restart.addEventListener('click', () => post({ type: 'restartServer' }));
         bannerEl.append(' ', restart);
       }
-      if (stick) {
-        transcriptEl.scrollTop = transcriptEl.scrollHeight;
-      }
+      followBottom();
       break;
     }
     case 'model':
@@ -108,6 +107,15 @@ window.addEventListener('message', (e: MessageEvent) => {
       renderPermissionCard(permissionEl, view.permission, (id, answer) => post({ type: 'answerPermission', id, answer }));
       scheduleRender();
       break;
+  }
+});
+
+// Alt+P reaches the permission card from anywhere in the panel (the card
+// itself never takes the focus).
+document.addEventListener('keydown', (e) => {
+  if (e.altKey && !e.ctrlKey && !e.metaKey && e.code === 'KeyP' && focusPermissionCard(permissionEl)) {
+    e.preventDefault();
+    e.stopPropagation();
   }
 });
 

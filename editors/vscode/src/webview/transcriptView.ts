@@ -6,8 +6,8 @@
 import { lineLabel } from '../protocol';
 import type { RevertOutcome } from '../protocol';
 import { Item, Transcript, formatTokens, lastAssistantText } from '../transcript';
-import { renderMarkdown } from '../markdown';
 import { costLabel, usageTooltip } from '../usage';
+import { renderAnswerText } from './answerText';
 import { renderHook, renderPlan, renderTool } from './cards';
 import { renderChrome } from './chrome';
 import { $, button, el, post } from './dom';
@@ -30,8 +30,11 @@ function renderItem(node: HTMLElement, item: Item): void {
       node.replaceChildren(el('div', 'user-text', item.text));
       if (item.steer) {
         node.prepend(el('div', 'user-tag', 'steering'));
-      } else if (item.turn != null && !view.readOnly) {
-        node.prepend(turnActions(item.turn));
+      }
+      if (item.rewound) {
+        node.prepend(el('div', 'user-tag rewound-note', "↶ rewound: no longer in the model's context"));
+      } else if (!item.steer && item.turn != null && !view.readOnly) {
+        node.append(turnActions(item.turn));
       }
       if (item.context.length) {
         const chips = el('div', 'chips');
@@ -45,8 +48,7 @@ function renderItem(node: HTMLElement, item: Item): void {
       break;
     }
     case 'text':
-      node.className = `item assistant markdown${item.streaming ? ' streaming' : ''}`;
-      node.innerHTML = renderMarkdown(item.text);
+      renderAnswerText(node, item);
       break;
     case 'reasoning': {
       node.className = 'item reasoning';
@@ -192,13 +194,25 @@ function turnActions(turn: number): HTMLElement {
   return actions;
 }
 
-export function nearBottom(): boolean {
+function nearBottom(): boolean {
   return transcriptEl.scrollHeight - transcriptEl.scrollTop - transcriptEl.clientHeight < 60;
+}
+
+/** Whether the view follows new output: true until the user scrolls up, and
+ * again once they scroll back down. Only the user's scrolling changes it; a
+ * layout change (the permission card, a banner, the queue taking room from
+ * the transcript) does not, so the view stays at the bottom across it. */
+let pinned = true;
+
+/** Keep the view at the bottom if it follows the output. */
+export function followBottom(): void {
+  if (pinned) {
+    transcriptEl.scrollTop = transcriptEl.scrollHeight;
+  }
 }
 
 function render(): void {
   frame = null;
-  const stick = nearBottom();
   const changed = view.state.rev > renderedRev;
   for (const item of view.state.items) {
     if (item.rev <= renderedRev && nodes.has(item.key)) {
@@ -212,14 +226,18 @@ function render(): void {
       transcriptEl.append(node);
     }
     renderItem(node, item);
+    node.classList.toggle('rewound', !!item.rewound);
   }
   renderedRev = view.state.rev;
   renderQueueIfChanged();
   renderChrome();
-  if (stick) {
+  if (pinned) {
     transcriptEl.scrollTop = transcriptEl.scrollHeight;
   } else if (changed && view.state.items.length) {
     newActivity.hidden = false; // scrolled up to read: say that more came, do not jump
+  }
+  if (view.state.openText !== null) {
+    return; // the report carries the whole answer: once it is complete, not per frame
   }
   const lastError = [...transcriptEl.querySelectorAll('.item.error')].pop();
   const actions = [...cardLabels(permissionEl), ...[...(lastError?.querySelectorAll('button') ?? [])].map((b) => b.textContent ?? '')];
@@ -236,6 +254,7 @@ export function scheduleRender(): void {
 export function reset(next: Transcript): void {
   view.state = next;
   newActivity.hidden = true;
+  pinned = true;
   nodes.clear();
   transcriptEl.replaceChildren(emptyEl);
   renderedRev = 0;
@@ -243,12 +262,20 @@ export function reset(next: Transcript): void {
   scheduleRender();
 }
 
+// A scroll the panel did not make itself is the user's: it decides whether
+// the view follows. (A programmatic scroll to the bottom reads as "at the
+// bottom"; a shrinking view fires no scroll at all.)
 transcriptEl.addEventListener('scroll', () => {
-  if (!newActivity.hidden && nearBottom()) {
+  pinned = nearBottom();
+  if (pinned) {
     newActivity.hidden = true;
   }
 });
+// The transcript's own size changes (the card, the queue, a banner above or
+// below it): stay at the bottom if it was there.
+new ResizeObserver(followBottom).observe(transcriptEl);
 newActivity.addEventListener('click', () => {
+  pinned = true;
   transcriptEl.scrollTop = transcriptEl.scrollHeight;
   newActivity.hidden = true;
 });

@@ -17,6 +17,8 @@ export const view = {
   readOnly: null as string | null,
   /** The permission question waiting for the user, if any. */
   permission: null as PermissionCard | null,
+  /** The server's state (the extension's 'server' message): the header says "no server" while none runs. */
+  server: 'starting' as 'starting' | 'running' | 'failed' | 'stopped',
   /** The model the server says the next turn uses (agent/model/info), before any turn shows one. */
   serverModel: null as { label: string; demo: boolean; detail: string } | null,
 };
