@@ -49,6 +49,7 @@ from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.edit_review import EditReview
+from agent_lsp.workspace.revert_intent import INTENTS_DIR, RevertIntents
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.managed import allowed_servers, guard_denied_tools, hook_files, policy_permission_rules
 from agent_lsp.workspace.project_settings import read_project_settings
@@ -152,6 +153,9 @@ class WorkspaceHost:
         self.listing_warm_up = ListingWarmUp(self.store)  # started by the servers, not by one-shot commands
         self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
+        # reverts written down before they touch a file: one a crash interrupted is finished or undone
+        self.intents = RevertIntents(self.store.directory / INTENTS_DIR, self.root)
+        self.recovered: dict[str, str] = {}  # session id -> what was done, told at the session's next load
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
         self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
                                                 excluded=(self.store.directory,))
@@ -173,6 +177,7 @@ class WorkspaceHost:
         self._rules: list[Rule] | None = None  # .agents/rules, read with the first session
         # skills, rules, agent types, project hooks and .mcp.json: read again when they change
         self.capability_files = CapabilityFiles(self.root, config_dir(env), Path.home())
+        self._recover_reverts()
 
     # ------------------------------------------------------------------ store
 
@@ -223,7 +228,7 @@ class WorkspaceHost:
         if agent is None:
             if not self.store.path_of(session_id).exists():
                 raise UnknownSession(session_id)
-            agent = self._make_agent(self.store.load(session_id))
+            agent = self._make_agent(self._load(session_id))
         return agent
 
     def snapshot(self, session_id: str) -> SessionSnapshot:
@@ -325,16 +330,17 @@ class WorkspaceHost:
         if not self.journal.is_rebuilt(session_id):
             # the session log is the source of truth: turns (and reverts) of an earlier server run are in it
             self.journal.rebuild(session_id, session.events)
-        report = await self.journal.revert(self.editor, session_id, turn)
-        if report.reverted_at is not None:
-            if session.closed:  # its agent was retired while the editor applied the revert
-                session = self.session_log(session_id)
-            # not model-visible (no surfaceOp); a live agent's observers (the client relay) see it
-            session.append(REVERT_EVENT, revert_event_data(turn, report), time=report.reverted_at)
-            try:
-                session.flush()
-            except OSError:
-                log.exception("recording the revert of turn %s of %s", turn, session_id)
+        intent = self.intents.begin_turns(session, "turn-revert", turn, [turn], self.journal)
+        try:
+            report = await self.journal.revert(self.editor, session_id, turn)
+        except BaseException:
+            self.intents.abandon(intent, self.journal, session_id)
+            raise
+        if session.closed:  # its agent was retired while the editor applied the revert
+            session = self.session_log(session_id)
+        # not model-visible (no surfaceOp); a live agent's observers (the client relay) see it
+        recorded = [(REVERT_EVENT, revert_event_data(turn, report), report.reverted_at)] if report.reverted_at is not None else []
+        self.intents.record(intent, session, recorded)
         return report
 
     def fork_session(self, session_id: str, turn: int) -> Agent:
@@ -363,10 +369,26 @@ class WorkspaceHost:
             outcome.removed_messages = sum(
                 1 for seq in data["removedSeqs"] if agent.session.events[seq].data.get("message") is not None
             )
-            agent.session.append(REWIND_EVENT, data)
-            if revert_files:
-                for rewound in range(agent.session.last_turn(), turn - 1, -1):
-                    outcome.reverts.append((rewound, await self.revert_turn(session_id, rewound)))
+            session = agent.session
+            if not revert_files:
+                session.append(REWIND_EVENT, data)
+                return
+            if not self.journal.is_rebuilt(session_id):
+                self.journal.rebuild(session_id, session.events)
+            turns = list(range(session.last_turn(), turn - 1, -1))
+            # the files first, the events once all are done (a crash between: revert_intent.py)
+            intent = self.intents.begin_turns(session, "rewind", turn, turns, self.journal)
+            recorded: list[tuple[str, dict, int | None]] = [(REWIND_EVENT, data, None)]
+            try:
+                for rewound in turns:
+                    report = await self.journal.revert(self.editor, session_id, rewound)
+                    outcome.reverts.append((rewound, report))
+                    if report.reverted_at is not None:
+                        recorded.append((REVERT_EVENT, revert_event_data(rewound, report), report.reverted_at))
+            except BaseException:
+                self.intents.abandon(intent, self.journal, session_id)
+                raise
+            self.intents.record(intent, session, recorded)
 
         try:
             await agent.run_maintenance(rewind)
@@ -378,7 +400,28 @@ class WorkspaceHost:
         """The session's log, without building an agent (reverting needs no model).
         Loading takes the session's lock: SessionLockedError when another server has it."""
         live = self.agents.get(session_id)
-        return live.session if live is not None else self.store.load(session_id)
+        return live.session if live is not None else self._load(session_id)
+
+    def _load(self, session_id: str) -> Session:
+        """Load a session from the store, finishing or undoing a revert a crash interrupted."""
+        session = self.store.load(session_id)
+        recovery = self.intents.recover(session)
+        if recovery is not None:
+            self.recovered[session_id] = recovery.message
+        return session
+
+    def _recover_reverts(self) -> None:
+        """At start: finish or undo the reverts a crash interrupted (revert_intent.py)."""
+        for session_id in self.intents.pending_here(self.store):
+            try:
+                if session_id not in self.agents:
+                    self._load(session_id).close()
+            except Exception:  # noqa: BLE001 - one session's problem stops no other
+                log.exception("finishing the interrupted revert of %s", session_id)
+
+    def take_recovered(self, session_id: str) -> str | None:
+        """What was done with an interrupted revert of this session, once."""
+        return self.recovered.pop(session_id, None)
 
     async def update_settings(self, settings: Settings) -> None:
         """New settings apply to every turn that starts from now: idle agents are

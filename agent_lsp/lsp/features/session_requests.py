@@ -49,6 +49,9 @@ def register(server: AgentLanguageServer) -> None:
         if answer.get("problem"):
             ls.window_show_message(types.ShowMessageParams(
                 type=types.MessageType.Warning, message=f"agent-lsp: {answer['problem']}; showing what comes before it, read-only"))
+        recovered = ls.host_for_session(p.session_id).take_recovered(p.session_id)  # a revert a crash interrupted
+        if recovered:
+            ls.show(f"agent-lsp: {recovered}", types.MessageType.Warning)
         return answer
 
     @server.feature("agent/session/replay")
