@@ -1,0 +1,43 @@
+"""A hostile stdio MCP server: its one tool, `huge`, answers a text of `chars`
+characters (50 MB by default) in one message, with the `id` last as some SDKs
+write it. Plain JSON-RPC lines, no SDK: it starts at once.
+
+    python mcp_stdio_huge.py
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+TOOL = {"name": "huge", "description": "A very long text",
+        "inputSchema": {"type": "object", "properties": {"chars": {"type": "integer"}}}}
+
+
+def answer(message_id, result) -> None:
+    sys.stdout.write(json.dumps({"result": result, "jsonrpc": "2.0", "id": message_id}) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    for line in sys.stdin:
+        message = json.loads(line)
+        method, message_id = message.get("method"), message.get("id")
+        if message_id is None:
+            continue
+        if method == "initialize":
+            answer(message_id, {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                                "serverInfo": {"name": "huge", "version": "1"}})
+        elif method == "tools/list":
+            answer(message_id, {"tools": [TOOL]})
+        elif method == "tools/call":
+            chars = int((message["params"].get("arguments") or {}).get("chars") or 50_000_000)
+            answer(message_id, {"content": [{"type": "text", "text": "start " + "x" * chars}], "isError": False})
+        else:
+            sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": message_id,
+                                         "error": {"code": -32601, "message": f"no method {method}"}}) + "\n")
+            sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
