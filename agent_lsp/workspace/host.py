@@ -156,6 +156,8 @@ class WorkspaceHost:
         # reverts written down before they touch a file: one a crash interrupted is finished or undone
         self.intents = RevertIntents(self.store.directory / INTENTS_DIR, self.root)
         self.recovered: dict[str, str] = {}  # session id -> what was done, told at the session's next load
+        # damage found after a load (a stream chunk line is read when used): read-only from then on
+        self.damaged: dict[str, CorruptSessionError] = {}
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
         self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
                                                 excluded=(self.store.directory,))
@@ -224,6 +226,8 @@ class WorkspaceHost:
 
     def agent(self, session_id: str) -> Agent:
         """The live agent of a session, loading it from the store on first use."""
+        if session_id in self.damaged:
+            raise self.damaged[session_id]
         agent = self.agents.get(session_id)
         if agent is None:
             if not self.store.path_of(session_id).exists():
@@ -255,6 +259,20 @@ class WorkspaceHost:
         inbox.rebuild(events[seed if isinstance(seed, int) and 0 <= seed <= len(events) else 0:])
         problem = describe(read.damage) if read.damage is not None else None
         return SessionSnapshot(events, inbox.next_turn, inbox.next_step, False, None, problem)
+
+    def mark_damaged(self, session_id: str) -> CorruptSessionError | None:
+        """A line of the session's file turned out damaged after it was loaded (a
+        stream chunk line, read when used): from now on it is read-only, its agent
+        retired. The damage, or None when every line reads."""
+        damage = read_until_damage(self.store.path_of(session_id)).damage
+        if damage is None:
+            return None
+        self.damaged[session_id] = damage
+        agent = self.agents.pop(session_id, None)
+        if agent is not None:
+            agent.cancel("user")
+            self.spawn(self._retire(agent))
+        return damage
 
     def use(self, session_id: str) -> Agent:
         """The agent of a session the user just addressed; it becomes the current one."""
@@ -301,6 +319,7 @@ class WorkspaceHost:
                     usage=summary.usage,
                     parent_tool_call_id=None if summary.parent else (summary.meta or {}).get("parentToolCallId"),
                     excerpt=found.get(summary.id) if found is not None else None,
+                    problem=describe(self.damaged[summary.id]) if summary.id in self.damaged else None,
                 )
             )
         if found is None:  # damaged files are listed too, saying what is wrong (they hold no searchable text)

@@ -115,6 +115,11 @@ def test_a_damaged_stream_chunk_line_opens_up_to_it_too(server):
     assert loaded["result"]["problem"].startswith(f"session file {session_id}.jsonl is damaged at line 12: ")
     # a replay page merges the deltas from their text alone: it is answered (with or without the problem)
     assert "result" in server.request("agent/session/replay", {"sessionId": session_id})
+    # read-only from then on, as a session damaged elsewhere, and listed with its problem
+    refused = server.request("agent/followup", {"sessionId": session_id, "content": "go on"})["error"]
+    assert refused["code"] == SESSION_DAMAGED and refused["data"]["line"] == 12
+    listed = {s["sessionId"]: s for s in server.request("agent/session/list", {})["result"]["sessions"]}
+    assert listed[session_id]["problem"].startswith(f"session file {session_id}.jsonl is damaged at line 12: ")
 
 
 def test_a_header_field_out_of_range_is_named_too(server):

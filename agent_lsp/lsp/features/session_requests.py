@@ -139,7 +139,8 @@ def load_session(ls: AgentLanguageServer, session_id: str) -> dict[str, Any]:
     view = _open_view(ls, session_id)
     try:
         events = [e.to_json() for e in view.log.iter_range(0, len(view.log))]
-    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
+    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those): read-only from now on
+        ls.host_for_session(session_id).mark_damaged(session_id)
         view = _damaged_view(ls.host_for_session(session_id), session_id)
         events = [e.to_json() for e in view.log.iter_range(0, len(view.log))]
     return _answer(
@@ -154,7 +155,8 @@ def replay_session(ls: AgentLanguageServer, p: wire.SessionReplayParams) -> dict
     view = _open_view(ls, p.session_id)
     try:
         page = _page(view.log, p)
-    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
+    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those): read-only from now on
+        ls.host_for_session(p.session_id).mark_damaged(p.session_id)
         view = _damaged_view(ls.host_for_session(p.session_id), p.session_id)
         page = _page(view.log, p)
     return _answer(
