@@ -58,6 +58,7 @@ from acp.schema import (
 from agent_lsp import __version__
 from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session, current_tool
 from agent_lsp.acp.client_mcp import ClientMcp, ClientServerError, client_servers
+from agent_lsp.acp.damaged import replay_damaged
 from agent_lsp.acp.folders import AcpFolders, in_use, invalid
 from agent_lsp.acp.mcp_prompts import PromptCommand, run_prompt_command, session_prompt_commands
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
@@ -70,6 +71,8 @@ from agent_lsp.agent.compaction import CompactionError
 from agent_lsp.config import SettingsLayers
 from agent_lsp.service import AgentService, Message
 from agent_lsp.jsonrpc import TURN_FAILED, shown
+from agent_lsp.store import CorruptSessionError
+from agent_lsp.store.event_log import UnreadableEventError
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
@@ -312,14 +315,30 @@ class AcpAgent:
             raise invalid(f"unknown session {shown(session_id)} in {host.root}", sessionId=session_id) from None
         except SessionLockedError as error:
             raise in_use(session_id, error) from None
+        except CorruptSessionError:  # what comes before the damage, read-only (acp/damaged.py)
+            return await self._load_damaged(host, session_id)
         await self._use_client_servers(host, agent, servers)
         session = self.sessions[agent.session_id]
-        session.replay()
+        try:
+            session.replay()
+        except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
+            host.mark_damaged(session_id)  # read-only from now on
+            self.sessions.pop(session_id).close()
+            return await self._load_damaged(host, session_id)
+        recovered = host.take_recovered(session_id)  # a file revert a crash interrupted
+        if recovered:
+            session.push(update_agent_message_text(f"\n\nagent-lsp: {recovered}\n"))
         self._announce_commands(session)
         self._offer_later(host, session)
         await session.drained()
         return LoadSessionResponse(config_options=[self.models[agent.session_id].option()],
                                    modes=self._modes(host, agent.session_id))
+
+    async def _load_damaged(self, host: WorkspaceHost, session_id: str) -> LoadSessionResponse:
+        send = functools.partial(self._send_update, session_id)
+        problem = await replay_damaged(host, session_id, send)
+        self.folders.opened_read_only(host, session_id)
+        return LoadSessionResponse(modes=self._modes(host, session_id), field_meta={"agent-lsp": {"problem": problem}})
 
     @staticmethod
     def _modes(host: WorkspaceHost, session_id: str) -> SessionModeState:
@@ -338,8 +357,9 @@ class AcpAgent:
         for host in hosts:
             for listing in await host.list_sessions_off_loop():
                 updated = datetime.fromtimestamp(listing.updated_at / 1000, timezone.utc).isoformat()
+                problem = {"agent-lsp": {"problem": listing.problem}} if listing.problem else None  # a damaged file
                 infos.append(SessionInfo(session_id=listing.session_id, cwd=str(host.root), title=listing.title,
-                                         updated_at=updated))
+                                         updated_at=updated, field_meta=problem))
         infos.sort(key=lambda info: info.updated_at or "", reverse=True)
         return ListSessionsResponse(sessions=infos)
 
