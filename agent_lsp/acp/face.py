@@ -321,12 +321,11 @@ class AcpAgent:
         session = self.sessions[agent.session_id]
         try:
             session.replay()
-        except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
-            host.mark_damaged(session_id)  # read-only from now on
+        except UnreadableEventError:  # a damaged stream chunk line (a load does not read those): read-only now
+            host.mark_damaged(session_id)
             self.sessions.pop(session_id).close()
             return await self._load_damaged(host, session_id)
-        recovered = host.take_recovered(session_id)  # a file revert a crash interrupted
-        if recovered:
+        if recovered := host.take_recovered(session_id):  # a file revert a crash interrupted
             session.push(update_agent_message_text(f"\n\nagent-lsp: {recovered}\n"))
         self._announce_commands(session)
         self._offer_later(host, session)
@@ -335,8 +334,7 @@ class AcpAgent:
                                    modes=self._modes(host, agent.session_id))
 
     async def _load_damaged(self, host: WorkspaceHost, session_id: str) -> LoadSessionResponse:
-        send = functools.partial(self._send_update, session_id)
-        problem = await replay_damaged(host, session_id, send)
+        problem = await replay_damaged(host, session_id, functools.partial(self._send_update, session_id))
         self.folders.opened_read_only(host, session_id)
         return LoadSessionResponse(modes=self._modes(host, session_id), field_meta={"agent-lsp": {"problem": problem}})
 
