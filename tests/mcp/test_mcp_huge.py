@@ -14,7 +14,7 @@ from tools_harness import call, is_error, text_of, tool_server
 from mcp_http_server import HttpMcpServer
 from test_mcp_wire import run_turn
 
-HUGE = {"command": sys.executable, "args": [str(Path(__file__).with_name("mcp_stdio_huge.py"))]}
+HUGE = {"command": sys.executable, "args": [str(Path(__file__).with_name("mcp_stdio_hostile.py"))]}
 CHARS = 10_000_000  # over the cap; bench/mcp_huge.py sends 50 MB
 
 
