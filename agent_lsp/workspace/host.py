@@ -156,7 +156,8 @@ class WorkspaceHost:
         # reverts written down before they touch a file: one a crash interrupted is finished or undone
         self.intents = RevertIntents(self.store.directory / INTENTS_DIR, self.root)
         self.recovered: dict[str, str] = {}  # session id -> what was done, told at the session's next load
-        # damage found after a load (a stream chunk line is read when used): read-only from then on
+        # damage a load found (also where the listing's quick scan reads past it, and in a stream
+        # chunk line, read when used): read-only from then on, and listed with its problem
         self.damaged: dict[str, CorruptSessionError] = {}
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
         self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
@@ -232,7 +233,12 @@ class WorkspaceHost:
         if agent is None:
             if not self.store.path_of(session_id).exists():
                 raise UnknownSession(session_id)
-            agent = self._make_agent(self._load(session_id))
+            try:
+                session = self._load(session_id)
+            except CorruptSessionError as damage:  # read-only from now on, and listed with its problem
+                self.damaged[session_id] = damage
+                raise
+            agent = self._make_agent(session)
         return agent
 
     def snapshot(self, session_id: str) -> SessionSnapshot:

@@ -81,6 +81,9 @@ def test_a_session_damaged_mid_file_opens_up_to_the_damage_read_only_with_a_warn
     assert refused["code"] == SESSION_DAMAGED and f"{session_id}.jsonl" in refused["message"]
     assert refused["data"] == {"sessionId": session_id, "file": f"{session_id}.jsonl", "line": DAMAGED_LINE}
     assert path.read_bytes() == written
+    # listed with its problem, also where the listing's quick scan reads past the damage
+    listed = {s["sessionId"]: s for s in server.request("agent/session/list", {})["result"]["sessions"]}
+    assert listed[session_id]["problem"].startswith(f"session file {session_id}.jsonl is damaged at line {DAMAGED_LINE}: ")
 
 
 @pytest.mark.parametrize("name", sorted(UNREADABLE))
