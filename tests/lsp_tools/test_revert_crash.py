@@ -4,7 +4,8 @@ before the rewind (and the user is told which files were put back, and the
 rewind may be run again) or as the rewind leaves them (and the rewind is
 recorded). Never some files one way and some the other.
 
-The kill lands at random: just after the editor applied the k-th edit of
+A seeded run of a few kills; `bench/revert_kill.py` runs many more. The kill
+lands at random: just after the editor applied the k-th edit of
 the revert, or a random time into it (between edits, while the events are
 written).
 """
@@ -59,7 +60,15 @@ async def make_session(workspace: Path, sessions: Path) -> tuple[str, dict, dict
 
 @pytest.mark.slow
 async def test_kill_9_during_a_rewind_leaves_no_file_half_reverted(tmp_path: Path):
-    rng = random.Random(SEED)
+    outcomes = await kill_rounds(tmp_path, ROUNDS, SEED)
+    assert "rolled back" in outcomes, outcomes
+
+
+async def kill_rounds(tmp_path: Path, rounds: int, seed: int) -> list[str]:
+    """`rounds` rewinds killed at random and checked after a restart (AssertionError
+    naming the round otherwise); what became of each: "completed", "rolled back"
+    (files put back and the user told) or "not started" (killed before any edit)."""
+    rng = random.Random(seed)
     workspace, sessions = tmp_path / "ws", tmp_path / "sessions"
     workspace.mkdir()
     sid, before, after = await make_session(workspace, sessions)
@@ -70,9 +79,10 @@ async def test_kill_9_during_a_rewind_leaves_no_file_half_reverted(tmp_path: Pat
     stack = AsyncExitStack()
     editor = await stack.enter_async_context(tool_server(folders=[workspace], sessions_dir=sessions))
     try:
-        for round_ in range(ROUNDS):
+        for round_ in range(rounds):
             rewind = asyncio.wrap_future(editor.client.protocol.send_request(
                 "agent/session/rewind", {"sessionId": sid, "turn": 1, "revertFiles": True}))
+            rewind.add_done_callback(lambda done: done.cancelled() or done.exception())  # the kill fails it: expected
             if round_ % 2 == 0:  # just after the editor applied the k-th of the revert's 100 edits
                 at = rng.randint(1, 110)
                 await editor.wait_for(lambda: rewind.done() or len(editor.applied_edits) >= at, what=f"edit {at}")
@@ -113,4 +123,4 @@ async def test_kill_9_during_a_rewind_leaves_no_file_half_reverted(tmp_path: Pat
         assert state(workspace) == after
     finally:
         await stack.aclose()
-    assert "rolled back" in outcomes, outcomes
+    return outcomes
