@@ -180,7 +180,7 @@ class WorkspaceHost:
         self._rules: list[Rule] | None = None  # .agents/rules, read with the first session
         # skills, rules, agent types, project hooks and .mcp.json: read again when they change
         self.capability_files = CapabilityFiles(self.root, config_dir(env), Path.home())
-        self._recover_reverts()
+        self.intents.recover_pending(self.store, self._load)  # reverts a crash interrupted (revert_intent.py)
 
     # ------------------------------------------------------------------ store
 
@@ -434,15 +434,6 @@ class WorkspaceHost:
         if recovery is not None:
             self.recovered[session_id] = recovery.message
         return session
-
-    def _recover_reverts(self) -> None:
-        """At start: finish or undo the reverts a crash interrupted (revert_intent.py)."""
-        for session_id in self.intents.pending_here(self.store):
-            try:
-                if session_id not in self.agents:
-                    self._load(session_id).close()
-            except Exception:  # noqa: BLE001 - one session's problem stops no other
-                log.exception("finishing the interrupted revert of %s", session_id)
 
     def take_recovered(self, session_id: str) -> str | None:
         """What was done with an interrupted revert of this session, once."""

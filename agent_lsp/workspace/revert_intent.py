@@ -32,7 +32,7 @@ import os
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from agent_lsp.store.session import Session
 
@@ -141,12 +141,18 @@ class RevertIntents:
         if intent is not None:
             self.finish(intent)
 
-    def pending_here(self, store: Any) -> list[str]:
-        """The sessions with an intent that no other live process has open (one that
-        has is still doing the revert), and whose log is still there."""
+    def recover_pending(self, store: Any, load: Callable[[str], Session]) -> None:
+        """At start: load (which recovers, see `recover`) and close each session with
+        an intent that no other live process has open (one that has is still doing
+        the revert) and whose log is still there."""
         mine = os.getpid()
-        return [sid for sid in self.pending()
-                if store.holder_of(sid) in (None, mine) and store.path_of(sid).exists()]
+        for session_id in self.pending():
+            if store.holder_of(session_id) not in (None, mine) or not store.path_of(session_id).exists():
+                continue
+            try:
+                load(session_id).close()
+            except Exception:  # noqa: BLE001 - one session's problem stops no other
+                log.exception("finishing the interrupted revert of %s", session_id)
 
     def commit(self, intent: RevertIntent, events: list[tuple[str, dict[str, Any], int | None]]) -> None:
         """Every file is done: what is left is recording `events` (type, data, time)."""
