@@ -87,6 +87,7 @@ class RevertIntents:
     def __init__(self, directory: Path, root: Path):
         self.directory = directory
         self.root = root  # files are named relative to it in what the user is told
+        self._running: set[str] = set()  # sessions with a revert going on in this process: not a crash's
 
     def path_of(self, session_id: str) -> Path:
         return self.directory / f"{session_id}.json"
@@ -110,6 +111,7 @@ class RevertIntents:
                 continue  # not readable now: the revert skips it too
         intent = RevertIntent(session.id, operation, turn, len(session.events), files)
         self._write(intent)
+        self._running.add(session.id)
         return intent
 
     def begin_turns(self, session: Session, operation: str, turn: int, turns: list[int],
@@ -161,6 +163,7 @@ class RevertIntents:
         self._write(intent)
 
     def finish(self, intent: RevertIntent) -> None:
+        self._running.discard(intent.session_id)
         try:
             self.path_of(intent.session_id).unlink()
         except FileNotFoundError:
@@ -185,6 +188,8 @@ class RevertIntents:
     def recover(self, session: Session) -> Recovery | None:
         """Finish or roll back the session's interrupted revert, if it has one,
         and record what was done in its log."""
+        if session.id in self._running:  # ours, going on (its session was loaded again meanwhile)
+            return None
         intent = self.read(session.id)
         if intent is None:
             return None
