@@ -39,6 +39,7 @@ from agent_lsp.agent.ports import (
     PermissionAnswer,
     PermissionRequest,
     TextFileEdit,
+    one_line,
 )
 from agent_lsp.acp.permission_preview import permission_diffs
 from agent_lsp.tools.paths import WorkspaceRoots
@@ -209,7 +210,7 @@ class AcpEditor:
             return "deny"
         tool_call = ToolCallUpdate(
             tool_call_id=current_call.get() or f"permission-{request.tool}",
-            title=request.title if not request.detail else f"{request.title}: {request.detail}",
+            title=request.title if not request.detail else one_line(f"{request.title}: {request.detail}"),
             kind=_PERMISSION_KINDS.get(request.kind, "other"),
             status="pending",
             locations=[ToolCallLocation(path=str(request.path))] if request.path else None,

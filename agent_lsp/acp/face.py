@@ -58,6 +58,7 @@ from acp.schema import (
 from agent_lsp import __version__
 from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session, current_tool
 from agent_lsp.acp.client_mcp import ClientMcp, ClientServerError, client_servers
+from agent_lsp.acp.damaged import replay_damaged
 from agent_lsp.acp.folders import AcpFolders, in_use, invalid
 from agent_lsp.acp.mcp_prompts import PromptCommand, run_prompt_command, session_prompt_commands
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
@@ -73,6 +74,8 @@ from agent_lsp.service import AgentService, Message
 from agent_lsp.service.requests import SHARED_REQUESTS
 from agent_lsp.service.session_list import list_sessions
 from agent_lsp.jsonrpc import TURN_FAILED, shown
+from agent_lsp.store import CorruptSessionError
+from agent_lsp.store.event_log import UnreadableEventError
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
@@ -315,14 +318,28 @@ class AcpAgent:
             raise invalid(f"unknown session {shown(session_id)} in {host.root}", sessionId=session_id) from None
         except SessionLockedError as error:
             raise in_use(session_id, error) from None
+        except CorruptSessionError:  # what comes before the damage, read-only (acp/damaged.py)
+            return await self._load_damaged(host, session_id)
         await self._use_client_servers(host, agent, servers)
         session = self.sessions[agent.session_id]
-        session.replay()
+        try:
+            session.replay()
+        except UnreadableEventError:  # a damaged stream chunk line (a load does not read those): read-only now
+            host.mark_damaged(session_id)
+            self.sessions.pop(session_id).close()
+            return await self._load_damaged(host, session_id)
+        if recovered := host.take_recovered(session_id):  # a file revert a crash interrupted
+            session.push(update_agent_message_text(f"\n\nagent-lsp: {recovered}\n"))
         self._announce_commands(session)
         self._offer_later(host, session)
         await session.drained()
         return LoadSessionResponse(config_options=[self.models[agent.session_id].option()],
                                    modes=self._modes(host, agent.session_id))
+
+    async def _load_damaged(self, host: WorkspaceHost, session_id: str) -> LoadSessionResponse:
+        problem = await replay_damaged(host, session_id, functools.partial(self._send_update, session_id))
+        self.folders.opened_read_only(host, session_id)
+        return LoadSessionResponse(modes=self._modes(host, session_id), field_meta={"agent-lsp": {"problem": problem}})
 
     @staticmethod
     def _modes(host: WorkspaceHost, session_id: str) -> SessionModeState:
@@ -340,7 +357,8 @@ class AcpAgent:
         roots = {host.uri: str(host.root) for host in hosts}
         return ListSessionsResponse(sessions=[
             SessionInfo(session_id=info.session_id, cwd=roots[info.workspace_uri], title=info.title,
-                        updated_at=datetime.fromtimestamp(info.updated_at / 1000, timezone.utc).isoformat())
+                        updated_at=datetime.fromtimestamp(info.updated_at / 1000, timezone.utc).isoformat(),
+                        field_meta={"agent-lsp": {"problem": info.problem}} if info.problem else None)  # a damaged file
             for info in await list_sessions(hosts)])
 
     # ----------------------------------------------------------------- prompts

@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from acp import RequestError
 
+from agent_lsp.acp.damaged import damaged
 from agent_lsp.jsonrpc import shown
+from agent_lsp.store import CorruptSessionError
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.tools.paths import file_uri_to_path
 
@@ -60,6 +62,11 @@ class AcpFolders:
         self._of_session[agent.session_id] = host
         return host
 
+    def opened_read_only(self, host: WorkspaceHost, session_id: str) -> None:
+        """A damaged session the client opened: known here, its requests answered
+        with the damage (its host refuses to build its agent)."""
+        self._of_session[session_id] = host
+
     # ------------------------------------------------------ SessionDirectory
 
     def host_for_session(self, session_id: str) -> WorkspaceHost:
@@ -88,6 +95,8 @@ class AcpFolders:
             raise invalid(f"session {shown(session_id)} is closed", sessionId=session_id) from None
         except SessionLockedError as error:
             raise in_use(session_id, error) from None
+        except CorruptSessionError as error:  # read-only: shown by session/load, never written
+            raise damaged(session_id, error) from None
 
     def all_hosts(self) -> list[WorkspaceHost]:
         return list(self.hosts.values())

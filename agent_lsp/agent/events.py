@@ -416,6 +416,18 @@ class TurnRevert(EventModel):
     skipped: list[SkippedPath]
 
 
+class RevertRecovered(EventModel):
+    """Appended when a file revert a crash interrupted was found at the next start:
+    its files all put back as before it (not recorded: it may be run again), or,
+    all of them being done, its events appended just before this one."""
+
+    operation: Literal["rewind", "turn-revert"]
+    turn: int
+    outcome: Literal["rolled-back", "completed"]
+    paths: list[str] = Field(description="rolled-back: the files put back; completed: the files it reverted")
+    message: str = Field(description="what was done, in words, naming the files")
+
+
 class SubagentStart(EventModel):
     """Appended to the parent's log when a `subagent` tool call starts its child
     session; the call's `tool/result` meta `subagent` says how it ended."""
@@ -555,6 +567,7 @@ DURABLE_EVENTS: dict[str, type[EventModel]] = {
     "llm/fallback": LlmFallback,
     "session/end-seed": SessionEndSeed,
     "turn/revert": TurnRevert,
+    "revert/recovered": RevertRecovered,
     "subagent/start": SubagentStart,
     "hook/run": HookRun,
     "plan/update": PlanUpdate,

@@ -6,6 +6,7 @@ implement them. Nothing here imports pygls, lsprotocol or httpx.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Protocol, Union
@@ -138,6 +139,21 @@ class PermissionRequest:
     # A command that runs sandboxed with no network: the policy may allow it without
     # asking (`permissions.sandboxedCommands`), unless a rule asks or denies.
     sandboxed: bool = False
+
+    def __post_init__(self) -> None:
+        # One line, whatever a command, a path or a server's tool name holds: a
+        # question shown by its first line must not hide the rest of the command
+        # behind a line break, nor let text after one pass for our own words.
+        object.__setattr__(self, "title", one_line(self.title))
+
+
+LINE_BREAK_SHOWN = "\u23ce"  # ⏎
+_LINE_BREAKS = re.compile("\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """`text` with each line break shown as ⏎."""
+    return _LINE_BREAKS.sub(LINE_BREAK_SHOWN, text)
 
 
 class Editor(Protocol):

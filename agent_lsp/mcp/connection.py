@@ -2,7 +2,9 @@
 
 A `ServerConnection` owns one server for the life of the workspace host:
 it connects (stdio: through `launcher.py`, so the server dies with us; http:
-Streamable HTTP with the configured headers), lists the tools, follows
+Streamable HTTP with the configured headers), each message the server sends
+capped (message_cap.py: the launcher relays a stdio server's output through
+it, http_cap.py reads HTTP answers through it), lists the tools, follows
 tool-list changes, and reconnects with exponential backoff when a running
 server goes away. Its `state` is what `agent/mcp/list` reports.
 
@@ -34,6 +36,7 @@ import anyio
 
 from agent_lsp.mcp.config import ServerConfig
 from agent_lsp.mcp.elicitation import Answer, Question
+from agent_lsp.mcp.http_cap import cap_responses
 from agent_lsp.mcp.oauth import OAuthSignIn
 
 log = logging.getLogger(__name__)
@@ -272,7 +275,9 @@ class ServerConnection:
             if not log.isEnabledFor(logging.DEBUG):  # httpx2 logs every request at INFO
                 logging.getLogger("httpx2").setLevel(logging.WARNING)
             auth = await self.sign_in.provider() if self.sign_in is not None else None
-            http = await stack.enter_async_context(create_mcp_http_client(headers=dict(config.headers), auth=auth))
+            client = create_mcp_http_client(headers=dict(config.headers), auth=auth)
+            cap_responses(client)  # no answer costs more than message_cap.LIMIT_BYTES
+            http = await stack.enter_async_context(client)
             http.event_hooks["response"] = [self._note_refusal]
             return _watched(streamable_http_client(config.url or "", http_client=http), self._closed)
         from mcp.client.stdio import StdioServerParameters, stdio_client

@@ -27,7 +27,7 @@ import logging
 from pathlib import Path
 from typing import Any, Iterable
 
-from agent_lsp.agent.ports import Editor, PermissionRequest
+from agent_lsp.agent.ports import Editor, PermissionRequest, one_line
 from agent_lsp.mcp.config import PROJECT_FILE, ServerConfig, ServerProblem
 from agent_lsp.mcp.connection import UNSETTLED, ServerConnection
 from agent_lsp.mcp.elicitation import Answer, Question
@@ -173,8 +173,8 @@ class McpManager:
             tool=TRUST_TOOL,
             title=f"Start the MCP server '{config.name}' from {PROJECT_FILE} of {self.root.name}?",
             kind="command",
-            detail=f"The workspace's {PROJECT_FILE} asks to run this {target}: {config.shown}",
-            command=f"{config.name}: {config.shown}",
+            detail=f"The workspace's {PROJECT_FILE} asks to run this {target}: {one_line(config.shown)}",
+            command=f"{config.name}: {one_line(config.shown)}",
         )
         verdict = await self.policy.authorize(self.editor, request)
         if self.connections.get(config.name) is not connection:

@@ -14,6 +14,7 @@ output says so: the buffer may still show the old path or text.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from pydantic import Field
@@ -110,12 +111,24 @@ def _text_of(env: ToolEnv, path: Path) -> str | None:
         return None
 
 
+# a line break, a control character or a bidi override in a new name would make every
+# question and result that names the file show something other than its name
+_UNSHOWABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def _check_parent(env: ToolEnv, path: Path) -> None:
+    """The folders above `path` (created when missing) and the names this creates."""
+    created = [] if path.exists() else [path]
     for parent in path.parents:
         if parent.exists():
             if not parent.is_dir():
                 raise ToolError(f"'{env.show(parent)}' is a file, not a folder", "NOT_A_DIRECTORY")
-            return
+            break
+        created.append(parent)
+    for new in created:
+        if _UNSHOWABLE.search(new.name):
+            raise ToolError(f"refused to create {new.name!r}: a file name with a line break, a control character "
+                            "or a bidi override would show as something other than it is", "BAD_NAME")
 
 
 # --------------------------------------------------------------- write_file

@@ -42,6 +42,7 @@ from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
 from agent_lsp.workspace.edit_review import EditReview
+from agent_lsp.workspace.revert_intent import INTENTS_DIR, RevertIntents
 from agent_lsp.workspace.hook_config import workspace_hooks
 from agent_lsp.workspace.managed import guard_denied_tools, hook_files, policy_permission_rules
 from agent_lsp.workspace.project_settings import read_project_settings
@@ -96,11 +97,18 @@ class WorkspaceHost:
         self.editor_language = editor_language  # the editor's own language servers, where it relays them
         self.current_session_id: str | None = None
         self.store = open_store(self.root, settings, env)
-        self.sessions = OpenSessions(self.store, load=self._make_agent, build=self.build_agent, spawn=self.spawn)
+        self.sessions = OpenSessions(self.store, load=self._make_agent, build=self.build_agent, spawn=self.spawn,
+                                     read=self._load)
         self.listing_warm_up = ListingWarmUp(self.store)  # started by the servers, not by one-shot commands
         self.model_warm_up = ModelWarmUp(lambda: self.settings.model.provider, self.resolve_model)
         self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
+        # reverts written down before they touch a file: one a crash interrupted is finished or undone
+        self.intents = RevertIntents(self.store.directory / INTENTS_DIR, self.root)
+        self.recovered: dict[str, str] = {}  # session id -> what was done, told at the session's next load
+        # damage a load found (also where the listing's quick scan reads past it, and in a stream
+        # chunk line, read when used): read-only from then on, and listed with its problem
+        self.damaged = self.sessions.damaged
         # what shell commands change, journaled for revert (a shadow store, not the user's repository)
         self.checkpoints = WorkspaceCheckpoints(self.root, self.store.directory / CHECKPOINTS_DIR,
                                                 excluded=(self.store.directory,))
@@ -125,6 +133,7 @@ class WorkspaceHost:
         self._rules: list[Rule] | None = None  # .agents/rules, read with the first session
         # skills, rules, agent types, project hooks and .mcp.json: read again when they change
         self.capability_files = CapabilityFiles(self.root, config_dir(env), Path.home())
+        self.intents.recover_pending(self.store, self._load)  # reverts a crash interrupted (revert_intent.py)
 
     # ----------------------------------------------------------------- policy
 
@@ -184,6 +193,17 @@ class WorkspaceHost:
         """Read a session whose file is damaged, without opening or writing it."""
         return session_listing.damaged_snapshot(self.store, session_id)
 
+    def mark_damaged(self, session_id: str) -> CorruptSessionError | None:
+        """A line of the session's file turned out damaged after it was loaded (a
+        stream chunk line, read when used): from now on it is read-only, its agent
+        retired. The damage, or None when every line reads."""
+        damage = read_until_damage(self.store.path_of(session_id)).damage
+        if damage is None:
+            return None
+        self.damaged[session_id] = damage
+        self.spawn(self.sessions.remove(session_id))  # its agent, if live, cancelled and retired
+        return damage
+
     def use(self, session_id: str) -> Agent:
         """The agent of a session the user just addressed; it becomes the current one."""
         agent = self.agent(session_id)
@@ -199,13 +219,14 @@ class WorkspaceHost:
     def list_sessions(self, query: str | None = None) -> list[SessionListing]:
         """The folder's sessions; with `query`, those with each of its words in
         their title or message text (SessionStore.search)."""
-        return session_listing.listings(self.store, session_listing.matching(self.store, query), self.agents)
+        return session_listing.listings(self.store, session_listing.matching(self.store, query), self.agents,
+                                        self.damaged)
 
     async def list_sessions_off_loop(self, query: str | None = None) -> list[SessionListing]:
         """list_sessions, the files read and searched on a worker thread, so
         streaming sessions and other requests go on meanwhile."""
         found = await asyncio.to_thread(session_listing.matching, self.store, query)
-        return session_listing.listings(self.store, found, self.agents)
+        return session_listing.listings(self.store, found, self.agents, self.damaged)
 
     async def delete_session(self, session_id: str) -> bool:
         await self.sessions.remove(session_id)
@@ -227,16 +248,17 @@ class WorkspaceHost:
         if not self.journal.is_rebuilt(session_id):
             # the session log is the source of truth: turns (and reverts) of an earlier server run are in it
             self.journal.rebuild(session_id, session.events)
-        report = await self.journal.revert(self.editor, session_id, turn)
-        if report.reverted_at is not None:
-            if session.closed:  # its agent was retired while the editor applied the revert
-                session = self.session_log(session_id)
-            # not model-visible (no surfaceOp); a live agent's observers (the client relay) see it
-            session.append(REVERT_EVENT, revert_event_data(turn, report), time=report.reverted_at)
-            try:
-                session.flush()
-            except OSError:
-                log.exception("recording the revert of turn %s of %s", turn, session_id)
+        intent = self.intents.begin_turns(session, "turn-revert", turn, [turn], self.journal)
+        try:
+            report = await self.journal.revert(self.editor, session_id, turn)
+        except BaseException:
+            self.intents.abandon(intent, self.journal, session_id)
+            raise
+        if session.closed:  # its agent was retired while the editor applied the revert
+            session = self.session_log(session_id)
+        # not model-visible (no surfaceOp); a live agent's observers (the client relay) see it
+        recorded = [(REVERT_EVENT, revert_event_data(turn, report), report.reverted_at)] if report.reverted_at is not None else []
+        self.intents.record(intent, session, recorded)
         return report
 
     def fork_session(self, session_id: str, turn: int) -> Agent:
@@ -265,10 +287,26 @@ class WorkspaceHost:
             outcome.removed_messages = sum(
                 1 for seq in data["removedSeqs"] if agent.session.events[seq].data.get("message") is not None
             )
-            agent.session.append(REWIND_EVENT, data)
-            if revert_files:
-                for rewound in range(agent.session.last_turn(), turn - 1, -1):
-                    outcome.reverts.append((rewound, await self.revert_turn(session_id, rewound)))
+            session = agent.session
+            if not revert_files:
+                session.append(REWIND_EVENT, data)
+                return
+            if not self.journal.is_rebuilt(session_id):
+                self.journal.rebuild(session_id, session.events)
+            turns = list(range(session.last_turn(), turn - 1, -1))
+            # the files first, the events once all are done (a crash between: revert_intent.py)
+            intent = self.intents.begin_turns(session, "rewind", turn, turns, self.journal)
+            recorded: list[tuple[str, dict, int | None]] = [(REWIND_EVENT, data, None)]
+            try:
+                for rewound in turns:
+                    report = await self.journal.revert(self.editor, session_id, rewound)
+                    outcome.reverts.append((rewound, report))
+                    if report.reverted_at is not None:
+                        recorded.append((REVERT_EVENT, revert_event_data(rewound, report), report.reverted_at))
+            except BaseException:
+                self.intents.abandon(intent, self.journal, session_id)
+                raise
+            self.intents.record(intent, session, recorded)
 
         try:
             await agent.run_maintenance(rewind)
@@ -280,6 +318,18 @@ class WorkspaceHost:
         """The session's log, without building an agent (reverting needs no model).
         Loading takes the session's lock: SessionLockedError when another server has it."""
         return self.sessions.session_log(session_id)
+
+    def _load(self, session_id: str) -> Session:
+        """Load a session from the store, finishing or undoing a revert a crash interrupted."""
+        session = self.store.load(session_id)
+        recovery = self.intents.recover(session)
+        if recovery is not None:
+            self.recovered[session_id] = recovery.message
+        return session
+
+    def take_recovered(self, session_id: str) -> str | None:
+        """What was done with an interrupted revert of this session, once."""
+        return self.recovered.pop(session_id, None)
 
     async def update_settings(self, settings: Settings) -> None:
         """New settings apply to every turn that starts from now: idle agents are

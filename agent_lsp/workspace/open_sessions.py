@@ -13,6 +13,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, Protocol
 
+from agent_lsp.store import CorruptSessionError
+
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent, ToolRegistry
     from agent_lsp.store import Session, SessionStore
@@ -42,8 +44,12 @@ class OpenSessions:
         load: Callable[[Session], Agent],
         build: BuildAgent,
         spawn: Callable[[Coroutine[Any, Any, Any]], None],
+        read: Callable[[str], Session] | None = None,
     ):
         self.store = store
+        self._read = read or store.load  # a session's log from the store (the host finishes interrupted reverts)
+        # damage a load found: the session is read-only from then on, and listed with its problem
+        self.damaged: dict[str, CorruptSessionError] = {}
         self.agents: dict[str, Agent] = {}  # session id -> its live agent
         self.build_agent = build
         self._load = load
@@ -54,19 +60,27 @@ class OpenSessions:
         return session_id in self.agents or self.store.path_of(session_id).exists()
 
     def agent(self, session_id: str) -> Agent:
-        """The live agent of a session, loading it from the store on first use."""
+        """The live agent of a session, loading it from the store on first use.
+        CorruptSessionError for a damaged one, then and on every later call."""
+        if session_id in self.damaged:
+            raise self.damaged[session_id]
         agent = self.agents.get(session_id)
         if agent is None:
             if not self.store.path_of(session_id).exists():
                 raise UnknownSession(session_id)
-            agent = self._load(self.store.load(session_id))
+            try:
+                session = self._read(session_id)
+            except CorruptSessionError as damage:
+                self.damaged[session_id] = damage
+                raise
+            agent = self._load(session)
         return agent
 
     def session_log(self, session_id: str) -> Session:
         """The session's log, without building an agent (reverting needs no model).
         Loading takes the session's lock: SessionLockedError when another server has it."""
         live = self.agents.get(session_id)
-        return live.session if live is not None else self.store.load(session_id)
+        return live.session if live is not None else self._read(session_id)
 
     # ------------------------------------------------------------- retiring
 

@@ -59,7 +59,10 @@ def matching(store: SessionStore, query: str | None) -> Found:
     return summaries, store.search(query, summaries) if query else None
 
 
-def listings(store: SessionStore, found: Found, agents: Mapping[str, Agent]) -> list[SessionListing]:
+def listings(store: SessionStore, found: Found, agents: Mapping[str, Agent],
+             damaged: Mapping[str, CorruptSessionError] | None = None) -> list[SessionListing]:
+    """`damaged`: sessions whose load found damage the store's quick scan read past."""
+    damaged = damaged or {}
     summaries, matched = found
     listed = []
     for summary in summaries:
@@ -79,6 +82,7 @@ def listings(store: SessionStore, found: Found, agents: Mapping[str, Agent]) -> 
                 usage=summary.usage,
                 parent_tool_call_id=None if summary.parent else (summary.meta or {}).get("parentToolCallId"),
                 excerpt=matched.get(summary.id) if matched is not None else None,
+                problem=describe(damaged[summary.id]) if summary.id in damaged else None,
             )
         )
     if matched is None:  # damaged files are listed too, saying what is wrong (they hold no searchable text)

@@ -36,7 +36,7 @@ from pydantic import BaseModel
 
 from agent_lsp.agent import Agent
 from agent_lsp.agent.inbox import make_message
-from agent_lsp.agent.ports import Editor, PermissionRequest, ToolOutput
+from agent_lsp.agent.ports import Editor, PermissionRequest, ToolOutput, one_line
 from agent_lsp.tools.base import PermissionGate
 from agent_lsp.sandbox import SandboxPolicy
 from agent_lsp.tools.command_env import CommandEnvPolicy
@@ -99,7 +99,8 @@ class UserHooks:
         digest = hashlib.sha256(
             json.dumps([[c.event, c.matcher, c.command, c.timeout_s] for c in commands]).encode("utf-8")
         ).hexdigest()[:16]
-        shown = "\n".join(f"{c.event}{f' ({c.matcher})' if c.matcher else ''}: {c.command}" for c in commands)
+        # one line per command: a line break inside one does not pass for another command
+        shown = "\n".join(f"{c.event}{f' ({c.matcher})' if c.matcher else ''}: {one_line(c.command)}" for c in commands)
         request = PermissionRequest(
             tool=TRUST_TOOL,
             title=f"Run the hooks of {origin} in {self.root.name}?",

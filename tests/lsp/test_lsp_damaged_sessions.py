@@ -81,6 +81,9 @@ def test_a_session_damaged_mid_file_opens_up_to_the_damage_read_only_with_a_warn
     assert refused["code"] == SESSION_DAMAGED and f"{session_id}.jsonl" in refused["message"]
     assert refused["data"] == {"sessionId": session_id, "file": f"{session_id}.jsonl", "line": DAMAGED_LINE}
     assert path.read_bytes() == written
+    # listed with its problem, also where the listing's quick scan reads past the damage
+    listed = {s["sessionId"]: s for s in server.request("agent/session/list", {})["result"]["sessions"]}
+    assert listed[session_id]["problem"].startswith(f"session file {session_id}.jsonl is damaged at line {DAMAGED_LINE}: ")
 
 
 @pytest.mark.parametrize("name", sorted(UNREADABLE))
@@ -115,6 +118,11 @@ def test_a_damaged_stream_chunk_line_opens_up_to_it_too(server):
     assert loaded["result"]["problem"].startswith(f"session file {session_id}.jsonl is damaged at line 12: ")
     # a replay page merges the deltas from their text alone: it is answered (with or without the problem)
     assert "result" in server.request("agent/session/replay", {"sessionId": session_id})
+    # read-only from then on, as a session damaged elsewhere, and listed with its problem
+    refused = server.request("agent/followup", {"sessionId": session_id, "content": "go on"})["error"]
+    assert refused["code"] == SESSION_DAMAGED and refused["data"]["line"] == 12
+    listed = {s["sessionId"]: s for s in server.request("agent/session/list", {})["result"]["sessions"]}
+    assert listed[session_id]["problem"].startswith(f"session file {session_id}.jsonl is damaged at line 12: ")
 
 
 def test_a_header_field_out_of_range_is_named_too(server):

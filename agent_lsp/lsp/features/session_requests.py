@@ -47,6 +47,9 @@ async def session_load(ls: AgentLanguageServer, p: wire.SessionRef) -> WithEvent
         ls.window_show_message(types.ShowMessageParams(
             type=types.MessageType.Warning,
             message=f"agent-lsp: {answer.result.problem}; showing what comes before it, read-only"))
+    recovered = ls.host_for_session(p.session_id).take_recovered(p.session_id)  # a revert a crash interrupted
+    if recovered:
+        ls.show(f"agent-lsp: {recovered}", types.MessageType.Warning)
     return answer
 
 
@@ -110,7 +113,8 @@ def load_session(ls: AgentLanguageServer, session_id: str) -> WithEvents:
     view = _open_view(ls, session_id)
     try:
         events = [e.to_json() for e in view.log.iter_range(0, len(view.log))]
-    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
+    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those): read-only from now on
+        ls.host_for_session(session_id).mark_damaged(session_id)
         view = _damaged_view(ls.host_for_session(session_id), session_id)
         events = [e.to_json() for e in view.log.iter_range(0, len(view.log))]
     return WithEvents(
@@ -125,7 +129,8 @@ def replay_session(ls: AgentLanguageServer, p: wire.SessionReplayParams) -> With
     view = _open_view(ls, p.session_id)
     try:
         page = _page(view.log, p)
-    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those)
+    except UnreadableEventError:  # a damaged stream chunk line (a load does not read those): read-only from now on
+        ls.host_for_session(p.session_id).mark_damaged(p.session_id)
         view = _damaged_view(ls.host_for_session(p.session_id), p.session_id)
         page = _page(view.log, p)
     return WithEvents(

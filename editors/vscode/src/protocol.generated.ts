@@ -158,6 +158,7 @@ export type Event =
   | LlmFallbackEvent
   | SessionEndSeedEvent
   | TurnRevertEvent
+  | RevertRecoveredEvent
   | SubagentStartEvent
   | HookRunEvent
   | PlanUpdateEvent
@@ -1072,6 +1073,41 @@ export interface TurnRevert {
 export interface SkippedPath {
   path: string;
   reason: string;
+  [k: string]: unknown;
+}
+/**
+ * A durable `revert/recovered` event.
+ */
+export interface RevertRecoveredEvent {
+  data: RevertRecovered;
+  /**
+   * a coalesced assistant/chunk: it covers seq..lastSeq
+   */
+  lastSeq?: number | null;
+  seq: number;
+  /**
+   * epoch milliseconds
+   */
+  time: number;
+  type: 'revert/recovered';
+}
+/**
+ * Appended when a file revert a crash interrupted was found at the next start:
+ * its files all put back as before it (not recorded: it may be run again), or,
+ * all of them being done, its events appended just before this one.
+ */
+export interface RevertRecovered {
+  /**
+   * what was done, in words, naming the files
+   */
+  message: string;
+  operation: 'rewind' | 'turn-revert';
+  outcome: 'rolled-back' | 'completed';
+  /**
+   * rolled-back: the files put back; completed: the files it reverted
+   */
+  paths: string[];
+  turn: number;
   [k: string]: unknown;
 }
 /**
