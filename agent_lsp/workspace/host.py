@@ -25,10 +25,12 @@ from agent_lsp.agent.agent import AgentBusyError
 from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
 from agent_lsp.agent.tool_set import attach_tool_set
-from agent_lsp.config import LanguageSettings, Settings, config_dir, data_dir, model_environment, read_policy
+from agent_lsp.config import LanguageSettings, Settings, config_dir, model_environment, read_policy
 from agent_lsp.language import document_reader, workspace_language
 from agent_lsp.mcp import McpManager
 from agent_lsp.sandbox import SandboxPolicy
+from agent_lsp.store import CorruptSessionError
+from agent_lsp.store.damaged import read_until_damage
 from agent_lsp.tools import CommandEnvPolicy, build_tools
 from agent_lsp.tools.subagent import SubagentTool
 from agent_lsp.workspace.capability_files import CapabilityFiles, Kind
@@ -201,7 +203,7 @@ class WorkspaceHost:
         if damage is None:
             return None
         self.damaged[session_id] = damage
-        self.spawn(self.sessions.remove(session_id))  # its agent, if live, cancelled and retired
+        self.sessions.drop(session_id)
         return damage
 
     def use(self, session_id: str) -> Agent:

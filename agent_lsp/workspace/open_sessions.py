@@ -114,6 +114,14 @@ class OpenSessions:
         self._stale.discard(agent)
         await retire(agent)
 
+    def drop(self, session_id: str) -> None:
+        """Take the session's agent out at once, if it is live (its file turned out
+        damaged), cancelled; it is retired in the background."""
+        agent = self.agents.pop(session_id, None)
+        if agent is not None:
+            agent.cancel("user")
+            self._spawn(retire(agent))
+
     async def remove(self, session_id: str) -> None:
         """Cancel and retire the session's agent, if it is live (the session is deleted)."""
         agent = self.agents.pop(session_id, None)

@@ -5,7 +5,6 @@ extras), over the workspace's own server pool."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,6 @@ from tool_fakes import BufferEditor, Ctx
 from agent_lsp.config import LanguageSettings
 from agent_lsp.language import document_reader, workspace_language
 from agent_lsp.tools import build_tools
-from agent_lsp.tools.language_port import ProblemReport
 
 pytestmark = pytest.mark.slow
 
