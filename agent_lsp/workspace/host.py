@@ -21,8 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
-from agent_lsp.agent.agent import AgentBusyError
-from agent_lsp.agent.rewind import REWIND_EVENT, RewindError, rewind_data
 from agent_lsp.agent.ports import Editor
 from agent_lsp.agent.tool_set import attach_tool_set
 from agent_lsp.config import LanguageSettings, Settings, config_dir, model_environment, read_policy
@@ -42,7 +40,8 @@ from agent_lsp.tools.base import ToolEnv
 from agent_lsp.tools.memory import Remember
 from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
-from agent_lsp.workspace.edit_journal import REVERT_EVENT, EditJournal, RevertReport, revert_event_data
+from agent_lsp.workspace.edit_journal import EditJournal, RevertReport
+from agent_lsp.workspace.file_reverts import FileReverts
 from agent_lsp.workspace.edit_review import EditReview
 from agent_lsp.workspace.revert_intent import INTENTS_DIR, RevertIntents
 from agent_lsp.workspace.hook_config import workspace_hooks
@@ -107,6 +106,7 @@ class WorkspaceHost:
         self.journal = EditJournal()
         # reverts written down before they touch a file: one a crash interrupted is finished or undone
         self.intents = RevertIntents(self.store.directory / INTENTS_DIR, self.root)
+        self.reverts = FileReverts(self.journal, self.intents, editor, self.session_log)
         self.recovered: dict[str, str] = {}  # session id -> what was done, told at the session's next load
         # damage a load found (also where the listing's quick scan reads past it, and in a stream
         # chunk line, read when used): read-only from then on, and listed with its problem
@@ -241,27 +241,10 @@ class WorkspaceHost:
         return self.store.delete(session_id)
 
     async def revert_turn(self, session_id: str, turn: int) -> RevertReport:
-        """Undo the file changes the agent made in one turn (text the user changed
-        since is left alone), and record the revert in the session log
-        (`turn/revert`), so the turn is not reverted twice, after a restart too."""
+        """Undo the agent's file changes of one turn and record it (file_reverts.py)."""
         if not self.has_session(session_id):
             raise UnknownSession(session_id)
-        session = self.session_log(session_id)
-        if not self.journal.is_rebuilt(session_id):
-            # the session log is the source of truth: turns (and reverts) of an earlier server run are in it
-            self.journal.rebuild(session_id, session.events)
-        intent = self.intents.begin_turns(session, "turn-revert", turn, [turn], self.journal)
-        try:
-            report = await self.journal.revert(self.editor, session_id, turn)
-        except BaseException:
-            self.intents.abandon(intent, self.journal, session_id)
-            raise
-        if session.closed:  # its agent was retired while the editor applied the revert
-            session = self.session_log(session_id)
-        # not model-visible (no surfaceOp); a live agent's observers (the client relay) see it
-        recorded = [(REVERT_EVENT, revert_event_data(turn, report), report.reverted_at)] if report.reverted_at is not None else []
-        self.intents.record(intent, session, recorded)
-        return report
+        return await self.reverts.revert_turn(session_id, turn)
 
     def fork_session(self, session_id: str, turn: int) -> Agent:
         """A new session sharing the history of `session_id` up to the end of
@@ -276,45 +259,9 @@ class WorkspaceHost:
         return agent
 
     async def rewind_session(self, session_id: str, turn: int, *, revert_files: bool = False) -> RewindOutcome:
-        """Cut the session's history back to before `turn` (a durable
-        `session/rewind` event), and with `revert_files` revert the files the
-        rewound turns changed, newest turn first. Only while the session is
-        idle: RewindError otherwise, or when the turn cannot be rewound."""
-        agent = self.use(session_id)
-        rewind_data(agent.session, turn)  # refused before anything is done
-        outcome = RewindOutcome()
-
-        async def rewind(token) -> None:
-            data = rewind_data(agent.session, turn)
-            outcome.removed_messages = sum(
-                1 for seq in data["removedSeqs"] if agent.session.events[seq].data.get("message") is not None
-            )
-            session = agent.session
-            if not revert_files:
-                session.append(REWIND_EVENT, data)
-                return
-            if not self.journal.is_rebuilt(session_id):
-                self.journal.rebuild(session_id, session.events)
-            turns = list(range(session.last_turn(), turn - 1, -1))
-            # the files first, the events once all are done (a crash between: revert_intent.py)
-            intent = self.intents.begin_turns(session, "rewind", turn, turns, self.journal)
-            recorded: list[tuple[str, dict, int | None]] = [(REWIND_EVENT, data, None)]
-            try:
-                for rewound in turns:
-                    report = await self.journal.revert(self.editor, session_id, rewound)
-                    outcome.reverts.append((rewound, report))
-                    if report.reverted_at is not None:
-                        recorded.append((REVERT_EVENT, revert_event_data(rewound, report), report.reverted_at))
-            except BaseException:
-                self.intents.abandon(intent, self.journal, session_id)
-                raise
-            self.intents.record(intent, session, recorded)
-
-        try:
-            await agent.run_maintenance(rewind)
-        except AgentBusyError:
-            raise RewindError("the session is running a turn; cancel it or wait until it ends") from None
-        return outcome
+        """Cut the session back to before `turn`, reverting the files of the turns cut
+        with `revert_files`; it becomes the current session (file_reverts.py)."""
+        return await self.reverts.rewind(self.use(session_id), turn, revert_files=revert_files)
 
     def session_log(self, session_id: str) -> Session:
         """The session's log, without building an agent (reverting needs no model).
