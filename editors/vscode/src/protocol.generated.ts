@@ -120,7 +120,7 @@ export interface ServerRequests {
   'agent/elicit': { params: ElicitParams; result: ElicitResult };
   'agent/languageQuery': { params: LanguageQueryParams; result: LanguageQueryResult };
   'agent/permission': { params: PermissionParams; result: PermissionResult };
-  'agent/saveDocuments': { params: SaveDocumentsParams; result: Empty };
+  'agent/saveDocuments': { params: SaveDocumentsParams; result: SaveDocumentsResult };
 }
 
 /** A client -> server request, typed by its method: the params it takes, the result it answers. */
@@ -2019,6 +2019,12 @@ export interface ReviewSkip {
 }
 export interface SaveDocumentsParams {
   uris: string[];
+}
+export interface SaveDocumentsResult {
+  /**
+   * the URIs the client left unsaved because their buffers hold the user's own unsaved changes (the agent's edit is in the buffer, the file on disk is unchanged); the model is told
+   */
+  unsaved?: string[] | null;
 }
 export interface SessionCompactResult {
   compacted: boolean;
