@@ -22,7 +22,10 @@
 ;;   M-x agent-lsp-cancel                stop the running turn
 ;;   M-x agent-lsp-ask-about-selection   ask a question about the region
 ;;
-;; The agent reads files from disk: save your buffers before asking.
+;; The agent reads files from disk: save your buffers before asking.  Its
+;; edits are saved before its next tool runs, except in a buffer that holds
+;; your own unsaved changes: that one is left unsaved, and the agent is told
+;; that the file on disk is unchanged.
 
 ;;; Code:
 
@@ -49,7 +52,67 @@ A plist of the object docs/protocol.md describes under Settings."
   :documentation "An eglot connection to agent-lsp that renders its events.")
 
 (cl-defmethod eglot-client-capabilities ((_server agent-lsp-server))
-  (plist-put (cl-call-next-method) :experimental '(:agentLsp (:events t :languageQuery t))))
+  (plist-put (cl-call-next-method) :experimental '(:agentLsp (:events t :languageQuery t :saveDocuments t))))
+
+;;; The agent's edits reach the disk
+
+(defvar-local agent-lsp--holding nil
+  "Non-nil when the agent's last edit met the user's unsaved changes here.
+Such a buffer is left unsaved (saving would write the user's changes too).")
+
+(defvar-local agent-lsp--edited-tick nil
+  "The buffer's modification tick right after the agent's last edit.")
+
+(defvar-local agent-lsp--loaded nil
+  "Non-nil when this buffer was visited only to apply an agent edit.")
+
+(defun agent-lsp--edited-files (edit)
+  "The files a WorkspaceEdit EDIT changes."
+  (append (mapcar (lambda (change) (eglot--uri-to-path (plist-get (plist-get change :textDocument) :uri)))
+                  (seq-filter (lambda (change) (plist-get change :textDocument))
+                              (plist-get edit :documentChanges)))
+          (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
+                   collect (eglot--uri-to-path (substring (symbol-name uri) 1)))))
+
+(defun agent-lsp--users-changes-p (buffer)
+  "Non-nil when BUFFER has unsaved changes of the user's (not only the agent's)."
+  (with-current-buffer buffer
+    (and (buffer-modified-p)
+         (or agent-lsp--holding (not (eql (buffer-modified-tick) agent-lsp--edited-tick))))))
+
+(cl-defmethod eglot-handle-request ((_server agent-lsp-server) (_method (eql workspace/applyEdit))
+                                    &key edit &allow-other-keys)
+  "Apply the agent's EDIT to the buffers; the server then asks to save them.
+A buffer that already had the user's unsaved changes is not saved."
+  (let* ((files (agent-lsp--edited-files edit))
+         (before (mapcar (lambda (file)
+                           (let ((buffer (find-buffer-visiting file)))
+                             (cons buffer (and buffer (agent-lsp--users-changes-p buffer)))))
+                         files)))
+    (eglot--apply-workspace-edit edit eglot-confirm-server-initiated-edits)
+    (cl-loop for file in files
+             for (visited . modified) in before
+             do (when-let ((buffer (find-buffer-visiting file)))
+                  (with-current-buffer buffer
+                    (setq agent-lsp--loaded (null visited)
+                          agent-lsp--holding modified
+                          agent-lsp--edited-tick (buffer-modified-tick))))))
+  '(:applied t))
+
+(cl-defmethod eglot-handle-request ((_server agent-lsp-server) (_method (eql agent/saveDocuments))
+                                    &key uris &allow-other-keys)
+  "Save the buffers of URIS, except those holding the user's unsaved changes.
+The answer names those, so the agent knows the file on disk is unchanged."
+  (let (unsaved)
+    (seq-doseq (uri uris)
+      (when-let ((buffer (find-buffer-visiting (eglot--uri-to-path uri))))
+        (with-current-buffer buffer
+          (cond (agent-lsp--holding (when (buffer-modified-p) (push uri unsaved)))
+                ((buffer-modified-p)
+                 (let ((inhibit-message t)) (save-buffer))
+                 (when (and agent-lsp--loaded (not (get-buffer-window buffer t)))
+                   (kill-buffer buffer)))))))
+    (list :unsaved (vconcat (nreverse unsaved)))))
 
 (cl-defmethod eglot-handle-request ((server agent-lsp-server) (_method (eql agent/languageQuery))
                                     &rest params)

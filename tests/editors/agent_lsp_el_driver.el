@@ -17,6 +17,8 @@
 ;;                          ["wait-file", TEXT]  (until the open file's buffer contains TEXT)
 ;;                          ["wait-visited", FILE, TEXT]  (until the buffer visiting FILE,
 ;;                             relative to the workspace, contains TEXT)
+;;                          ["type", FILE, TEXT]  (the user types TEXT at the end of FILE's
+;;                             buffer, visiting it, and does not save)
 ;;                          ["start-server", COMMAND...]  (eglot runs COMMAND as the open
 ;;                             file's language server, for its major mode)
 ;;                          ["wait-reported"]  (until that server published diagnostics)
@@ -110,6 +112,10 @@
              (driver-wait (or (find-buffer-visiting (expand-file-name name root))
                               (driver-finish nil "%s is not visited" name))
                           text timeout))
+            (`("type" ,name ,text)
+             (with-current-buffer (find-file-noselect (expand-file-name name root))
+               (goto-char (point-max))
+               (insert text)))
             (`("start-server" . ,command) (driver-start-server command))
             (`("wait-reported") (driver-wait-reported timeout))
             (_ (driver-finish nil "unknown step %S" step))))

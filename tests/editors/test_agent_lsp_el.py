@@ -109,6 +109,33 @@ def test_a_command_that_exits_non_zero_is_a_cross(tmp_path: Path):
     assert "  ✗ run_command · exit 3" in agent.splitlines()
 
 
+def test_an_edit_is_on_disk_before_the_next_tool_runs_unless_the_buffer_has_the_users_changes(tmp_path: Path):
+    # stats.py is visited and clean: the agent's edit is saved before its
+    # command reads the file. notes.py holds the user's unsaved line: the edit
+    # lands in the buffer, the file stays as it was, and the model is told.
+    note = {"name": "edit_file", "arguments": {"path": "notes.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}}
+    script = [
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Checking.", "tools": [{"name": "run_command", "arguments": {"command": "cat stats.py"}},
+                                        {"name": "read_file", "arguments": {"path": "stats.py"}}]},
+        {"text": "Noting.", "tools": [note]},
+        {"text": "Done."},
+    ]
+    run_package(tmp_path, script, [
+        ["type", "notes.py", "# mine\n"],
+        ["ask", "mean() is wrong, fix it"],
+        ["wait", "— turn 1 completed"],
+    ], files={"stats.py": BUGGY, "notes.py": "x = 1\n"}, permissions=ALLOW_COMMANDS)
+    edited, command, read, noted = tool_results(tmp_path)
+    assert FIXED_LINE in command and FIXED_LINE in read, (command, read)
+    assert "left unsaved" not in edited
+    assert ("notes.py: left unsaved in the editor because it has the user's unsaved changes; "
+            "the file on disk is unchanged") in noted, noted
+    workspace = tmp_path / "project"
+    assert (workspace / "notes.py").read_text() == "x = 1\n"
+    assert FIXED_LINE in (workspace / "stats.py").read_text()
+
+
 def test_steer_reaches_the_running_turn_and_cancel_stops_it(tmp_path: Path):
     script = [
         {"text": "Waiting.", "tools": [{"name": "run_command", "arguments": {"command": "sleep 3"}}]},
