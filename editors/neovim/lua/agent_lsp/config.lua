@@ -61,6 +61,9 @@ M.defaults = {
     -- Keys of the chat buffer while a question waits (false disables one);
     -- `diff`: an edit's diff (edits.review = "ask") in a split.
     keymaps = { once = "a", session = "s", always = "A", deny = "d", diff = "D" },
+    -- A key pressed within this many ms of a question's appearing answers nothing
+    -- (it was typed for something else).
+    guard_ms = 600,
   },
   status = {
     idle = "agent idle",
