@@ -12,7 +12,8 @@
 ;; declares that it renders the agent's events: the conversation streams into
 ;; the *agent* buffer.  The agent's edits arrive as ordinary
 ;; workspace/applyEdit and land in your buffers (undo works); its permission
-;; questions are eglot's minibuffer prompt, with the choices in the text.
+;; questions are asked in the minibuffer, one key per answer (a key pressed
+;; as the question appears answers nothing: `agent-lsp-permission-guard').
 ;; Its language questions (the problems an edit added, definitions, renames,
 ;; ...) are answered by the server eglot runs for the buffer's major mode
 ;; (agent-lsp-language.el), so the agent sees what you see.
@@ -52,7 +53,7 @@ A plist of the object docs/protocol.md describes under Settings."
   :documentation "An eglot connection to agent-lsp that renders its events.")
 
 (cl-defmethod eglot-client-capabilities ((_server agent-lsp-server))
-  (plist-put (cl-call-next-method) :experimental '(:agentLsp (:events t :languageQuery t :saveDocuments t))))
+  (plist-put (cl-call-next-method) :experimental '(:agentLsp (:events t :languageQuery t :saveDocuments t :permissions t))))
 
 ;;; The agent's edits reach the disk
 
@@ -124,6 +125,56 @@ See agent-lsp-language.el."
   "The conversation with the agent: what you asked, its tools and answers."
   (setq-local truncate-lines nil)
   (visual-line-mode 1))
+
+;;; Permission questions
+
+(defcustom agent-lsp-permission-guard 0.6
+  "Seconds after a permission question appears in which keys answer nothing.
+A key typed for something else just as the question appears must not
+approve what the user has not read."
+  :type 'number)
+
+(defconst agent-lsp--answers
+  '(("once" ?a "allow once") ("session" ?s "allow for this session")
+    ("always" ?A "always allow") ("deny" ?d "deny"))
+  "The answers to a permission question, their keys and labels.")
+
+(defun agent-lsp--permission-prompt (title detail diff why offered)
+  "The question: TITLE, DETAIL, DIFF, WHY it always asks, the OFFERED keys."
+  (concat (propertize "agent-lsp: " 'face 'warning) title
+          (if (and detail (not (equal detail ""))) (concat " — " detail) "")
+          (if why (concat "\n" why) "")
+          (if diff (concat "\n" diff) "")
+          "\n"
+          (mapconcat (lambda (answer) (format "[%c] %s" (nth 1 answer) (nth 2 answer))) offered "  ")
+          " "))
+
+(defun agent-lsp--read-answer (prompt offered)
+  "Read the key of one of the OFFERED answers with PROMPT.
+Keys typed before it, or within `agent-lsp-permission-guard' seconds of
+its appearing, are dropped."
+  (discard-input)
+  (let ((shown (float-time)) answer)
+    (while (not answer)
+      (let ((key (read-key prompt)))
+        (when (>= (- (float-time) shown) agent-lsp-permission-guard)
+          (setq answer (car (seq-find (lambda (a) (eql (nth 1 a) key)) offered))))))
+    answer))
+
+(cl-defmethod eglot-handle-request ((_server agent-lsp-server) (_method (eql agent/permission))
+                                    &key title detail diff asksEveryTime choices &allow-other-keys)
+  "The agent asks before a risky action: one key per answer the server honours.
+\\[keyboard-quit] denies."
+  (let* ((choices (append choices nil))
+         (offered (seq-filter (lambda (a) (or (equal (car a) "deny") (member (car a) choices)))
+                              agent-lsp--answers))
+         (prompt (agent-lsp--permission-prompt title detail diff asksEveryTime offered)))
+    (agent-lsp--line (propertize "? " 'face 'warning) title)
+    (let ((answer (condition-case nil
+                      (agent-lsp--read-answer prompt offered)
+                    (quit "deny"))))
+      (agent-lsp--line (propertize (format "  %s" (nth 2 (assoc answer agent-lsp--answers))) 'face 'shadow))
+      (list :answer answer))))
 
 ;;; The *agent* buffer
 

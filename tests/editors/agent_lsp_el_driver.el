@@ -19,6 +19,9 @@
 ;;                             relative to the workspace, contains TEXT)
 ;;                          ["type", FILE, TEXT]  (the user types TEXT at the end of FILE's
 ;;                             buffer, visiting it, and does not save)
+;;                          ["keys", [KEY, SECONDS]...]  (the keys the user presses at the
+;;                             next questions: each KEY, a one-character string, SECONDS after
+;;                             the question asks for a key)
 ;;                          ["start-server", COMMAND...]  (eglot runs COMMAND as the open
 ;;                             file's language server, for its major mode)
 ;;                          ["wait-reported"]  (until that server published diagnostics)
@@ -47,6 +50,16 @@
   t)
 (advice-add 'y-or-n-p :override #'driver-yes)
 
+(defvar driver-keys nil "Keys the user will press, as (CHAR . SECONDS-BEFORE), in order.")
+(defvar driver-prompts nil "The prompts keys were read with, newest first.")
+(defun driver-read-key (&optional prompt &rest _)
+  "The user presses the next of `driver-keys' (after its delay: the user's own time)."
+  (push prompt driver-prompts)
+  (let ((next (or (pop driver-keys) (driver-finish nil "a question asks for a key nobody presses: %s" prompt))))
+    (when (> (cdr next) 0) (sleep-for (cdr next)))
+    (car next)))
+(advice-add 'read-key :override #'driver-read-key)
+
 (defvar driver-applied-edits 0 "workspace/applyEdit requests agent-lsp sent.")
 (cl-defmethod eglot-handle-request :before
   ((_server agent-lsp-server) (_method (eql workspace/applyEdit)) &rest _)
@@ -73,7 +86,8 @@
       (with-current-buffer "*agent*"
         (write-region (point-min) (point-max) out nil 'silent))))
   (princ (concat (if ok "OK " "FAIL ") (apply #'format fmt args)
-                 (format "\nworkspace/applyEdit: %d\n" driver-applied-edits)))
+                 (format "\nworkspace/applyEdit: %d\n" driver-applied-edits)
+                 (format "prompts: %S\n" driver-prompts)))
   (kill-emacs (if ok 0 1)))
 
 (defun driver-wait (buffer text seconds)
@@ -116,6 +130,8 @@
              (with-current-buffer (find-file-noselect (expand-file-name name root))
                (goto-char (point-max))
                (insert text)))
+            (`("keys" . ,keys)
+             (setq driver-keys (mapcar (lambda (k) (cons (aref (car k) 0) (cadr k))) keys)))
             (`("start-server" . ,command) (driver-start-server command))
             (`("wait-reported") (driver-wait-reported timeout))
             (_ (driver-finish nil "unknown step %S" step))))

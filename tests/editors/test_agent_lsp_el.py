@@ -136,6 +136,24 @@ def test_an_edit_is_on_disk_before_the_next_tool_runs_unless_the_buffer_has_the_
     assert FIXED_LINE in (workspace / "stats.py").read_text()
 
 
+def test_a_key_pressed_as_the_permission_question_appears_answers_nothing(tmp_path: Path):
+    # The user presses "a" and RET just as the question appears (typing for
+    # something else): nothing runs. Read, then "d": the agent is denied.
+    script = [{"text": "Touching.", "tools": [{"name": "run_command",
+                                              "arguments": {"command": "touch created-by-agent.txt"}}]},
+              {"text": "Not allowed."}]
+    agent, report = run_package(tmp_path, script, [
+        ["keys", ["a", 0], ["\r", 0], ["d", 0.7]],
+        ["ask", "touch a file"],
+        ["wait", "— turn 1 completed"],
+    ])
+    assert not (tmp_path / "project" / "created-by-agent.txt").exists()
+    assert "✗ run_command" in agent
+    assert "? Run `touch created-by-agent.txt`" in agent and "  deny" in agent.splitlines()
+    # The question offered its keys, and none of them is a default.
+    assert "[a] allow once" in report and "[d] deny" in report, report
+
+
 def test_steer_reaches_the_running_turn_and_cancel_stops_it(tmp_path: Path):
     script = [
         {"text": "Waiting.", "tools": [{"name": "run_command", "arguments": {"command": "sleep 3"}}]},
