@@ -22,6 +22,7 @@
 ;;   M-x agent-lsp-steer                 send into the running turn
 ;;   M-x agent-lsp-cancel                stop the running turn
 ;;   M-x agent-lsp-ask-about-selection   ask a question about the region
+;;   M-x agent-lsp-run-skill             run one of the project's skills
 ;;
 ;; The agent reads files from disk: save your buffers before asking.  Its
 ;; edits are saved before its next tool runs, except in a buffer that holds
@@ -230,11 +231,18 @@ its appearing, are dropped."
   (let ((data (plist-get event :data)))
     (pcase (plist-get event :type)
       ("user/message"
-       (let ((message (plist-get data :message)))
-         (unless (member (plist-get message :source) '("runtime-context" "compaction"))
-           (agent-lsp--line (propertize (if (equal (plist-get message :delivery) "steer") "You (steering): " "You: ")
-                                        'face 'bold)
-                            (agent-lsp--user-text message)))))
+       (let* ((message (plist-get data :message))
+              (note (plist-get message :note)))
+         (cond ((member (plist-get message :source) '("runtime-context" "compaction")))
+               ;; text meant for the model: the note says what the user did
+               ((and note (equal (plist-get note :kind) "skill"))
+                (agent-lsp--line (propertize "You: " 'face 'bold)
+                                 (propertize (plist-get note :text) 'face 'font-lock-constant-face)))
+               (note (agent-lsp--line (propertize (plist-get note :text) 'face 'shadow)))
+               (t (agent-lsp--line (propertize (if (equal (plist-get message :delivery) "steer")
+                                                   "You (steering): " "You: ")
+                                               'face 'bold)
+                                   (agent-lsp--user-text message))))))
       ("assistant/chunk"
        (let ((chunk (plist-get data :chunk)))
          (when (equal (plist-get chunk :type) "text-delta")
@@ -333,6 +341,17 @@ It starts a turn, or is queued after the running one."
   "Stop the agent's running turn."
   (interactive)
   (agent-lsp--command 'agentLsp.cancel nil))
+
+;;;###autoload
+(defun agent-lsp-run-skill (name &optional arguments)
+  "Run the skill NAME of this project, with ARGUMENTS (what you add to it).
+The chat shows /NAME; the agent reads the skill's instructions."
+  (interactive (list (read-string "Skill: ") (read-string "Add (optional): ")))
+  (agent-lsp--command 'agentLsp.runSkill
+                      (if (and arguments (not (string-empty-p arguments)))
+                          (list :name name :arguments arguments)
+                        name))
+  (agent-lsp-show))
 
 ;;;###autoload
 (defun agent-lsp-ask-about-selection (beg end question)

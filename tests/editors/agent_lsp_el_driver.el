@@ -17,6 +17,7 @@
 ;;                          ["wait-file", TEXT]  (until the open file's buffer contains TEXT)
 ;;                          ["wait-visited", FILE, TEXT]  (until the buffer visiting FILE,
 ;;                             relative to the workspace, contains TEXT)
+;;                          ["skill", NAME, ARGUMENTS]  (run the project's skill NAME)
 ;;                          ["type", FILE, TEXT]  (the user types TEXT at the end of FILE's
 ;;                             buffer, visiting it, and does not save)
 ;;                          ["keys", [KEY, SECONDS]...]  (the keys the user presses at the
@@ -126,6 +127,7 @@
              (driver-wait (or (find-buffer-visiting (expand-file-name name root))
                               (driver-finish nil "%s is not visited" name))
                           text timeout))
+            (`("skill" ,name ,arguments) (agent-lsp-run-skill name arguments))
             (`("type" ,name ,text)
              (with-current-buffer (find-file-noselect (expand-file-name name root))
                (goto-char (point-max))

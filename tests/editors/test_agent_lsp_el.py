@@ -41,6 +41,7 @@ def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissio
     workspace.mkdir()
     files = files or {"stats.py": BUGGY}
     for name, text in files.items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
         (workspace / name).write_text(text)
     settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions"),
                 **(settings or {})}
@@ -152,6 +153,16 @@ def test_a_key_pressed_as_the_permission_question_appears_answers_nothing(tmp_pa
     assert "? Run `touch created-by-agent.txt`" in agent and "  deny" in agent.splitlines()
     # The question offered its keys, and none of them is a default.
     assert "[a] allow once" in report and "[d] deny" in report, report
+
+
+def test_a_skill_shows_as_its_name_while_the_model_reads_its_instructions(tmp_path: Path):
+    agent, _ = run_package(tmp_path, [{"text": "Hello, Bob!"}], [
+        ["skill", "greet", "for Bob"],
+        ["wait", "— turn 1 completed"],
+    ], files={"stats.py": BUGGY,
+              ".agents/skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets\n---\nSay hello by name.\n"})
+    assert "You: /greet for Bob" in agent.splitlines() and "Say hello by name." not in agent, agent
+    assert "Say hello by name." in "".join(b["text"] for b in first_user_message(tmp_path)["content"])
 
 
 def test_steer_reaches_the_running_turn_and_cancel_stops_it(tmp_path: Path):

@@ -78,6 +78,12 @@ def test_hunks_are_signs_kept_and_undone_with_mappings(editor: Editor) -> None:
     editor.wait(f"vim.fn.readfile({str(editor.workspace / 'a.py')!r})[1] == 'x = 2'", what="the write")
     assert (editor.workspace / "a.py").read_text() == "x = 2\nprint(x)\n"
     assert signs(editor) == []
+    # The next turn tells the model what the user undid; the chat shows a note, not that text.
+    editor.cmd("AgentAsk thanks")
+    editor.wait("T.session().turn == 2 and T.session().status == 'idle' "
+                "and T.session().events[#T.session().events].type == 'turn/end'", what="the next turn")
+    assert "_↶ you undid a change in a.py_" in editor.chat_lines()
+    assert "rejected this change" not in editor.chat_text()
     assert editor.errors() == []
 
 

@@ -271,6 +271,10 @@ export interface Message {
     | null;
   delivery?: ('steer' | 'inject') | null;
   id: string;
+  /**
+   * the message's content is for the model, not the user's words: clients show this note instead
+   */
+  note?: MessageNote | null;
   role?: 'user';
   /**
    * "user" by default; the loop's own: tool, plugin, runtime-context, compaction
@@ -290,6 +294,16 @@ export interface Block {
   signature?: string | null;
   text?: string | null;
   type: string;
+  [k: string]: unknown;
+}
+/**
+ * What a client shows for a message whose content is meant for the model:
+ * `undo` ("↶ you undid a change in stats.py"), `skill` ("/greet" and what the
+ * user added).
+ */
+export interface MessageNote {
+  kind: 'undo' | 'skill';
+  text: string;
   [k: string]: unknown;
 }
 /**
