@@ -23,6 +23,10 @@
 ;;   M-x agent-lsp-cancel                stop the running turn
 ;;   M-x agent-lsp-ask-about-selection   ask a question about the region
 ;;   M-x agent-lsp-run-skill             run one of the project's skills
+;;   M-x agent-lsp-new-session           start a new session
+;;   M-x agent-lsp-resume                show an earlier session and go on in it
+;;   M-x agent-lsp-queue                 the messages waiting for the agent (d removes one)
+;;   M-x agent-lsp-mcp-status            the project's MCP servers
 ;;
 ;; The agent reads files from disk: save your buffers before asking.  Its
 ;; edits are saved before its next tool runs, except in a buffer that holds
@@ -275,9 +279,14 @@ its appearing, are dropped."
                                       'face 'shadow))
          (agent-lsp--insert "\n"))))))
 
+(defvar agent-lsp--session nil
+  "The id of the session the *agent* buffer shows, once known.")
+
 (cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql session/event))
-                                         &key events &allow-other-keys)
-  (seq-do #'agent-lsp--render events))
+                                         &key sessionId events &allow-other-keys)
+  (when (or (null agent-lsp--session) (equal sessionId agent-lsp--session))
+    (setq agent-lsp--session sessionId)
+    (seq-do #'agent-lsp--render events)))
 
 (cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql agent/status))
                                          &key status &allow-other-keys)
@@ -315,7 +324,28 @@ its appearing, are dropped."
   (let ((server (agent-lsp--server)))
     (with-current-buffer (agent-lsp--buffer)
       (setq default-directory (project-root (eglot--project server))))
-    (eglot-execute-command server command (if argument (vector argument) []))))
+    (let ((result (eglot-execute-command server command (if argument (vector argument) []))))
+      (when-let ((session (and (listp result) (plist-get result :sessionId))))
+        (setq agent-lsp--session session))
+      result)))
+
+(defun agent-lsp--message (content)
+  "The followup/steer argument for CONTENT: into the session shown, once known."
+  (if agent-lsp--session
+      (if (stringp content)
+          (list :content content :sessionId agent-lsp--session)
+        (plist-put (copy-sequence content) :sessionId agent-lsp--session))
+    content))
+
+(defun agent-lsp--request (method params)
+  "Send METHOD with PARAMS to this project's agent-lsp and return the result."
+  (jsonrpc-request (agent-lsp--server) method params))
+
+(defun agent-lsp--workspace-uri ()
+  (eglot--path-to-uri (expand-file-name (project-root (eglot--project (agent-lsp--server))))))
+
+(defun agent-lsp--current-session ()
+  (or agent-lsp--session (user-error "No session yet: ask the agent something first")))
 
 (defun agent-lsp-show ()
   "Show the *agent* buffer."
@@ -327,20 +357,20 @@ its appearing, are dropped."
   "Send TEXT to the agent of this project.
 It starts a turn, or is queued after the running one."
   (interactive (list (read-string "Ask the agent: ")))
-  (agent-lsp--command 'agentLsp.followup text)
+  (agent-lsp--command 'agentLsp.followup (agent-lsp--message text))
   (agent-lsp-show))
 
 ;;;###autoload
 (defun agent-lsp-steer (text)
   "Send TEXT into the running turn: the agent reads it at its next step."
   (interactive (list (read-string "Steer the agent: ")))
-  (agent-lsp--command 'agentLsp.steer text))
+  (agent-lsp--command 'agentLsp.steer (agent-lsp--message text)))
 
 ;;;###autoload
 (defun agent-lsp-cancel ()
   "Stop the agent's running turn."
   (interactive)
-  (agent-lsp--command 'agentLsp.cancel nil))
+  (agent-lsp--command 'agentLsp.cancel agent-lsp--session))
 
 ;;;###autoload
 (defun agent-lsp-run-skill (name &optional arguments)
@@ -363,8 +393,102 @@ The chat shows /NAME; the agent reads the skill's instructions."
                        :uri (eglot--path-to-uri (or buffer-file-name (user-error "This buffer has no file")))
                        :range (list :start (eglot--pos-to-lsp-position beg) :end (eglot--pos-to-lsp-position end))
                        :text (buffer-substring-no-properties beg end))))
-    (agent-lsp--command 'agentLsp.followup (list :content question :context (vector context)))
+    (agent-lsp--command 'agentLsp.followup (agent-lsp--message (list :content question :context (vector context))))
     (agent-lsp-show)))
+
+;;; Sessions, the queue and MCP servers
+
+(defun agent-lsp--show-session (session-id)
+  "Make SESSION-ID the session of the *agent* buffer, with its whole transcript."
+  (let ((loaded (agent-lsp--request :agent/session/load (list :sessionId session-id))))
+    (with-current-buffer (agent-lsp--buffer)
+      (let ((inhibit-read-only t)) (erase-buffer)))
+    (setq agent-lsp--session session-id
+          agent-lsp--streaming nil)
+    (seq-do #'agent-lsp--render (plist-get loaded :events))
+    (agent-lsp-show)))
+
+;;;###autoload
+(defun agent-lsp-new-session ()
+  "Start a new, empty session; what you ask next goes to it."
+  (interactive)
+  (let ((created (agent-lsp--request :agent/session/new (list :workspaceUri (agent-lsp--workspace-uri)))))
+    (agent-lsp--show-session (plist-get created :sessionId))))
+
+(defun agent-lsp--session-label (info)
+  "A line naming the session INFO: its title, turns and when it changed."
+  (format "%s · %d turn%s · %s · %s"
+          (or (plist-get info :title) "(untitled)")
+          (plist-get info :turns) (if (eql (plist-get info :turns) 1) "" "s")
+          (format-time-string "%Y-%m-%d %H:%M" (/ (plist-get info :updatedAt) 1000))
+          (plist-get info :sessionId)))
+
+;;;###autoload
+(defun agent-lsp-resume (session-id)
+  "Show the session SESSION-ID of this project; what you ask next goes to it.
+Interactively, pick one of the project's sessions, newest first."
+  (interactive
+   (let* ((sessions (append (plist-get (agent-lsp--request :agent/session/list
+                                                           (list :workspaceUri (agent-lsp--workspace-uri)))
+                                       :sessions)
+                            nil))
+          (labels (mapcar (lambda (info) (cons (agent-lsp--session-label info) (plist-get info :sessionId)))
+                          sessions)))
+     (unless labels (user-error "This project has no sessions yet"))
+     (list (cdr (assoc (completing-read "Resume session: " labels nil t) labels)))))
+  (agent-lsp--show-session session-id))
+
+(defun agent-lsp--text-of (content)
+  "The text of a message's CONTENT blocks."
+  (mapconcat (lambda (block) (or (plist-get block :text) "")) (append content nil) ""))
+
+;;;###autoload
+(defun agent-lsp-queue ()
+  "Show the messages waiting for the agent; with a key, remove one."
+  (interactive)
+  (let* ((session (agent-lsp--current-session))
+         (inbox (plist-get (agent-lsp--request :agent/session/load (list :sessionId session)) :inbox))
+         (queued (append (plist-get inbox :nextStep) (plist-get inbox :nextTurn) nil)))
+    (with-current-buffer (get-buffer-create "*agent queue*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (if queued (format "%d queued for the agent (d: remove the message at point)\n" (length queued))
+                  "Nothing is queued.\n"))
+        (dolist (message queued)
+          (insert (propertize (format "- %s\n" (agent-lsp--text-of (plist-get message :content)))
+                              'agent-lsp-message (plist-get message :id)))))
+      (special-mode)
+      (local-set-key (kbd "d") #'agent-lsp-queue-remove)
+      (setq-local agent-lsp--session session)
+      (display-buffer (current-buffer)))))
+
+(defun agent-lsp-queue-remove ()
+  "Remove the queued message at point before the agent reads it."
+  (interactive)
+  (let ((id (get-text-property (point) 'agent-lsp-message)))
+    (unless id (user-error "No queued message here"))
+    (agent-lsp--request :agent/inbox/remove (list :sessionId (agent-lsp--current-session) :messageId id))
+    (agent-lsp-queue)))
+
+;;;###autoload
+(defun agent-lsp-mcp-status ()
+  "Show the project's MCP servers: their state, tools, and why one waits or failed."
+  (interactive)
+  (let ((servers (append (plist-get (agent-lsp--request :agent/mcp/list (list :workspaceUri (agent-lsp--workspace-uri)))
+                                    :servers)
+                         nil)))
+    (with-current-buffer (get-buffer-create "*agent MCP*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (if servers "" "No MCP server is configured.\n"))
+        (dolist (server servers)
+          (insert (format "%s  %s  (%s)%s%s\n" (plist-get server :name) (plist-get server :state)
+                          (plist-get server :source)
+                          (if (eql (plist-get server :toolCount) 0) ""
+                            (format "  %d tools" (plist-get server :toolCount)))
+                          (if (plist-get server :reason) (concat "  " (plist-get server :reason)) "")))))
+      (special-mode)
+      (display-buffer (current-buffer)))))
 
 (provide 'agent-lsp)
 ;;; agent-lsp.el ends here

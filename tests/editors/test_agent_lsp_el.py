@@ -165,6 +165,35 @@ def test_a_skill_shows_as_its_name_while_the_model_reads_its_instructions(tmp_pa
     assert "Say hello by name." in "".join(b["text"] for b in first_user_message(tmp_path)["content"])
 
 
+def test_sessions_the_queue_and_mcp_status(tmp_path: Path):
+    # Two sessions: the first is resumed and goes on; a message sent while a
+    # turn runs waits in the queue; the MCP servers are listed with their state.
+    script = [{"when": "alpha", "text": "A."}, {"when": "bravo", "text": "B."}, {"when": "charlie", "text": "C."},
+              {"when": "delta", "tools": [{"name": "run_command", "arguments": {"command": "sleep 60"}}]},
+              {"when": "delta", "text": "never reached"}, {"when": "echo", "text": "E."}]
+    agent, _ = run_package(tmp_path, script, [
+        ["ask", "alpha"], ["wait", "— turn 1 completed"],
+        ["ask", "bravo"], ["wait", "— turn 2 completed"],
+        ["new-session"],
+        ["ask", "charlie"], ["wait", "— turn 1 completed"],
+        ["resume", "2 turns"],
+        ["wait", "You: bravo"],
+        ["ask", "delta"], ["wait", "→ run_command sleep 60"],
+        ["ask", "echo"],
+        ["wait-queued", "- echo"],
+        ["queue-remove", "echo"], ["wait-buffer", "*agent queue*", "Nothing is queued"],
+        ["cancel"], ["wait", "— turn 3 aborted"],
+        ["mcp-status"], ["wait-buffer", "*agent MCP*", "broken  failed"],
+    ], permissions=ALLOW_COMMANDS, settings={"mcpServers": {"broken": {"command": "false"}}})
+    lines = agent.splitlines()
+    assert "You: alpha" in lines and "You: delta" in lines
+    assert "You: charlie" not in lines  # the other session's
+    assert "Agent: E." not in lines  # removed from the queue before it ran
+    sessions = [p.read_text() for p in (tmp_path / "sessions").rglob("*.jsonl")]
+    assert len(sessions) == 2
+    assert sum('"delta"' in text and '"alpha"' in text for text in sessions) == 1
+
+
 def test_steer_reaches_the_running_turn_and_cancel_stops_it(tmp_path: Path):
     script = [
         {"text": "Waiting.", "tools": [{"name": "run_command", "arguments": {"command": "sleep 3"}}]},
