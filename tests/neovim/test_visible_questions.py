@@ -77,3 +77,25 @@ def test_the_trust_question_of_a_project_mcp_server_is_seen_in_the_chat(editor: 
     editor.cmd("AgentPermission deny")
     editor.wait_idle()
     assert editor.lua(CARD) is None
+
+
+def test_a_user_who_looked_away_is_told_when_a_question_waits_and_the_turn_ends(editor: Editor) -> None:
+    editor.setup([command("echo away"), {"text": "ran it"}, {"text": "second"}])
+    editor.lua("_G.alerts = {} require('agent_lsp.config').options.attention.hook = "
+               "function(kind, text) table.insert(_G.alerts, { kind, text }) end")
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.lua("vim.api.nvim_exec_autocmds('FocusLost', {})")
+    editor.cmd("AgentAsk run echo")
+    editor.wait(WAITING, what="the question")
+    editor.cmd("AgentPermission once")
+    editor.wait_idle()
+    alerts = editor.lua("return _G.alerts")
+    assert [kind for kind, _ in alerts] == ["waiting", "done"], alerts
+    assert "echo away" in alerts[0][1] and "turn finished" in alerts[1][1], alerts
+    # Back at the editor: nothing more.
+    editor.lua("vim.api.nvim_exec_autocmds('FocusGained', {})")
+    editor.cmd("AgentAsk again")
+    editor.wait("T.session().turn == 2 and T.session().status == 'idle' "
+                "and T.session().events[#T.session().events].type == 'turn/end'", what="the second turn")
+    assert len(editor.lua("return _G.alerts")) == 2

@@ -65,6 +65,10 @@ M.defaults = {
     -- (it was typed for something else).
     guard_ms = 600,
   },
+  -- When a turn ends or a question waits while Neovim does not have the focus:
+  -- vim.notify, the terminal bell, a command given the text (e.g. { "notify-send", "agent_lsp" }),
+  -- or hook(kind, text) instead of all three (kind "done" | "waiting").
+  attention = { enabled = true, notify = true, bell = false, command = nil, hook = nil, when_focused = false },
   status = {
     idle = "agent idle",
     running = "agent running",

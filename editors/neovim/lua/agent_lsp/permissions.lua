@@ -417,6 +417,7 @@ local function ask_in_chat(client_id, params, offered)
     if #M.waiting[client_id] == 1 then
       M.draw(client_id)
     end
+    require("agent_lsp.attention").alert("waiting", M.prompt(params) .. " — waiting for you")
     vim.cmd("redrawstatus!")
   end)
 end
