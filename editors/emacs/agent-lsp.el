@@ -95,6 +95,9 @@ A buffer that already had the user's unsaved changes is not saved."
                            (let ((buffer (find-buffer-visiting file)))
                              (cons buffer (and buffer (agent-lsp--users-changes-p buffer)))))
                          files)))
+    ;; visited here, so that eglot does not ask before editing a file no buffer visits
+    (dolist (file files)
+      (when (file-exists-p file) (find-file-noselect file t)))
     (eglot--apply-workspace-edit edit eglot-confirm-server-initiated-edits)
     (cl-loop for file in files
              for (visited . modified) in before

@@ -120,14 +120,16 @@ def test_an_edit_is_on_disk_before_the_next_tool_runs_unless_the_buffer_has_the_
         {"text": "Checking.", "tools": [{"name": "run_command", "arguments": {"command": "cat stats.py"}},
                                         {"name": "read_file", "arguments": {"path": "stats.py"}}]},
         {"text": "Noting.", "tools": [note]},
+        {"text": "Elsewhere.", "tools": [{"name": "edit_file", "arguments": {
+            "path": "other.py", "edits": [{"oldText": "y = 1", "newText": "y = 3"}]}}]},
         {"text": "Done."},
     ]
-    run_package(tmp_path, script, [
+    _, report = run_package(tmp_path, script, [
         ["type", "notes.py", "# mine\n"],
         ["ask", "mean() is wrong, fix it"],
         ["wait", "— turn 1 completed"],
-    ], files={"stats.py": BUGGY, "notes.py": "x = 1\n"}, permissions=ALLOW_COMMANDS)
-    edited, command, read, noted = tool_results(tmp_path)
+    ], files={"stats.py": BUGGY, "notes.py": "x = 1\n", "other.py": "y = 1\n"}, permissions=ALLOW_COMMANDS)
+    edited, command, read, noted, elsewhere = tool_results(tmp_path)
     assert FIXED_LINE in command and FIXED_LINE in read, (command, read)
     assert "left unsaved" not in edited
     assert ("notes.py: left unsaved in the editor because it has the user's unsaved changes; "
@@ -135,6 +137,9 @@ def test_an_edit_is_on_disk_before_the_next_tool_runs_unless_the_buffer_has_the_
     workspace = tmp_path / "project"
     assert (workspace / "notes.py").read_text() == "x = 1\n"
     assert FIXED_LINE in (workspace / "stats.py").read_text()
+    # A file no buffer visits is edited and saved without a y/n question.
+    assert (workspace / "other.py").read_text() == "y = 3\n" and "left unsaved" not in elsewhere
+    assert "Server wants to edit" not in report, report
 
 
 def test_a_key_pressed_as_the_permission_question_appears_answers_nothing(tmp_path: Path):
