@@ -306,7 +306,10 @@ class LspEditor:
             except Exception as error:
                 log.warning("agent/permission failed: %s", error)
                 return "deny"
-        titles = [title for title, answer in PERMISSION_ACTIONS.items() if answer in request.choices]
+        # Deny first: editors preselect the first action (eglot's RET takes it), and a key
+        # pressed as the question appears must not approve anything.
+        titles = ["Deny", *(title for title, answer in PERMISSION_ACTIONS.items()
+                            if answer in request.choices and answer != "deny")]
         # The choices are in the text too: some clients show only the message until asked to complete.
         lines = [request.title, request.detail, request.diff, request.asks_every_time, f"Answer: {' / '.join(titles)}"]
         params = types.ShowMessageRequestParams(
