@@ -199,8 +199,8 @@ class AcpEditor:
     def _confine(self, path: Path) -> Path:
         return _roots(self._roots_of()).resolve(path)
 
-    async def save(self, paths: list[Path]) -> None:
-        return None  # fs/write_text_file writes the file; disk edits are on disk
+    async def save(self, paths: list[Path]) -> list[Path]:
+        return []  # fs/write_text_file writes the file; disk edits are on disk
 
     # ------------------------------------------------------------- permission
 

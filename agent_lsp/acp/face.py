@@ -61,7 +61,7 @@ from agent_lsp.acp.client_mcp import ClientMcp, ClientServerError, client_server
 from agent_lsp.acp.damaged import replay_damaged
 from agent_lsp.acp.folders import AcpFolders, in_use, invalid
 from agent_lsp.acp.mcp_prompts import PromptCommand, run_prompt_command, session_prompt_commands
-from agent_lsp.acp.models import MODEL_OPTION, ModelChoice
+from agent_lsp.acp.models import MODEL_OPTION, ModelChoice, no_model_notice
 from agent_lsp.acp.queue import REMOVE_METHOD
 from agent_lsp.acp import shared_requests
 from agent_lsp.acp.session import AcpSession, Notice
@@ -382,6 +382,10 @@ class AcpAgent:
                 session.push(update_agent_message_text(f"Could not run /{mcp_prompt.name}: {error}"))
                 await session.drained()
                 return PromptResponse(stop_reason="end_turn")
+        choice = self.models.get(session_id)
+        if choice is not None and choice.demo and not choice.warned:
+            choice.warned = True  # the first answer says it plainly (not in the session log)
+            session.push(update_agent_message_text(no_model_notice(host) + "\n\n"))
         message_id = f"acp_{uuid.uuid4().hex[:16]}"
         ended: list[asyncio.Future[dict[str, Any]]] = []
 

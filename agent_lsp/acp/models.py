@@ -12,6 +12,10 @@ in, a `config_option_update` offers all of them. Values are
 Choosing one switches the session exactly as `agent/session/setModel`
 does: a `session/model` event in its log, in effect from its next step, kept
 when the session is loaded again by either face.
+
+With no model configured (no settings, no key in the environment the client
+gave the agent), the built-in scripted demo model answers: the option says
+so and how to set one, and so does the session's first answer (`NO_MODEL`).
 """
 
 from __future__ import annotations
@@ -21,9 +25,20 @@ from typing import Any
 from acp.schema import ConfigOptionUpdate, SessionConfigOptionSelect, SessionConfigSelectOption
 
 from agent_lsp.agent import Agent
+from agent_lsp.config import model_environment, user_config_path
+from agent_lsp.llm.factory import chosen_model
 from agent_lsp.workspace.host import WorkspaceHost
 
 MODEL_OPTION = "model"
+
+
+def no_model_notice(host: WorkspaceHost) -> str:
+    """What the user reads when no model is configured: that the answers are canned, and how to set one."""
+    return ("No model is configured, so agent_lsp's built-in scripted demo model answers (its replies are "
+            "canned, not a real model's). To use a real model, give the agent an API key in the environment "
+            "your client starts it with (ANTHROPIC_API_KEY or OPENAI_API_KEY; AGENT_LSP_PROVIDER, "
+            "AGENT_LSP_MODEL and AGENT_LSP_BASE_URL choose the provider, the model and an OpenAI-compatible "
+            f"server), or write a [model] section in {user_config_path(host.env)}.")
 
 
 class ModelChoice:
@@ -38,6 +53,17 @@ class ModelChoice:
         fallback = host.settings.model.fallback
         if fallback is not None and fallback.model:
             self._offer({"provider": fallback.provider or provider, "model": fallback.model, "source": "configured"})
+        try:
+            _provider, _model, why = chosen_model(host.settings.model, model_environment(host.env))
+        except ValueError:
+            why = ""
+        self.demo_value = f"{provider}/{model}" if provider == "scripted" and why.startswith("auto") else None
+        self.warned = False
+
+    @property
+    def demo(self) -> bool:
+        """The session's model is the scripted demo model, because no model is configured."""
+        return self.demo_value is not None and self.current == self.demo_value
 
     def _offer(self, entry: dict[str, Any]) -> None:
         self.offered.setdefault(f"{entry['provider']}/{entry['model']}", entry)
@@ -55,6 +81,9 @@ class ModelChoice:
             id=MODEL_OPTION, name="Model", category="model", type="select", current_value=self.current,
             options=[SessionConfigSelectOption(value=value, name=entry["model"],
                                                description=f"{entry['provider']} ({_SOURCES[entry['source']]})")
+                     if value != self.demo_value else
+                     SessionConfigSelectOption(value=value, name="scripted demo (no model configured)",
+                                               description=no_model_notice(self.host))
                      for value, entry in choices.items()],
         )
 

@@ -108,7 +108,9 @@ class UpdateMapper:
         if kind == "user/message" and replay and data.get("surfaceOp") == "append":
             message = data.get("message") or {}
             if message.get("source", "user") == "user":
-                text = "".join(b.get("text") or "" for b in message.get("content") or () if b.get("type") == "text")
+                note = message.get("note")  # the content is for the model: show the note
+                text = note.get("text") or "" if isinstance(note, dict) else \
+                    "".join(b.get("text") or "" for b in message.get("content") or () if b.get("type") == "text")
                 return [update_user_message_text(text)] if text else []
         return []
 

@@ -194,16 +194,17 @@ class Agent:
     # ------------------------------------------------------------------ inbox
 
     def followup(self, content: str | list[dict[str, Any]], *, id: str | None = None, source: str = "user",
-                 context: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        return self._send(make_message(content, id=id, source=source, context=context), NEXT_TURN, True)
+                 context: list[dict[str, Any]] | None = None, note: dict[str, str] | None = None) -> dict[str, Any]:
+        return self._send(make_message(content, id=id, source=source, context=context, note=note), NEXT_TURN, True)
 
     def steer(self, content: str | list[dict[str, Any]], *, id: str | None = None, source: str = "user",
               context: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         return self._send(make_message(content, id=id, source=source, context=context, delivery="steer"), NEXT_STEP, True)
 
     def inject(self, content: str | list[dict[str, Any]], *, id: str | None = None, source: str = "user",
-               context: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-        return self._send(make_message(content, id=id, source=source, context=context, delivery="inject"), NEXT_STEP, False)
+               context: list[dict[str, Any]] | None = None, note: dict[str, str] | None = None) -> dict[str, Any]:
+        return self._send(make_message(content, id=id, source=source, context=context, delivery="inject", note=note),
+                          NEXT_STEP, False)
 
     def remove(self, message_id: str) -> bool:
         removed = self.inbox.remove(message_id)

@@ -61,6 +61,15 @@ class Block(EventModel):
     arguments: str | None = None
 
 
+class MessageNote(EventModel):
+    """What a client shows for a message whose content is meant for the model:
+    `undo` ("↶ you undid a change in stats.py"), `skill` ("/greet" and what the
+    user added)."""
+
+    kind: Literal["undo", "skill"]
+    text: str
+
+
 class Message(EventModel):
     """A user-role message (inbox, `user/message`). `delivery` says how it was
     sent (a followup has none); `context` is what the user attached, verbatim."""
@@ -72,6 +81,8 @@ class Message(EventModel):
     context: list[dict[str, Any]] | None = None
     delivery: Literal["steer", "inject"] | None = None
     compaction_id: str | None = None
+    note: MessageNote | None = Field(default=None, description=(
+        "the message's content is for the model, not the user's words: clients show this note instead"))
 
 
 class AssistantMessage(EventModel):

@@ -44,6 +44,7 @@ def make_message(
     source: str = "user",
     context: list[dict[str, Any]] | None = None,
     delivery: str | None = None,
+    note: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A user-role inbox message. Content must be lossless JSON (R2.3);
     context items are appended to the content as text blocks, and also kept
@@ -58,6 +59,8 @@ def make_message(
     message: dict[str, Any] = {"role": "user", "id": id or new_message_id(), "source": source, "content": blocks}
     if delivery:
         message["delivery"] = delivery
+    if note:
+        message["note"] = dict(note)  # what clients show: the content is for the model
     if context:
         message["context"] = [dict(c) for c in context]
         blocks.extend(_context_block(c) for c in context)

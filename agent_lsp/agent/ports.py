@@ -171,8 +171,10 @@ class Editor(Protocol):
         """`review`: the "edits.review" mode this edit was made under, read once
         by whoever holds or saves it after it lands (None: the folder's setting now)."""
 
-    async def save(self, paths: list[Path]) -> None:
-        """Make open buffers' text visible on disk (what a command run next reads)."""
+    async def save(self, paths: list[Path]) -> list[Path]:
+        """Make edited buffers' text visible on disk (what a command run next reads).
+        Returns the paths left unsaved because their buffers hold the user's own
+        unsaved changes (the file on disk is unchanged)."""
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
         """No answer, a timeout or a cancel is "deny"."""

@@ -15,8 +15,9 @@
 - open_url (an MCP server's sign-in page) -> `window/showDocument {external:
   true}` when the client supports it, else (or when it fails) a
   `window/showMessage` with the URL for the user to open.
-- save -> `agent/saveDocuments` when the client declared `saveDocuments`;
-  otherwise the server writes the open buffers' text to disk itself: the
+- save -> `agent/saveDocuments` (every edited file) when the client declared
+  `saveDocuments`, whose answer names the buffers it left unsaved because they
+  hold the user's own unsaved changes; otherwise the server writes the open buffers' text to disk itself: the
   text after the agent's applied edits (the client's didChange may come
   later), and only when the file on disk differs.
 
@@ -55,6 +56,7 @@ from agent_lsp.lsp.protocol import (
     ElicitResult,
     PermissionParams,
     PermissionResult,
+    SaveDocumentsResult,
     wire_dump,
 )
 from agent_lsp.tools.text import line_content, line_starts
@@ -251,23 +253,28 @@ class LspEditor:
 
     # ----------------------------------------------------------------- saving
 
-    async def save(self, paths: list[Path]) -> None:
-        open_paths = [p for p in paths if self.documents.is_open(p)]
-        if not open_paths:
-            return
+    async def save(self, paths: list[Path]) -> list[Path]:
         if self.agent_caps.save_documents:
-            uris = [self.documents.uri_of(p) for p in open_paths]
+            # every edited file: a client may edit a buffer the server was never told
+            # of (agent-lsp.el's connection manages only its chat buffer)
+            uris = {self.documents.uri_of(p): p for p in paths}
             try:
-                await _shielded(self.server.protocol.send_request_async("agent/saveDocuments", {"uris": uris}))
-                return
+                reply = await _shielded(self.server.protocol.send_request_async("agent/saveDocuments", {"uris": list(uris)}))
             except asyncio.CancelledError:
                 raise
             except Exception as error:
                 log.warning("agent/saveDocuments failed (%s); writing the buffers to disk", error)
-        for path in open_paths:
+            else:
+                try:
+                    unsaved = SaveDocumentsResult.model_validate(as_json(reply) or {}).unsaved or []
+                except ValueError:
+                    unsaved = []
+                return [uris[uri] for uri in unsaved if uri in uris]
+        for path in paths:
             text = self.documents.text_to_save(path)
             if text is not None:
                 await asyncio.to_thread(write_text_if_changed, normalise_path(path), text)
+        return []
 
     # ------------------------------------------------------------- permission
 
@@ -297,7 +304,10 @@ class LspEditor:
             except Exception as error:  # the policy says "could not be asked", not "denied"
                 log.warning("agent/permission failed: %s", error)
                 raise
-        titles = [title for title, answer in PERMISSION_ACTIONS.items() if answer in request.choices]
+        # Deny first: editors preselect the first action (eglot's RET takes it), and a key
+        # pressed as the question appears must not approve anything.
+        titles = ["Deny", *(title for title, answer in PERMISSION_ACTIONS.items()
+                            if answer in request.choices and answer != "deny")]
         # The choices are in the text too: some clients show only the message until asked to complete.
         lines = [request.title, request.detail, request.diff, request.asks_every_time, f"Answer: {' / '.join(titles)}"]
         params = types.ShowMessageRequestParams(

@@ -151,6 +151,12 @@ class SaveDocumentsParams(WireModel):
     uris: list[str]
 
 
+class SaveDocumentsResult(WireModel):
+    unsaved: list[str] | None = Field(default=None, description=(
+        "the URIs the client left unsaved because their buffers hold the user's own unsaved changes "
+        "(the agent's edit is in the buffer, the file on disk is unchanged); the model is told"))
+
+
 class ApplyEditAgentLsp(WireModel):
     """The `agentLsp` member of every agent edit's `workspace/applyEdit` params, for
     a client that declared `saveDocuments` (others may refuse an unknown member)."""
@@ -242,7 +248,7 @@ SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
 
 SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/permission": (PermissionParams, PermissionResult),
-    "agent/saveDocuments": (SaveDocumentsParams, Empty),
+    "agent/saveDocuments": (SaveDocumentsParams, SaveDocumentsResult),
     "agent/elicit": (ElicitParams, ElicitResult),
     "agent/languageQuery": (LanguageQueryParams, LanguageQueryResult),
 }

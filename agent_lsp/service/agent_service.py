@@ -88,7 +88,7 @@ class AgentService:
             message_id = message_id or f"msg_{uuid.uuid4().hex[:12]}"
             asyncio.get_running_loop().call_later(after_s, _later, agent, message, message_id)
             return Queued(agent, message_id)
-        queued = agent.followup(message.content, id=message_id, context=message.context)
+        queued = agent.followup(message.content, id=message_id, context=message.context, note=message.note)
         return Queued(agent, queued["id"])
 
     async def steer(
@@ -105,7 +105,7 @@ class AgentService:
         host = self.turn_host(session_id, workspace_uri)
         agent = self.directory.agent_for(session_id)[1] if session_id is not None else host.current()
         if idle_followup and agent.status != "running":
-            return Queued(agent, agent.followup(message.content, context=message.context)["id"])
+            return Queued(agent, agent.followup(message.content, context=message.context, note=message.note)["id"])
         return Queued(agent, agent.steer(message.content, context=message.context)["id"], "steer")
 
     def turn_host(self, session_id: str | None, workspace_uri: str | None) -> WorkspaceHost:
@@ -162,5 +162,5 @@ class AgentService:
 
 
 def _later(agent: Agent, message: Message, message_id: str) -> None:
-    agent.followup(message.content, id=message_id, context=message.context)
+    agent.followup(message.content, id=message_id, context=message.context, note=message.note)
 

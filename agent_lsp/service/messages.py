@@ -27,6 +27,9 @@ class Message:
     # Where `@server:uri` is looked for, when not in all of the text: the user's own
     # words of a text that also holds the files they attached (ACP's embedded resources).
     typed: str | None = None
+    # What clients show instead of the content, when the content is for the model
+    # (a skill's instructions): {kind, text}, the user message's `note`.
+    note: dict[str, str] | None = None
 
     @property
     def text(self) -> str:

@@ -26,7 +26,9 @@ The result's `meta["journal"]` is the durable record of the change (see
 
 Edits visible to what runs next: after every applied edit the tool calls
 `Editor.save([path])`, so a command run next (tests, linters) reads the edited
-text from disk. The LSP editor asks clients that declared
+text from disk. An editor may leave a buffer that holds the user's own unsaved
+changes unsaved (saving would write them too): the result tells the model
+that the file on disk is unchanged. The LSP editor asks clients that declared
 `agentLsp.saveDocuments` to save, and otherwise writes the buffer text to disk
 itself; files the editor has not opened are written to disk when the edit is
 applied (client or fallback), so saving them is a no-op.
@@ -77,6 +79,12 @@ PENDING_REVIEW_NOTE = (
 )
 
 
+def unsaved_note(shown: list[str]) -> str:
+    """The result's note for files the editor left unsaved: their buffers hold the user's own changes."""
+    return (f"{', '.join(shown)}: left unsaved in the editor because it has the user's unsaved changes; "
+            "the file on disk is unchanged, so commands run next do not see this edit.")
+
+
 class EditSpec(ToolInput):
     old_text: str = Field(description="exact text as it is in the file now, whitespace included, with enough "
                           "lines around it to be unique")
@@ -124,6 +132,8 @@ class EditFile(BuiltinTool):
         summary = f"Edited {shown}: {len(spans)} replacement{'s' if len(spans) != 1 else ''} (+{added} -{removed} lines)."
         if applied.pending:
             summary += " " + PENDING_REVIEW_NOTE
+        elif applied.unsaved:
+            summary += " " + unsaved_note([shown])
         output = ToolOutput(
             content=summary + "\n" + _cap(diff, MAX_DIFF_CHARS),
             meta={"path": shown, "diff": diff, "replacements": len(spans), "journal": [applied.record]},
@@ -296,6 +306,7 @@ def _near_misses(text: str, old: str) -> str:
 class AppliedChange:
     record: dict[str, Any]  # the change's journal record (for the result's meta["journal"])
     pending: bool  # held unsaved for the user's keep/undo ("review"), rather than saved
+    unsaved: bool = False  # the editor did not save it: the buffer holds the user's unsaved changes
 
 
 async def apply_text_change(
@@ -334,7 +345,7 @@ async def apply_text_change(
         env.review.hold(ctx, change)  # saved once the user has kept or undone its hunks
         return AppliedChange(record, pending=True)
     try:
-        await unless_aborted(
+        unsaved = await unless_aborted(
             ctx,
             env.editor.save([file.path]),
             f"The edit to {shown} was applied, but the turn was cancelled before the editor saved it.",
@@ -342,7 +353,7 @@ async def apply_text_change(
     except ToolError as e:
         e.meta = {**(e.meta or {}), "path": shown, "journal": [record]}
         raise
-    return AppliedChange(record, pending=False)
+    return AppliedChange(record, pending=False, unsaved=bool(unsaved))
 
 
 async def ask_before_editing(

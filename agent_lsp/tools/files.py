@@ -32,7 +32,7 @@ from agent_lsp.agent.ports import (
     ToolOutput,
 )
 from agent_lsp.tools.base import BuiltinTool, ToolEnv, ToolError, ToolInput, read_text, unless_aborted
-from agent_lsp.tools.edit import PENDING_REVIEW_NOTE, apply_text_change
+from agent_lsp.tools.edit import PENDING_REVIEW_NOTE, apply_text_change, unsaved_note
 from agent_lsp.tools.hunks import unified_diff
 from agent_lsp.tools.journal_record import FileChange
 from agent_lsp.tools.problems import problems_before, with_problems
@@ -172,7 +172,7 @@ class WriteFile(BuiltinTool):
         checked = await problems_before(language, [path])
         applied = await apply_text_change(self.env, ctx, file, whole, args.content, f"agent: write {shown}", exact=False)
         diff = unified_diff(file.text, args.content, shown)
-        note = f" {PENDING_REVIEW_NOTE}" if applied.pending else ""
+        note = f" {PENDING_REVIEW_NOTE}" if applied.pending else f" {unsaved_note([shown])}" if applied.unsaved else ""
         output = ToolOutput(content=f"Wrote {shown}.{note}", meta={"path": shown, "diff": diff, "journal": [applied.record]})
         return await with_problems(language, checked, {path: args.content}, output, self.env.show)
 

@@ -20,6 +20,7 @@ from pydantic import Field
 
 from agent_lsp.agent.ports import PermissionRequest, ToolContext, ToolOutput
 from agent_lsp.tools.base import BuiltinTool, ToolError, ToolInput, read_text
+from agent_lsp.tools.edit import unsaved_note
 from agent_lsp.tools.language_edits import apply_file_edits
 from agent_lsp.tools.language_port import FileEdits, Location, NoLanguageServer, Symbol
 from agent_lsp.tools.problems import MAX_LISTED, problems_before, with_problems
@@ -159,6 +160,8 @@ class LanguageTool(BuiltinTool):
         summary = f"Applied {what}: {count} edit{'s' if count != 1 else ''} in {len(edits)} file{'s' if len(edits) != 1 else ''} ({shown})."
         if applied.pending:
             summary += " The change waits in the editor for the user's review."
+        elif applied.unsaved:
+            summary += " " + unsaved_note([self.env.show(p) for p in applied.unsaved])
         output = ToolOutput(content=summary, meta={"paths": [self.env.show(p) for p in paths], "journal": applied.records})
         return await with_problems(self.env.edit_language, checked, applied.texts, output, self.env.show)
 

@@ -26,6 +26,7 @@ class AppliedEdits:
     records: list[dict[str, Any]] = field(default_factory=list)
     texts: dict[Path, str | None] = field(default_factory=dict)  # each file's new text
     pending: bool = False
+    unsaved: list[Path] = field(default_factory=list)  # left unsaved: the buffers hold the user's changes
 
 
 async def apply_file_edits(env: ToolEnv, ctx: ToolContext, edits: list[FileEdits], label: str) -> AppliedEdits:
@@ -58,7 +59,7 @@ async def apply_file_edits(env: ToolEnv, ctx: ToolContext, edits: list[FileEdits
             env.review.hold(ctx, change)
     if not applied.pending:
         try:
-            await unless_aborted(ctx, env.editor.save([f.path for f, _, _ in planned]),
+            applied.unsaved = await unless_aborted(ctx, env.editor.save([f.path for f, _, _ in planned]),
                                  "The edit was applied, but the turn was cancelled before the editor saved it.")
         except ToolError as error:
             error.meta = {**(error.meta or {}), "journal": applied.records}

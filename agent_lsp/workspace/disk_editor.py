@@ -67,8 +67,8 @@ class DiskEditor:
     def open_documents(self) -> list[Path]:
         return []
 
-    async def save(self, paths: list[Path]) -> None:
-        return None  # everything is on disk already
+    async def save(self, paths: list[Path]) -> list[Path]:
+        return []  # everything is on disk already
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
         self.permission_requests.append(request)

@@ -271,13 +271,15 @@ class EditReview:
         if not result.applied:
             return f"the editor refused the undo: {result.failure_reason}"
         undone = "".join(_replaced(text, offsets, placed))
-        rejected = unified_diff(undone, text, WorkspaceRoots([self.root]).display(file))
+        shown = WorkspaceRoots([self.root]).display(file)
+        rejected = unified_diff(undone, text, shown)
         self._record(session_id, file, "undo", placed, rejected)
         agent = self.sessions.agent(session_id)
         agent.inject(
             f"The user rejected this change of yours and undid it:\n{rejected}\n"
             "Do not make this change again unless the user asks for it.",
             source=MESSAGE_SOURCE,
+            note={"kind": "undo", "text": f"↶ you undid a change in {shown}"},
         )
         return None
 

@@ -12,7 +12,8 @@
 ;; declares that it renders the agent's events: the conversation streams into
 ;; the *agent* buffer.  The agent's edits arrive as ordinary
 ;; workspace/applyEdit and land in your buffers (undo works); its permission
-;; questions are eglot's minibuffer prompt, with the choices in the text.
+;; questions are asked in the minibuffer, one key per answer (a key pressed
+;; as the question appears answers nothing: `agent-lsp-permission-guard').
 ;; Its language questions (the problems an edit added, definitions, renames,
 ;; ...) are answered by the server eglot runs for the buffer's major mode
 ;; (agent-lsp-language.el), so the agent sees what you see.
@@ -21,8 +22,16 @@
 ;;   M-x agent-lsp-steer                 send into the running turn
 ;;   M-x agent-lsp-cancel                stop the running turn
 ;;   M-x agent-lsp-ask-about-selection   ask a question about the region
+;;   M-x agent-lsp-run-skill             run one of the project's skills
+;;   M-x agent-lsp-new-session           start a new session
+;;   M-x agent-lsp-resume                show an earlier session and go on in it
+;;   M-x agent-lsp-queue                 the messages waiting for the agent (d removes one)
+;;   M-x agent-lsp-mcp-status            the project's MCP servers
 ;;
-;; The agent reads files from disk: save your buffers before asking.
+;; The agent reads files from disk: save your buffers before asking.  Its
+;; edits are saved before its next tool runs, except in a buffer that holds
+;; your own unsaved changes: that one is left unsaved, and the agent is told
+;; that the file on disk is unchanged.
 
 ;;; Code:
 
@@ -49,7 +58,70 @@ A plist of the object docs/protocol.md describes under Settings."
   :documentation "An eglot connection to agent-lsp that renders its events.")
 
 (cl-defmethod eglot-client-capabilities ((_server agent-lsp-server))
-  (plist-put (cl-call-next-method) :experimental '(:agentLsp (:events t :languageQuery t))))
+  (plist-put (cl-call-next-method) :experimental '(:agentLsp (:events t :languageQuery t :saveDocuments t :permissions t))))
+
+;;; The agent's edits reach the disk
+
+(defvar-local agent-lsp--holding nil
+  "Non-nil when the agent's last edit met the user's unsaved changes here.
+Such a buffer is left unsaved (saving would write the user's changes too).")
+
+(defvar-local agent-lsp--edited-tick nil
+  "The buffer's modification tick right after the agent's last edit.")
+
+(defvar-local agent-lsp--loaded nil
+  "Non-nil when this buffer was visited only to apply an agent edit.")
+
+(defun agent-lsp--edited-files (edit)
+  "The files a WorkspaceEdit EDIT changes."
+  (append (mapcar (lambda (change) (eglot--uri-to-path (plist-get (plist-get change :textDocument) :uri)))
+                  (seq-filter (lambda (change) (plist-get change :textDocument))
+                              (plist-get edit :documentChanges)))
+          (cl-loop for (uri _edits) on (plist-get edit :changes) by #'cddr
+                   collect (eglot--uri-to-path (substring (symbol-name uri) 1)))))
+
+(defun agent-lsp--users-changes-p (buffer)
+  "Non-nil when BUFFER has unsaved changes of the user's (not only the agent's)."
+  (with-current-buffer buffer
+    (and (buffer-modified-p)
+         (or agent-lsp--holding (not (eql (buffer-modified-tick) agent-lsp--edited-tick))))))
+
+(cl-defmethod eglot-handle-request ((_server agent-lsp-server) (_method (eql workspace/applyEdit))
+                                    &key edit &allow-other-keys)
+  "Apply the agent's EDIT to the buffers; the server then asks to save them.
+A buffer that already had the user's unsaved changes is not saved."
+  (let* ((files (agent-lsp--edited-files edit))
+         (before (mapcar (lambda (file)
+                           (let ((buffer (find-buffer-visiting file)))
+                             (cons buffer (and buffer (agent-lsp--users-changes-p buffer)))))
+                         files)))
+    ;; visited here, so that eglot does not ask before editing a file no buffer visits
+    (dolist (file files)
+      (when (file-exists-p file) (find-file-noselect file t)))
+    (eglot--apply-workspace-edit edit eglot-confirm-server-initiated-edits)
+    (cl-loop for file in files
+             for (visited . modified) in before
+             do (when-let ((buffer (find-buffer-visiting file)))
+                  (with-current-buffer buffer
+                    (setq agent-lsp--loaded (null visited)
+                          agent-lsp--holding modified
+                          agent-lsp--edited-tick (buffer-modified-tick))))))
+  '(:applied t))
+
+(cl-defmethod eglot-handle-request ((_server agent-lsp-server) (_method (eql agent/saveDocuments))
+                                    &key uris &allow-other-keys)
+  "Save the buffers of URIS, except those holding the user's unsaved changes.
+The answer names those, so the agent knows the file on disk is unchanged."
+  (let (unsaved)
+    (seq-doseq (uri uris)
+      (when-let ((buffer (find-buffer-visiting (eglot--uri-to-path uri))))
+        (with-current-buffer buffer
+          (cond (agent-lsp--holding (when (buffer-modified-p) (push uri unsaved)))
+                ((buffer-modified-p)
+                 (let ((inhibit-message t)) (save-buffer))
+                 (when (and agent-lsp--loaded (not (get-buffer-window buffer t)))
+                   (kill-buffer buffer)))))))
+    (list :unsaved (vconcat (nreverse unsaved)))))
 
 (cl-defmethod eglot-handle-request ((server agent-lsp-server) (_method (eql agent/languageQuery))
                                     &rest params)
@@ -61,6 +133,56 @@ See agent-lsp-language.el."
   "The conversation with the agent: what you asked, its tools and answers."
   (setq-local truncate-lines nil)
   (visual-line-mode 1))
+
+;;; Permission questions
+
+(defcustom agent-lsp-permission-guard 0.6
+  "Seconds after a permission question appears in which keys answer nothing.
+A key typed for something else just as the question appears must not
+approve what the user has not read."
+  :type 'number)
+
+(defconst agent-lsp--answers
+  '(("once" ?a "allow once") ("session" ?s "allow for this session")
+    ("always" ?A "always allow") ("deny" ?d "deny"))
+  "The answers to a permission question, their keys and labels.")
+
+(defun agent-lsp--permission-prompt (title detail diff why offered)
+  "The question: TITLE, DETAIL, DIFF, WHY it always asks, the OFFERED keys."
+  (concat (propertize "agent-lsp: " 'face 'warning) title
+          (if (and detail (not (equal detail ""))) (concat " — " detail) "")
+          (if why (concat "\n" why) "")
+          (if diff (concat "\n" diff) "")
+          "\n"
+          (mapconcat (lambda (answer) (format "[%c] %s" (nth 1 answer) (nth 2 answer))) offered "  ")
+          " "))
+
+(defun agent-lsp--read-answer (prompt offered)
+  "Read the key of one of the OFFERED answers with PROMPT.
+Keys typed before it, or within `agent-lsp-permission-guard' seconds of
+its appearing, are dropped."
+  (discard-input)
+  (let ((shown (float-time)) answer)
+    (while (not answer)
+      (let ((key (read-key prompt)))
+        (when (>= (- (float-time) shown) agent-lsp-permission-guard)
+          (setq answer (car (seq-find (lambda (a) (eql (nth 1 a) key)) offered))))))
+    answer))
+
+(cl-defmethod eglot-handle-request ((_server agent-lsp-server) (_method (eql agent/permission))
+                                    &key title detail diff asksEveryTime choices &allow-other-keys)
+  "The agent asks before a risky action: one key per answer the server honours.
+\\[keyboard-quit] denies."
+  (let* ((choices (append choices nil))
+         (offered (seq-filter (lambda (a) (or (equal (car a) "deny") (member (car a) choices)))
+                              agent-lsp--answers))
+         (prompt (agent-lsp--permission-prompt title detail diff asksEveryTime offered)))
+    (agent-lsp--line (propertize "? " 'face 'warning) title)
+    (let ((answer (condition-case nil
+                      (agent-lsp--read-answer prompt offered)
+                    (quit "deny"))))
+      (agent-lsp--line (propertize (format "  %s" (nth 2 (assoc answer agent-lsp--answers))) 'face 'shadow))
+      (list :answer answer))))
 
 ;;; The *agent* buffer
 
@@ -116,11 +238,18 @@ See agent-lsp-language.el."
   (let ((data (plist-get event :data)))
     (pcase (plist-get event :type)
       ("user/message"
-       (let ((message (plist-get data :message)))
-         (unless (member (plist-get message :source) '("runtime-context" "compaction"))
-           (agent-lsp--line (propertize (if (equal (plist-get message :delivery) "steer") "You (steering): " "You: ")
-                                        'face 'bold)
-                            (agent-lsp--user-text message)))))
+       (let* ((message (plist-get data :message))
+              (note (plist-get message :note)))
+         (cond ((member (plist-get message :source) '("runtime-context" "compaction")))
+               ;; text meant for the model: the note says what the user did
+               ((and note (equal (plist-get note :kind) "skill"))
+                (agent-lsp--line (propertize "You: " 'face 'bold)
+                                 (propertize (plist-get note :text) 'face 'font-lock-constant-face)))
+               (note (agent-lsp--line (propertize (plist-get note :text) 'face 'shadow)))
+               (t (agent-lsp--line (propertize (if (equal (plist-get message :delivery) "steer")
+                                                   "You (steering): " "You: ")
+                                               'face 'bold)
+                                   (agent-lsp--user-text message))))))
       ("assistant/chunk"
        (let ((chunk (plist-get data :chunk)))
          (when (equal (plist-get chunk :type) "text-delta")
@@ -153,9 +282,14 @@ See agent-lsp-language.el."
                                       'face 'shadow))
          (agent-lsp--insert "\n"))))))
 
+(defvar agent-lsp--session nil
+  "The id of the session the *agent* buffer shows, once known.")
+
 (cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql session/event))
-                                         &key events &allow-other-keys)
-  (seq-do #'agent-lsp--render events))
+                                         &key sessionId events &allow-other-keys)
+  (when (or (null agent-lsp--session) (equal sessionId agent-lsp--session))
+    (setq agent-lsp--session sessionId)
+    (seq-do #'agent-lsp--render events)))
 
 (cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql agent/status))
                                          &key status &allow-other-keys)
@@ -193,7 +327,28 @@ See agent-lsp-language.el."
   (let ((server (agent-lsp--server)))
     (with-current-buffer (agent-lsp--buffer)
       (setq default-directory (project-root (eglot--project server))))
-    (eglot-execute-command server command (if argument (vector argument) []))))
+    (let ((result (eglot-execute-command server command (if argument (vector argument) []))))
+      (when-let ((session (and (listp result) (plist-get result :sessionId))))
+        (setq agent-lsp--session session))
+      result)))
+
+(defun agent-lsp--message (content)
+  "The followup/steer argument for CONTENT: into the session shown, once known."
+  (if agent-lsp--session
+      (if (stringp content)
+          (list :content content :sessionId agent-lsp--session)
+        (plist-put (copy-sequence content) :sessionId agent-lsp--session))
+    content))
+
+(defun agent-lsp--request (method params)
+  "Send METHOD with PARAMS to this project's agent-lsp and return the result."
+  (jsonrpc-request (agent-lsp--server) method params))
+
+(defun agent-lsp--workspace-uri ()
+  (eglot--path-to-uri (expand-file-name (project-root (eglot--project (agent-lsp--server))))))
+
+(defun agent-lsp--current-session ()
+  (or agent-lsp--session (user-error "No session yet: ask the agent something first")))
 
 (defun agent-lsp-show ()
   "Show the *agent* buffer."
@@ -205,20 +360,31 @@ See agent-lsp-language.el."
   "Send TEXT to the agent of this project.
 It starts a turn, or is queued after the running one."
   (interactive (list (read-string "Ask the agent: ")))
-  (agent-lsp--command 'agentLsp.followup text)
+  (agent-lsp--command 'agentLsp.followup (agent-lsp--message text))
   (agent-lsp-show))
 
 ;;;###autoload
 (defun agent-lsp-steer (text)
   "Send TEXT into the running turn: the agent reads it at its next step."
   (interactive (list (read-string "Steer the agent: ")))
-  (agent-lsp--command 'agentLsp.steer text))
+  (agent-lsp--command 'agentLsp.steer (agent-lsp--message text)))
 
 ;;;###autoload
 (defun agent-lsp-cancel ()
   "Stop the agent's running turn."
   (interactive)
-  (agent-lsp--command 'agentLsp.cancel nil))
+  (agent-lsp--command 'agentLsp.cancel agent-lsp--session))
+
+;;;###autoload
+(defun agent-lsp-run-skill (name &optional arguments)
+  "Run the skill NAME of this project, with ARGUMENTS (what you add to it).
+The chat shows /NAME; the agent reads the skill's instructions."
+  (interactive (list (read-string "Skill: ") (read-string "Add (optional): ")))
+  (agent-lsp--command 'agentLsp.runSkill
+                      (if (and arguments (not (string-empty-p arguments)))
+                          (list :name name :arguments arguments)
+                        name))
+  (agent-lsp-show))
 
 ;;;###autoload
 (defun agent-lsp-ask-about-selection (beg end question)
@@ -230,8 +396,102 @@ It starts a turn, or is queued after the running one."
                        :uri (eglot--path-to-uri (or buffer-file-name (user-error "This buffer has no file")))
                        :range (list :start (eglot--pos-to-lsp-position beg) :end (eglot--pos-to-lsp-position end))
                        :text (buffer-substring-no-properties beg end))))
-    (agent-lsp--command 'agentLsp.followup (list :content question :context (vector context)))
+    (agent-lsp--command 'agentLsp.followup (agent-lsp--message (list :content question :context (vector context))))
     (agent-lsp-show)))
+
+;;; Sessions, the queue and MCP servers
+
+(defun agent-lsp--show-session (session-id)
+  "Make SESSION-ID the session of the *agent* buffer, with its whole transcript."
+  (let ((loaded (agent-lsp--request :agent/session/load (list :sessionId session-id))))
+    (with-current-buffer (agent-lsp--buffer)
+      (let ((inhibit-read-only t)) (erase-buffer)))
+    (setq agent-lsp--session session-id
+          agent-lsp--streaming nil)
+    (seq-do #'agent-lsp--render (plist-get loaded :events))
+    (agent-lsp-show)))
+
+;;;###autoload
+(defun agent-lsp-new-session ()
+  "Start a new, empty session; what you ask next goes to it."
+  (interactive)
+  (let ((created (agent-lsp--request :agent/session/new (list :workspaceUri (agent-lsp--workspace-uri)))))
+    (agent-lsp--show-session (plist-get created :sessionId))))
+
+(defun agent-lsp--session-label (info)
+  "A line naming the session INFO: its title, turns and when it changed."
+  (format "%s · %d turn%s · %s · %s"
+          (or (plist-get info :title) "(untitled)")
+          (plist-get info :turns) (if (eql (plist-get info :turns) 1) "" "s")
+          (format-time-string "%Y-%m-%d %H:%M" (/ (plist-get info :updatedAt) 1000))
+          (plist-get info :sessionId)))
+
+;;;###autoload
+(defun agent-lsp-resume (session-id)
+  "Show the session SESSION-ID of this project; what you ask next goes to it.
+Interactively, pick one of the project's sessions, newest first."
+  (interactive
+   (let* ((sessions (append (plist-get (agent-lsp--request :agent/session/list
+                                                           (list :workspaceUri (agent-lsp--workspace-uri)))
+                                       :sessions)
+                            nil))
+          (labels (mapcar (lambda (info) (cons (agent-lsp--session-label info) (plist-get info :sessionId)))
+                          sessions)))
+     (unless labels (user-error "This project has no sessions yet"))
+     (list (cdr (assoc (completing-read "Resume session: " labels nil t) labels)))))
+  (agent-lsp--show-session session-id))
+
+(defun agent-lsp--text-of (content)
+  "The text of a message's CONTENT blocks."
+  (mapconcat (lambda (block) (or (plist-get block :text) "")) (append content nil) ""))
+
+;;;###autoload
+(defun agent-lsp-queue ()
+  "Show the messages waiting for the agent; with a key, remove one."
+  (interactive)
+  (let* ((session (agent-lsp--current-session))
+         (inbox (plist-get (agent-lsp--request :agent/session/load (list :sessionId session)) :inbox))
+         (queued (append (plist-get inbox :nextStep) (plist-get inbox :nextTurn) nil)))
+    (with-current-buffer (get-buffer-create "*agent queue*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (if queued (format "%d queued for the agent (d: remove the message at point)\n" (length queued))
+                  "Nothing is queued.\n"))
+        (dolist (message queued)
+          (insert (propertize (format "- %s\n" (agent-lsp--text-of (plist-get message :content)))
+                              'agent-lsp-message (plist-get message :id)))))
+      (special-mode)
+      (local-set-key (kbd "d") #'agent-lsp-queue-remove)
+      (setq-local agent-lsp--session session)
+      (display-buffer (current-buffer)))))
+
+(defun agent-lsp-queue-remove ()
+  "Remove the queued message at point before the agent reads it."
+  (interactive)
+  (let ((id (get-text-property (point) 'agent-lsp-message)))
+    (unless id (user-error "No queued message here"))
+    (agent-lsp--request :agent/inbox/remove (list :sessionId (agent-lsp--current-session) :messageId id))
+    (agent-lsp-queue)))
+
+;;;###autoload
+(defun agent-lsp-mcp-status ()
+  "Show the project's MCP servers: their state, tools, and why one waits or failed."
+  (interactive)
+  (let ((servers (append (plist-get (agent-lsp--request :agent/mcp/list (list :workspaceUri (agent-lsp--workspace-uri)))
+                                    :servers)
+                         nil)))
+    (with-current-buffer (get-buffer-create "*agent MCP*")
+      (let ((inhibit-read-only t))
+        (erase-buffer)
+        (insert (if servers "" "No MCP server is configured.\n"))
+        (dolist (server servers)
+          (insert (format "%s  %s  (%s)%s%s\n" (plist-get server :name) (plist-get server :state)
+                          (plist-get server :source)
+                          (if (eql (plist-get server :toolCount) 0) ""
+                            (format "  %d tools" (plist-get server :toolCount)))
+                          (if (plist-get server :reason) (concat "  " (plist-get server :reason)) "")))))
+      (special-mode)
+      (display-buffer (current-buffer)))))
 
 (provide 'agent-lsp)
 ;;; agent-lsp.el ends here

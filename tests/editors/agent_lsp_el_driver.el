@@ -17,6 +17,17 @@
 ;;                          ["wait-file", TEXT]  (until the open file's buffer contains TEXT)
 ;;                          ["wait-visited", FILE, TEXT]  (until the buffer visiting FILE,
 ;;                             relative to the workspace, contains TEXT)
+;;                          ["new-session"]  ["queue"]  ["mcp-status"]
+;;                          ["wait-queued", TEXT]  (M-x agent-lsp-queue again until it lists TEXT)
+;;                          ["queue-remove", TEXT]  (d on the queued message's line with TEXT)
+;;                          ["resume", TEXT]  (picks the session whose line contains TEXT)
+;;                          ["wait-buffer", NAME, TEXT]  (until buffer NAME contains TEXT)
+;;                          ["skill", NAME, ARGUMENTS]  (run the project's skill NAME)
+;;                          ["type", FILE, TEXT]  (the user types TEXT at the end of FILE's
+;;                             buffer, visiting it, and does not save)
+;;                          ["keys", [KEY, SECONDS]...]  (the keys the user presses at the
+;;                             next questions: each KEY, a one-character string, SECONDS after
+;;                             the question asks for a key)
 ;;                          ["start-server", COMMAND...]  (eglot runs COMMAND as the open
 ;;                             file's language server, for its major mode)
 ;;                          ["wait-reported"]  (until that server published diagnostics)
@@ -45,6 +56,22 @@
   t)
 (advice-add 'y-or-n-p :override #'driver-yes)
 
+(defvar driver-keys nil "Keys the user will press, as (CHAR . SECONDS-BEFORE), in order.")
+(defvar driver-prompts nil "The prompts keys were read with, newest first.")
+(defun driver-read-key (&optional prompt &rest _)
+  "The user presses the next of `driver-keys' (after its delay: the user's own time)."
+  (push prompt driver-prompts)
+  (let ((next (or (pop driver-keys) (driver-finish nil "a question asks for a key nobody presses: %s" prompt))))
+    (when (> (cdr next) 0) (sleep-for (cdr next)))
+    (car next)))
+(advice-add 'read-key :override #'driver-read-key)
+
+(defvar driver-choice nil "What the next completing-read picks: the candidate containing it.")
+(defun driver-completing-read (prompt collection &rest _)
+  (let ((names (all-completions "" collection)))
+    (or (seq-find (lambda (name) (string-search driver-choice name)) names)
+        (driver-finish nil "%s offers no %S among %S" prompt driver-choice names))))
+
 (defvar driver-applied-edits 0 "workspace/applyEdit requests agent-lsp sent.")
 (cl-defmethod eglot-handle-request :before
   ((_server agent-lsp-server) (_method (eql workspace/applyEdit)) &rest _)
@@ -71,7 +98,8 @@
       (with-current-buffer "*agent*"
         (write-region (point-min) (point-max) out nil 'silent))))
   (princ (concat (if ok "OK " "FAIL ") (apply #'format fmt args)
-                 (format "\nworkspace/applyEdit: %d\n" driver-applied-edits)))
+                 (format "\nworkspace/applyEdit: %d\n" driver-applied-edits)
+                 (format "prompts: %S\n" driver-prompts)))
   (kill-emacs (if ok 0 1)))
 
 (defun driver-wait (buffer text seconds)
@@ -110,6 +138,36 @@
              (driver-wait (or (find-buffer-visiting (expand-file-name name root))
                               (driver-finish nil "%s is not visited" name))
                           text timeout))
+            (`("new-session") (agent-lsp-new-session))
+            (`("resume" ,text)
+             (let ((driver-choice text))
+               (advice-add 'completing-read :override #'driver-completing-read)
+               (unwind-protect (call-interactively #'agent-lsp-resume)
+                 (advice-remove 'completing-read #'driver-completing-read))))
+            (`("queue") (agent-lsp-queue))
+            (`("wait-queued" ,text)
+             (let ((deadline (+ (float-time) timeout)))
+               (while (progn (agent-lsp-queue)
+                             (and (not (with-current-buffer "*agent queue*"
+                                         (save-excursion (goto-char (point-min)) (search-forward text nil t))))
+                                  (< (float-time) deadline)))
+                 (accept-process-output nil 0.1))
+               (driver-wait (get-buffer "*agent queue*") text 0)))
+            (`("queue-remove" ,text)
+             (with-current-buffer "*agent queue*"
+               (goto-char (point-min))
+               (search-forward text)
+               (agent-lsp-queue-remove)))
+            (`("mcp-status") (agent-lsp-mcp-status))
+            (`("wait-buffer" ,name ,text)
+             (driver-wait (or (get-buffer name) (driver-finish nil "no buffer %s" name)) text timeout))
+            (`("skill" ,name ,arguments) (agent-lsp-run-skill name arguments))
+            (`("type" ,name ,text)
+             (with-current-buffer (find-file-noselect (expand-file-name name root))
+               (goto-char (point-max))
+               (insert text)))
+            (`("keys" . ,keys)
+             (setq driver-keys (mapcar (lambda (k) (cons (aref (car k) 0) (cadr k))) keys)))
             (`("start-server" . ,command) (driver-start-server command))
             (`("wait-reported") (driver-wait-reported timeout))
             (_ (driver-finish nil "unknown step %S" step))))

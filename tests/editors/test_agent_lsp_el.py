@@ -43,6 +43,7 @@ def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissio
     workspace.mkdir()
     files = files or {"stats.py": BUGGY}
     for name, text in files.items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
         (workspace / name).write_text(text)
     settings = {"model": {"provider": "scripted", "script": script}, "sessionsDir": str(tmp_path / "sessions"),
                 **(settings or {})}
@@ -109,6 +110,95 @@ def test_a_command_that_exits_non_zero_is_a_cross(tmp_path: Path):
     agent, _ = run_package(tmp_path, script, [["ask", "run the tests"], ["wait", "— turn 1 completed"]],
                            permissions=ALLOW_COMMANDS)
     assert "  ✗ run_command · exit 3" in agent.splitlines()
+
+
+def test_an_edit_is_on_disk_before_the_next_tool_runs_unless_the_buffer_has_the_users_changes(tmp_path: Path):
+    # stats.py is visited and clean: the agent's edit is saved before its
+    # command reads the file. notes.py holds the user's unsaved line: the edit
+    # lands in the buffer, the file stays as it was, and the model is told.
+    note = {"name": "edit_file", "arguments": {"path": "notes.py", "edits": [{"oldText": "x = 1", "newText": "x = 2"}]}}
+    script = [
+        {"text": "Fixing it.", "tools": [EDIT]},
+        {"text": "Checking.", "tools": [{"name": "run_command", "arguments": {"command": "cat stats.py"}},
+                                        {"name": "read_file", "arguments": {"path": "stats.py"}}]},
+        {"text": "Noting.", "tools": [note]},
+        {"text": "Elsewhere.", "tools": [{"name": "edit_file", "arguments": {
+            "path": "other.py", "edits": [{"oldText": "y = 1", "newText": "y = 3"}]}}]},
+        {"text": "Done."},
+    ]
+    _, report = run_package(tmp_path, script, [
+        ["type", "notes.py", "# mine\n"],
+        ["ask", "mean() is wrong, fix it"],
+        ["wait", "— turn 1 completed"],
+    ], files={"stats.py": BUGGY, "notes.py": "x = 1\n", "other.py": "y = 1\n"}, permissions=ALLOW_COMMANDS)
+    edited, command, read, noted, elsewhere = tool_results(tmp_path)
+    assert FIXED_LINE in command and FIXED_LINE in read, (command, read)
+    assert "left unsaved" not in edited
+    assert ("notes.py: left unsaved in the editor because it has the user's unsaved changes; "
+            "the file on disk is unchanged") in noted, noted
+    workspace = tmp_path / "project"
+    assert (workspace / "notes.py").read_text() == "x = 1\n"
+    assert FIXED_LINE in (workspace / "stats.py").read_text()
+    # A file no buffer visits is edited and saved without a y/n question.
+    assert (workspace / "other.py").read_text() == "y = 3\n" and "left unsaved" not in elsewhere
+    assert "Server wants to edit" not in report, report
+
+
+def test_a_key_pressed_as_the_permission_question_appears_answers_nothing(tmp_path: Path):
+    # The user presses "a" and RET just as the question appears (typing for
+    # something else): nothing runs. Read, then "d": the agent is denied.
+    script = [{"text": "Touching.", "tools": [{"name": "run_command",
+                                              "arguments": {"command": "touch created-by-agent.txt"}}]},
+              {"text": "Not allowed."}]
+    agent, report = run_package(tmp_path, script, [
+        ["keys", ["a", 0], ["\r", 0], ["d", 0.7]],
+        ["ask", "touch a file"],
+        ["wait", "— turn 1 completed"],
+    ])
+    assert not (tmp_path / "project" / "created-by-agent.txt").exists()
+    assert "✗ run_command" in agent
+    assert "? Run `touch created-by-agent.txt`" in agent and "  deny" in agent.splitlines()
+    # The question offered its keys, and none of them is a default.
+    assert "[a] allow once" in report and "[d] deny" in report, report
+
+
+def test_a_skill_shows_as_its_name_while_the_model_reads_its_instructions(tmp_path: Path):
+    agent, _ = run_package(tmp_path, [{"text": "Hello, Bob!"}], [
+        ["skill", "greet", "for Bob"],
+        ["wait", "— turn 1 completed"],
+    ], files={"stats.py": BUGGY,
+              ".agents/skills/greet/SKILL.md": "---\nname: greet\ndescription: Greets\n---\nSay hello by name.\n"})
+    assert "You: /greet for Bob" in agent.splitlines() and "Say hello by name." not in agent, agent
+    assert "Say hello by name." in "".join(b["text"] for b in first_user_message(tmp_path)["content"])
+
+
+def test_sessions_the_queue_and_mcp_status(tmp_path: Path):
+    # Two sessions: the first is resumed and goes on; a message sent while a
+    # turn runs waits in the queue; the MCP servers are listed with their state.
+    script = [{"when": "alpha", "text": "A."}, {"when": "bravo", "text": "B."}, {"when": "charlie", "text": "C."},
+              {"when": "delta", "tools": [{"name": "run_command", "arguments": {"command": "sleep 60"}}]},
+              {"when": "delta", "text": "never reached"}, {"when": "echo", "text": "E."}]
+    agent, _ = run_package(tmp_path, script, [
+        ["ask", "alpha"], ["wait", "— turn 1 completed"],
+        ["ask", "bravo"], ["wait", "— turn 2 completed"],
+        ["new-session"],
+        ["ask", "charlie"], ["wait", "— turn 1 completed"],
+        ["resume", "2 turns"],
+        ["wait", "You: bravo"],
+        ["ask", "delta"], ["wait", "→ run_command sleep 60"],
+        ["ask", "echo"],
+        ["wait-queued", "- echo"],
+        ["queue-remove", "echo"], ["wait-buffer", "*agent queue*", "Nothing is queued"],
+        ["cancel"], ["wait", "— turn 3 aborted"],
+        ["mcp-status"], ["wait-buffer", "*agent MCP*", "broken  failed"],
+    ], permissions=ALLOW_COMMANDS, settings={"mcpServers": {"broken": {"command": "false"}}})
+    lines = agent.splitlines()
+    assert "You: alpha" in lines and "You: delta" in lines
+    assert "You: charlie" not in lines  # the other session's
+    assert "Agent: E." not in lines  # removed from the queue before it ran
+    sessions = [p.read_text() for p in (tmp_path / "sessions").rglob("*.jsonl")]
+    assert len(sessions) == 2
+    assert sum('"delta"' in text and '"alpha"' in text for text in sessions) == 1
 
 
 def test_steer_reaches_the_running_turn_and_cancel_stops_it(tmp_path: Path):

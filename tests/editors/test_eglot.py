@@ -120,10 +120,10 @@ def test_eglot_an_always_confirmed_command_offers_only_once_and_deny(tmp_path: P
     questions = tmp_path / "questions.jsonl"
     run_eglot(tmp_path, script, "Cleaned and fixed.", AGENT_LSP_QUESTIONS_OUT=str(questions))
     (asked,) = [json.loads(line) for line in questions.read_text().splitlines()]
-    assert asked["actions"] == ["Allow once", "Deny"]
+    assert asked["actions"] == ["Deny", "Allow once"]  # the preselected first one denies
     assert "rm -rf build" in asked["message"]
     assert "Always confirmed: this command is a recursive delete" in asked["message"]
-    assert "Answer: Allow once / Deny" in asked["message"]
+    assert "Answer: Deny / Allow once" in asked["message"]
 
 
 def test_eglot_fix_with_agent_is_offered_where_no_diagnostic_is(tmp_path: Path):

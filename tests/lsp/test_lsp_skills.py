@@ -81,6 +81,7 @@ async def test_the_user_invokes_a_skill_as_a_command(tmp_path, folders):
         assert entered["id"] == ref["messageId"]
         body = "".join(b["text"] for b in entered["content"])
         assert "Say hello by name." in body and body.endswith("for Bob")
+        assert entered["note"] == {"kind": "skill", "text": "/greet for Bob"}  # what clients show instead
         assert editor.streamed_text(ref["sessionId"]) == "Hello, Bob!"
 
         with pytest.raises(JsonRpcInvalidParams, match="no skill named 'nope'"):

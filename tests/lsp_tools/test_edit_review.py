@@ -110,6 +110,9 @@ async def test_review_mode_holds_hunks_unsaved_and_undo_is_told_to_the_model(tmp
         told = [m["message"] for m in of_type(editor, sid, "user/message") if m["message"].get("source") == "review"]
         assert len(told) == 1 and told[0]["content"][0]["text"].startswith("The user rejected this change")
         assert "-line 2\n+LINE TWO\n" in told[0]["content"][0]["text"]
+        # what clients show instead of that text
+        assert told[0]["note"]["kind"] == "undo" and told[0]["note"]["text"].startswith("↶ you undid a change in ")
+        assert told[0]["note"]["text"].endswith(app.name)
 
         loaded = (await editor.request("agent/session/load", {"sessionId": sid}))["events"]
         pending = [e["data"] for e in loaded if e["type"] == "review/pending"]

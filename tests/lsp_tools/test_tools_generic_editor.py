@@ -112,9 +112,9 @@ async def test_permission_through_show_message_request(editor: BufferEditor, wor
     (question,) = editor.show_message_requests[asked_before:]
     assert "touch denied.txt" in question.message
     # the ask rule of the settings pins "touch" to asking: only the answers it honours, and why
-    assert [a.title for a in question.actions] == ["Allow once", "Deny"]
+    assert [a.title for a in question.actions] == ["Deny", "Allow once"]  # the preselected first one denies
     assert '"commandPrefix": "touch"' in question.message and "asks every time" in question.message
-    assert question.message.endswith("Answer: Allow once / Deny")
+    assert question.message.endswith("Answer: Deny / Allow once")
 
     editor.message_answer = "Allow once"
     _, results = await run_turn(editor, [call("run_command", command="touch allowed.txt"), {"text": "ok"}])

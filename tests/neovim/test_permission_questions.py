@@ -47,6 +47,7 @@ def test_the_question_waits_in_the_chat_and_a_key_answers_it(editor: Editor) -> 
                         f"vim.g.statusline_winid = {chat_win} return require('agent_lsp.chat').winbar() end)")
     assert "waiting for you" in winbar
 
+    editor.wait("require('agent_lsp.permissions').accepts_keys(T.client().id)", what="the keys to act")
     editor.lua(f"vim.api.nvim_set_current_win({chat_win}) vim.api.nvim_feedkeys('a', 'mx', false)")
     editor.wait_idle()
     assert "▸ ✓ run_command echo inline-ok · exit 0" in editor.chat_lines()

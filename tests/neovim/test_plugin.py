@@ -325,6 +325,11 @@ def test_an_agent_edit_never_writes_the_users_unsaved_changes(editor: Editor) ->
     assert (editor.workspace / "a.py").read_text() == "x = 1\nprint(x)\n"
     header = next(l for l in editor.chat_lines() if l.startswith("▸ ✓ edit_file a.py"))
     assert "not saved: the buffer had your unsaved changes" in header
+    # The model is told too: a command it runs next would read the old file.
+    result = editor.lua("for _, e in ipairs(T.session().events) do if e.type == 'tool/result' then "
+                        "return e.data.message.content[1].text end end")
+    assert "a.py: left unsaved in the editor because it has the user's unsaved changes; " \
+        "the file on disk is unchanged" in result, result
     # Once the user writes the buffer, the agent's next edits are saved again.
     editor.cmd("write")
     assert editor.lua("return require('agent_lsp.edits').left_unsaved(vim.api.nvim_buf_get_name(0))") is False

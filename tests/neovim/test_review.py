@@ -70,6 +70,9 @@ def test_hunks_are_signs_kept_and_undone_with_mappings(editor: Editor) -> None:
     editor.wait("vim.api.nvim_buf_get_lines(0, 1, 2, false)[1] == 'print(x)'", what="the undo")
     editor.wait("#require('agent_lsp.review').positions(vim.api.nvim_get_current_buf()) == 1", what="one sign")
     assert (editor.workspace / "a.py").read_text() == "x = 1\nprint(x)\n"  # a hunk still pending
+    # What the model will be told waits in the inbox; it is not the user's message waiting.
+    editor.wait("#T.session().inbox.next_step + #T.session().inbox.next_turn == 1", what="the note for the model")
+    assert editor.lua("return require('agent_lsp').status()") == "agent idle"
 
     press(editor, "[h")
     assert editor.lua("return vim.api.nvim_win_get_cursor(0)[1]") == 1
@@ -78,6 +81,12 @@ def test_hunks_are_signs_kept_and_undone_with_mappings(editor: Editor) -> None:
     editor.wait(f"vim.fn.readfile({str(editor.workspace / 'a.py')!r})[1] == 'x = 2'", what="the write")
     assert (editor.workspace / "a.py").read_text() == "x = 2\nprint(x)\n"
     assert signs(editor) == []
+    # The next turn tells the model what the user undid; the chat shows a note, not that text.
+    editor.cmd("AgentAsk thanks")
+    editor.wait("T.session().turn == 2 and T.session().status == 'idle' "
+                "and T.session().events[#T.session().events].type == 'turn/end'", what="the next turn")
+    assert "_↶ you undid a change in a.py_" in editor.chat_lines()
+    assert "rejected this change" not in editor.chat_text()
     assert editor.errors() == []
 
 
@@ -178,6 +187,7 @@ def test_ask_mode_shows_the_edit_diff_in_the_chat_question_and_a_split(editor: E
     assert "-x = 1" in lines and "+print(x * 10)" in lines
 
     editor.lua(f"vim.api.nvim_set_current_win({chat_win})")
+    editor.wait("require('agent_lsp.permissions').accepts_keys(T.client().id)", what="the keys to act")
     press(editor, "a")
     editor.wait_idle()
     assert editor.lua(f"return {split} == nil")  # the split went with the question

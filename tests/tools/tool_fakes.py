@@ -78,11 +78,12 @@ class BufferEditor(DiskEditor):
     def open_documents(self) -> list[Path]:
         return list(self.buffers)
 
-    async def save(self, paths: list[Path]) -> None:
+    async def save(self, paths: list[Path]) -> list[Path]:
         for path in paths:
             if path in self.buffers:
                 path.write_text(self.buffers[path][0])
                 self.saved.append(path)
+        return []
 
     async def apply_edit(self, operations: list[EditOperation], label: str, review: str | None = None) -> ApplyResult:
         if self.before_apply is not None:

@@ -70,5 +70,6 @@ async def run_skill(ls: AgentLanguageServer, p: wire.SkillRunParams, *, use_curr
         text = invocation_text(skill, p.arguments)
     except ToolError as error:  # the file changed since it was listed
         raise JsonRpcInvalidParams(f"name: skill {p.name!r}: {error.message}") from None
-    return await ls.service.followup(Message(text), session_id=p.session_id or None, workspace_uri=p.workspace_uri,
+    shown = f"/{skill.name}" + (f" {p.arguments.strip()}" if p.arguments and p.arguments.strip() else "")
+    return await ls.service.followup(Message(text, note={"kind": "skill", "text": shown}), session_id=p.session_id or None, workspace_uri=p.workspace_uri,
                                      use_current=use_current, mentions=False)

@@ -122,7 +122,7 @@ export interface ServerRequests {
   'agent/elicit': { params: ElicitParams; result: ElicitResult };
   'agent/languageQuery': { params: LanguageQueryParams; result: LanguageQueryResult };
   'agent/permission': { params: PermissionParams; result: PermissionResult };
-  'agent/saveDocuments': { params: SaveDocumentsParams; result: Empty };
+  'agent/saveDocuments': { params: SaveDocumentsParams; result: SaveDocumentsResult };
 }
 
 /** A client -> server request, typed by its method: the params it takes, the result it answers. */
@@ -274,6 +274,10 @@ export interface Message {
     | null;
   delivery?: ('steer' | 'inject') | null;
   id: string;
+  /**
+   * the message's content is for the model, not the user's words: clients show this note instead
+   */
+  note?: MessageNote | null;
   role?: 'user';
   /**
    * "user" by default; the loop's own: tool, plugin, runtime-context, compaction
@@ -293,6 +297,16 @@ export interface Block {
   signature?: string | null;
   text?: string | null;
   type: string;
+  [k: string]: unknown;
+}
+/**
+ * What a client shows for a message whose content is meant for the model:
+ * `undo` ("↶ you undid a change in stats.py"), `skill` ("/greet" and what the
+ * user added).
+ */
+export interface MessageNote {
+  kind: 'undo' | 'skill';
+  text: string;
   [k: string]: unknown;
 }
 /**
@@ -2065,6 +2079,12 @@ export interface ReviewSkip {
 }
 export interface SaveDocumentsParams {
   uris: string[];
+}
+export interface SaveDocumentsResult {
+  /**
+   * the URIs the client left unsaved because their buffers hold the user's own unsaved changes (the agent's edit is in the buffer, the file on disk is unchanged); the model is told
+   */
+  unsaved?: string[] | null;
 }
 export interface SessionCompactResult {
   compacted: boolean;

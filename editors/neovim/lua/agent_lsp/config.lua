@@ -61,7 +61,14 @@ M.defaults = {
     -- Keys of the chat buffer while a question waits (false disables one);
     -- `diff`: an edit's diff (edits.review = "ask") in a split.
     keymaps = { once = "a", session = "s", always = "A", deny = "d", diff = "D" },
+    -- A key pressed within this many ms of a question's appearing answers nothing
+    -- (it was typed for something else).
+    guard_ms = 600,
   },
+  -- When a turn ends or a question waits while Neovim does not have the focus:
+  -- vim.notify, the terminal bell, a command given the text (e.g. { "notify-send", "agent_lsp" }),
+  -- or hook(kind, text) instead of all three (kind "done" | "waiting").
+  attention = { enabled = true, notify = true, bell = false, command = nil, hook = nil, when_focused = false },
   status = {
     idle = "agent idle",
     running = "agent running",

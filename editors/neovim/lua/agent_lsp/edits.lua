@@ -149,17 +149,21 @@ function M.handle_apply_edit(_, params, ctx)
   return { applied = true }
 end
 
---- Handler of agent/saveDocuments {uris} -> {}.
+--- Handler of agent/saveDocuments {uris} -> {unsaved?}: `unsaved` names the
+--- buffers left unsaved because they hold the user's changes (the model is told).
 function M.handle_save_documents(_, params, _)
+  local unsaved = {}
   if config.options.save_agent_edits then
     for _, uri in ipairs((params or {}).uris or {}) do
       local buf = loaded_buffer(uri)
-      if buf and not M.held[buf] then
+      if buf and M.held[buf] then
+        unsaved[#unsaved + 1] = uri
+      elseif buf then
         M.write_buffer(buf)
       end
     end
   end
-  return vim.empty_dict()
+  return #unsaved > 0 and { unsaved = unsaved } or vim.empty_dict()
 end
 
 return M

@@ -32,6 +32,11 @@ notifications[methods["session/event"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then
     state.add_events(s, params.events or {})
+    for _, ev in ipairs(params.events or {}) do
+      if ev.type == "turn/end" then
+        require("agent_lsp.attention").turn_ended(s, ev.data or {})
+      end
+    end
   end
 end
 

@@ -47,6 +47,7 @@ function M.setup(opts)
   config.set(opts)
   did_setup = true
   require("agent_lsp.review") -- draws the agent's pending hunks as review/* events arrive
+  require("agent_lsp.attention") -- follows the focus, to tell a user who looked away
   vim.api.nvim_clear_autocmds({ group = augroup })
   -- status() changes from "" once the server attaches: show it without waiting for a keypress.
   vim.api.nvim_create_autocmd({ "LspAttach", "LspDetach" }, {

@@ -1,7 +1,10 @@
 -- agent/permission: the agent asks before a risky action. By default the
 -- question is drawn at the end of the chat buffer (virtual lines, so the
--- transcript under it is untouched) with one key per answer, and nothing
--- blocks: the user may read the transcript, switch windows or answer with
+-- transcript under it is untouched) and, so that it is seen whatever the
+-- folds and the scroll, in a floating card at the bottom of every chat window,
+-- with one key per answer. A key pressed within `permissions.guard_ms` of the
+-- question's appearing answers nothing (it was meant for something else),
+-- and nothing blocks: the user may read the transcript, switch windows or answer with
 -- :AgentPermission. With `permissions.ui = "select"` it goes through
 -- vim.ui.select instead (any picker plugin that replaces it works too).
 -- Either way only the answers the server honours (params.choices) are
@@ -203,6 +206,96 @@ function M.show_diff(client_id)
   return true
 end
 
+-- The floating cards: chat window -> float window, per client.
+---@type table<integer, table<integer, integer>>
+local floats = {}
+local card_ns = api.nvim_create_namespace("agent_lsp.permission_card")
+local is_card = {} -- float window -> true
+
+local function only_cards(wins)
+  for _, win in ipairs(wins) do
+    if not is_card[win] then
+      return false
+    end
+  end
+  return true
+end
+
+local function close_floats(client_id)
+  for _, float in pairs(floats[client_id] or {}) do
+    if api.nvim_win_is_valid(float) then
+      pcall(api.nvim_win_close, float, true)
+    end
+    is_card[float] = nil
+  end
+  floats[client_id] = nil
+end
+
+-- The card's lines as text, and its highlights as {row, start, end, group}.
+local function card_text(card)
+  local text, marks = {}, {}
+  for row, chunks in ipairs(card) do
+    local line = ""
+    for _, chunk in ipairs(chunks) do
+      marks[#marks + 1] = { row - 1, #line, #line + #chunk[1], chunk[2] }
+      line = line .. chunk[1]
+    end
+    text[row] = line
+  end
+  return text, marks
+end
+
+--- Show the card in a float at the bottom of every window of the chat `buf`
+--- (not focusable: the keys are the chat buffer's, the cursor stays put).
+local function show_floats(client_id, buf, card)
+  close_floats(client_id)
+  local text, marks = card_text(card)
+  floats[client_id] = {}
+  for _, win in ipairs(vim.fn.win_findbuf(buf)) do
+    if api.nvim_win_get_config(win).relative == "" then
+      local width = api.nvim_win_get_width(win)
+      local height = 0
+      for _, line in ipairs(text) do
+        height = height + math.max(1, math.ceil(vim.fn.strdisplaywidth(line) / width))
+      end
+      height = math.min(height, vim.fn.getwininfo(win)[1].height)
+      local fbuf = api.nvim_create_buf(false, true)
+      api.nvim_buf_set_lines(fbuf, 0, -1, false, text)
+      for _, m in ipairs(marks) do
+        api.nvim_buf_set_extmark(fbuf, card_ns, m[1], m[2], { end_col = m[3], hl_group = m[4] })
+      end
+      vim.bo[fbuf].modifiable = false
+      vim.bo[fbuf].bufhidden = "wipe"
+      -- over the window's last rows (below its winbar, if any)
+      local info = vim.fn.getwininfo(win)[1]
+      local float = api.nvim_open_win(fbuf, false, {
+        relative = "editor", row = info.winrow - 1 + (info.winbar or 0) + info.height - height, col = info.wincol - 1,
+        width = width, height = height, focusable = false, style = "minimal", zindex = 45, noautocmd = true,
+      })
+      vim.wo[float].wrap = true
+      vim.wo[float].winhighlight = "NormalFloat:Normal"
+      floats[client_id][win] = float
+      is_card[float] = true
+    end
+  end
+end
+
+--- The floating cards of a client's question: {chat window = float window}.
+function M.floats(client_id)
+  return floats[client_id] or {}
+end
+
+local function guard_ms()
+  return tonumber(config().guard_ms) or 0
+end
+
+--- Whether the answer keys of the client's oldest question act yet: a key
+--- pressed within `permissions.guard_ms` of its appearing does not answer.
+function M.accepts_keys(client_id)
+  local q = (M.waiting[client_id] or {})[1]
+  return q ~= nil and q.shown_at ~= nil and vim.uv.now() - q.shown_at >= guard_ms()
+end
+
 local function chat_buffer(client_id)
   local c = require("agent_lsp.state").clients[client_id]
   return c, c and require("agent_lsp.chat").buffer(c)
@@ -222,6 +315,7 @@ local function clear(client_id, q)
       end
     end
   end
+  close_floats(client_id)
   close_diff(q)
 end
 
@@ -238,11 +332,18 @@ function M.draw(client_id)
   end
   api.nvim_buf_clear_namespace(buf, ns, 0, -1)
   local last = api.nvim_buf_line_count(buf) - 1
-  api.nvim_buf_set_extmark(buf, ns, last, 0, { virt_lines = M.card_lines(q.params, q.offered) })
+  local card = M.card_lines(q.params, q.offered)
+  api.nvim_buf_set_extmark(buf, ns, last, 0, { virt_lines = card })
+  q.shown_at = q.shown_at or vim.uv.now()
   for _, choice in ipairs(q.offered) do
     local key = (config().keymaps or {})[choice.answer]
     if key and key ~= "" then
       vim.keymap.set("n", key, function()
+        if not M.accepts_keys(client_id) then
+          -- typed before the question could be read: not an answer
+          vim.notify("agent_lsp: the question just appeared; read it, then press the key again", vim.log.levels.WARN)
+          return
+        end
         M.answer(client_id, choice.answer)
       end, { buffer = buf, nowait = true, silent = true, desc = "agent_lsp: " .. choice.label })
     end
@@ -263,6 +364,7 @@ function M.draw(client_id)
     vim.notify(M.prompt(q.params) .. " — waiting for you: :AgentChat to see it, or :AgentPermission once|deny", vim.log.levels.WARN)
   end
   chat.follow(c)
+  show_floats(client_id, buf, card)
 end
 
 --- Answer the client's oldest question (`answer` one of its offered answers; anything else denies).
@@ -315,6 +417,7 @@ local function ask_in_chat(client_id, params, offered)
     if #M.waiting[client_id] == 1 then
       M.draw(client_id)
     end
+    require("agent_lsp.attention").alert("waiting", M.prompt(params) .. " — waiting for you")
     vim.cmd("redrawstatus!")
   end)
 end
@@ -349,6 +452,26 @@ function M.client_gone(c)
     end
   end)
 end
+
+-- A chat window opened, closed or resized while a question waits: its card follows.
+api.nvim_create_autocmd({ "BufWinEnter", "WinResized", "WinClosed" }, {
+  group = api.nvim_create_augroup("agent_lsp.permission_card", { clear = true }),
+  callback = function(args)
+    local wins = args.event == "WinClosed" and { tonumber(args.match) }
+      or args.event == "WinResized" and (vim.v.event.windows or {})
+      or { api.nvim_get_current_win() }
+    if only_cards(wins) then
+      return
+    end
+    for client_id, list in pairs(M.waiting) do
+      if #list > 0 then
+        vim.schedule(function()
+          M.draw(client_id)
+        end)
+      end
+    end
+  end,
+})
 
 -- Keep the question below the transcript as it grows.
 require("agent_lsp.state").subscribe(function(kind, s)

@@ -347,6 +347,13 @@ local function is_steer(msg, step)
 end
 
 function Renderer:user_message(msg, turn, step)
+  -- A message meant for the model (after the user undid a change in review): its note, not its text.
+  local note = type(msg.note) == "table" and type(msg.note.text) == "string" and msg.note or nil
+  if note and note.kind ~= "skill" then
+    self:note({ "_" .. note.text .. "_" })
+    self.need_header = true
+    return
+  end
   self:close_block()
   local title = "## You"
   if msg.source and msg.source ~= "user" then
@@ -362,7 +369,11 @@ function Renderer:user_message(msg, turn, step)
       return not (type(block.text) == "string" and block.text:sub(1, 10) == "<context>\n")
     end, content)
   end
-  vim.list_extend(lines, split_lines(vim.trim(blocks_text(content))))
+  if note then -- a skill the user invoked: its name as a chip, not the instructions the model reads
+    lines[#lines + 1] = "`" .. note.text .. "`"
+  else
+    vim.list_extend(lines, split_lines(vim.trim(blocks_text(content))))
+  end
   for _, item in ipairs(msg.context or {}) do
     lines[#lines + 1] = "> context: " .. M.describe_context(item)
   end

@@ -247,7 +247,16 @@ function M.inbox_change(s, action, params)
 end
 
 function M.queued_count(s)
-  return #s.inbox.next_turn + #s.inbox.next_step
+  -- the user's messages only: a note for the model (what the user undid in review) is not theirs to wait on
+  local n = 0
+  for _, list in ipairs({ s.inbox.next_turn, s.inbox.next_step }) do
+    for _, m in ipairs(list) do
+      if m.source == nil or m.source == "user" then
+        n = n + 1
+      end
+    end
+  end
+  return n
 end
 
 --- Forget a client and its sessions (the server exited).
