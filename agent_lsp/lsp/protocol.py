@@ -30,6 +30,7 @@ from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.wire_base import (  # noqa: F401 (re-exported: the wire models' users import them from here)
     Position, Range, WireModel, describe_validation_error, wire_dump,
 )
+from agent_lsp.lsp.wire_images import ImageBlock
 from agent_lsp.lsp.wire_language import (
     LanguageQueryParams,
     LanguageQueryResult,
@@ -75,7 +76,7 @@ class ContentBlock(WireModel):
     text: str | None = None
 
 
-Content = Union[str, list[ContentBlock]]
+Content = Union[str, list[Annotated[Union[ImageBlock, ContentBlock], Field(union_mode="left_to_right")]]]
 
 
 class ContextItem(WireModel):

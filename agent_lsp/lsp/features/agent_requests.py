@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from pygls.exceptions import JsonRpcInvalidParams
+
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.messages import message, message_ref
 from agent_lsp.lsp.rpc import parse
+from agent_lsp.service import ImageProblem
 
 
 def register(server: AgentLanguageServer) -> None:
@@ -18,14 +21,20 @@ def register(server: AgentLanguageServer) -> None:
     async def followup(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.FollowupParams, params)
         await ls.ready()
-        return message_ref(await ls.service.followup(message(p.content, p.context), session_id=p.session_id or None,
-                                                     workspace_uri=p.workspace_uri))
+        try:
+            return message_ref(await ls.service.followup(message(p.content, p.context), session_id=p.session_id or None,
+                                                         workspace_uri=p.workspace_uri))
+        except ImageProblem as problem:
+            raise JsonRpcInvalidParams(str(problem)) from None
 
     @server.feature("agent/steer")
     async def steer(ls: AgentLanguageServer, params: Any) -> dict:
         p = parse(wire.SteerParams, params)
         await ls.ready()
-        return message_ref(await ls.service.steer(message(p.content, p.context), session_id=p.session_id))
+        try:
+            return message_ref(await ls.service.steer(message(p.content, p.context), session_id=p.session_id))
+        except ImageProblem as problem:
+            raise JsonRpcInvalidParams(str(problem)) from None
 
     # Not a coroutine: pygls runs it and answers as the message is read, not a
     # loop turn or two later (a turn is long while sessions stream).

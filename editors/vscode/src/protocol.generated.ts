@@ -1393,13 +1393,38 @@ export interface FileDiagnostics {
  * The object form of the `agentLsp.followup` / `agentLsp.steer` command argument.
  */
 export interface FollowupCommandArgs {
-  content: string | ContentBlock[];
+  content: string | (ImageBlock | ContentBlock)[];
   context?: ContextItem[] | null;
   sessionId?: string | null;
   workspaceUri?: string | null;
 }
+/**
+ * An image the user sends: its bytes (`data`, base64) or a file inside the workspace
+ * (`uri`, a file URI or a path relative to the folder). PNG, JPEG, GIF or WebP, known
+ * from the bytes; at most 5 MB. Stored once beside the session log: the session's
+ * events hold `{type: "image", mediaType, file, name?, size}` instead (docs/protocol.md).
+ */
+export interface ImageBlock {
+  /**
+   * the image's bytes, base64
+   */
+  data?: string | null;
+  /**
+   * what the client believes it is (the bytes decide)
+   */
+  mediaType?: string | null;
+  /**
+   * the file name to show
+   */
+  name?: string | null;
+  type: 'image';
+  /**
+   * instead of data: a file inside the workspace
+   */
+  uri?: string | null;
+}
 export interface FollowupParams {
-  content: string | ContentBlock[];
+  content: string | (ImageBlock | ContentBlock)[];
   context?: ContextItem[] | null;
   /**
    * no sessionId: a new session in workspaceUri's folder (or the first folder)
@@ -1466,7 +1491,7 @@ export interface InboxRemoveResult {
   removed: boolean;
 }
 export interface InboxUpdateParams {
-  content: string | ContentBlock[];
+  content: string | (ImageBlock | ContentBlock)[];
   messageId: string;
   sessionId: string;
 }
@@ -1825,6 +1850,10 @@ export interface ModelSettings {
   headers?: {
     [k: string]: string;
   };
+  /**
+   * whether the model takes images: true, false, or "auto" (all but known text-only models)
+   */
+  images?: boolean | 'auto';
   maxOutputTokens?: number | null;
   model?: string | null;
   /**
@@ -2341,7 +2370,7 @@ export interface StatusParams {
   [k: string]: unknown;
 }
 export interface SteerParams {
-  content: string | ContentBlock[];
+  content: string | (ImageBlock | ContentBlock)[];
   context?: ContextItem[] | null;
   sessionId: string;
 }
