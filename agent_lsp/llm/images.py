@@ -43,7 +43,7 @@ def checked(data: bytes, name: str, declared: str | None = None) -> str:
     if not data:
         raise ImageProblem(f"{name} is empty, not an image")
     if len(data) > MAX_IMAGE_BYTES:
-        raise ImageProblem(f"the image {name} is {size_text(len(data))}, over the limit of "
+        raise ImageProblem(f"{name} is {size_text(len(data))}, over the limit of "
                            f"{size_text(MAX_IMAGE_BYTES)} per image; make it smaller (it is not downscaled)")
     found = media_type_of(data)
     if found is None:

@@ -69,8 +69,8 @@ async def test_an_image_reaches_the_model_and_is_stored_once_by_reference(tmp_pa
             # bad input: refused, naming the file, and no request sent
             for block, says in (
                 ({"type": "image", "uri": "notes.png"}, "notes.png is not an image the models take"),
-                ({"type": "image", "data": base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * (5 * 1024 * 1024)).decode(),
-                  "name": "huge.png"}, "the image huge.png is 5.0 MB, over the limit of 5.0 MB"),
+                ({"type": "image", "data": base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"\0" * (6 * 1024 * 1024)).decode(),
+                  "name": "huge.png"}, "huge.png is 6.0 MB, over the limit of 5.0 MB per image"),
                 ({"type": "image", "data": "not base64!", "name": "x.png"}, "x.png: its data is not base64"),
                 ({"type": "image", "uri": str(tmp_path / "outside.png")}, "is not a file inside the workspace"),
             ):
