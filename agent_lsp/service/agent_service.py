@@ -81,7 +81,12 @@ class AgentService:
             _, agent = self.directory.agent_for(session_id)
         else:
             agent = host.current() if use_current else host.new_session()
-        images.refuse_model(message, host, agent)
+        try:
+            images.refuse_model(message, host, agent)
+        except images.ImageProblem:
+            if session_id is None and not use_current:  # the session made for this message goes too
+                await host.delete_session(agent.session_id)
+            raise
         message = images.stored(message, agent)
         if before_queue is not None:
             before_queue(agent)
