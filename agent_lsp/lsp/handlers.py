@@ -21,6 +21,7 @@ from agent_lsp.lsp.features import (
     permission_requests,
     review_requests,
     session_control,
+    session_files,
     session_requests,
     subagent_requests,
     skill_requests,
@@ -29,7 +30,7 @@ from agent_lsp.lsp.features import (
 from agent_lsp.lsp.language_server import AgentLanguageServer, ProcessPort
 from agent_lsp.lsp.rpc import quiet_refusals
 
-FEATURES = (lifecycle, documents, agent_requests, session_requests, session_control, mcp_requests, language_requests,
+FEATURES = (lifecycle, documents, agent_requests, session_requests, session_files, session_control, mcp_requests, language_requests,
             subagent_requests,
             mode_requests, skill_requests, permission_requests, model_requests, review_requests, commands,
             code_actions, watched_files)

@@ -30,7 +30,7 @@ from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.wire_base import (  # noqa: F401 (re-exported: the wire models' users import them from here)
     Position, Range, WireModel, describe_validation_error, wire_dump,
 )
-from agent_lsp.lsp.wire_images import ImageBlock
+from agent_lsp.lsp.wire_images import ImageBlock, SessionFileParams, SessionFileResult
 from agent_lsp.lsp.wire_language import (
     LanguageQueryParams,
     LanguageQueryResult,
@@ -755,6 +755,7 @@ CLIENT_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {
     "agent/session/replay": (SessionReplayParams, SessionReplayResult),
     "agent/session/delete": (SessionRef, SessionDeleteResult),
     "agent/session/rename": (SessionRenameParams, SessionRenameResult),
+    "agent/session/file": (SessionFileParams, SessionFileResult),
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
     "agent/session/rewind": (SessionRewindParams, SessionRewindResult),

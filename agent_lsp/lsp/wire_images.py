@@ -20,3 +20,16 @@ class ImageBlock(WireModel):
     media_type: str | None = Field(default=None, description="what the client believes it is (the bytes decide)")
     uri: str | None = Field(default=None, description="instead of data: a file inside the workspace")
     name: str | None = Field(default=None, description="the file name to show")
+
+
+class SessionFileParams(WireModel):
+    session_id: str
+    file: str = Field(description="an image block's `file`: the name of the file beside the session log")
+
+
+class SessionFileResult(WireModel):
+    """A file a session's messages refer to (an image the user sent)."""
+
+    media_type: str
+    data: str = Field(description="the bytes, base64")
+    size: int

@@ -41,6 +41,12 @@ def sent_images(provider: str, body: dict) -> list[tuple[str, bytes]]:
     return out
 
 
+def page_image(page: dict) -> dict:
+    """The first image reference of a replay page's user messages."""
+    return next(b for e in page["events"] if e["type"] == "user/message"
+                for b in e["data"]["message"]["content"] if b["type"] == "image")
+
+
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
 async def test_an_image_reaches_the_model_and_is_stored_once_by_reference(tmp_path: Path, provider: str):
     workspace = tmp_path / "ws"
@@ -80,6 +86,12 @@ async def test_an_image_reaches_the_model_and_is_stored_once_by_reference(tmp_pa
 
             page = await editor.request("agent/session/replay", {"sessionId": sid})
             store = next(p for p in sessions.iterdir() if p.is_dir())  # the folder's sessions
+            stored = page_image(page)
+            fetched = await editor.request("agent/session/file", {"sessionId": sid, "file": stored["file"]})
+            assert fetched == {"mediaType": "image/png", "data": base64.b64encode(PNG).decode(), "size": len(PNG)}
+            for bad in ("../" + stored["file"], "missing.png"):
+                with pytest.raises(JsonRpcInvalidParams, match=f"session {sid} has no file"):
+                    await editor.request("agent/session/file", {"sessionId": sid, "file": bad})
             child = (await editor.request("agent/session/fork", {"sessionId": sid, "turn": 2}))["sessionId"]
             assert sorted(p.name for p in (store / f"{child}.files").iterdir()) == sorted(
                 p.name for p in (store / f"{sid}.files").iterdir())

@@ -43,6 +43,7 @@ export const METHODS = {
   'agent/saveDocuments': 'agent/saveDocuments',
   'agent/session/compact': 'agent/session/compact',
   'agent/session/delete': 'agent/session/delete',
+  'agent/session/file': 'agent/session/file',
   'agent/session/fork': 'agent/session/fork',
   'agent/session/list': 'agent/session/list',
   'agent/session/load': 'agent/session/load',
@@ -86,6 +87,7 @@ export interface ClientRequests {
   'agent/review/resolve': { params: ReviewResolveParams; result: ReviewResolveResult };
   'agent/session/compact': { params: SessionRef; result: SessionCompactResult };
   'agent/session/delete': { params: SessionRef; result: SessionDeleteResult };
+  'agent/session/file': { params: SessionFileParams; result: SessionFileResult };
   'agent/session/fork': { params: SessionForkParams; result: SessionRef };
   'agent/session/list': { params: SessionListParams; result: SessionListResult };
   'agent/session/load': { params: SessionRef; result: SessionLoadResult };
@@ -2061,6 +2063,24 @@ export interface SessionDeleteResult {
 export interface SessionEventParams {
   events: Event[];
   sessionId: string;
+}
+export interface SessionFileParams {
+  /**
+   * an image block's `file`: the name of the file beside the session log
+   */
+  file: string;
+  sessionId: string;
+}
+/**
+ * A file a session's messages refer to (an image the user sent).
+ */
+export interface SessionFileResult {
+  /**
+   * the bytes, base64
+   */
+  data: string;
+  mediaType: string;
+  size: number;
 }
 export interface SessionForkParams {
   sessionId: string;
