@@ -51,3 +51,26 @@ async def test_an_image_block_reaches_the_model_and_bad_ones_are_refused(tmp_pat
     assert parts[0] == {"type": "text", "text": "what is it?"}
     assert parts[-1] == {"type": "image_url", "image_url": {"url": "data:image/jpeg;base64," + base64.b64encode(JPEG).decode()}}
     assert "[image: photo.jpg, image/jpeg" in str(second["messages"])
+
+
+async def test_a_model_set_not_to_take_images_is_refused_before_the_request(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake = FakeServer()
+    await fake.start()
+    fake.queue(Reply.openai_text("text only"))
+    client = AcpTestClient()
+    model = {"provider": "openai", "model": "house-model", "baseUrl": fake.url + "/v1", "apiKey": "k", "images": False}
+    try:
+        async with acp_agent(client, tmp_path / "sessions", model_extra=model) as conn:
+            sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+            photo = acp.image_block(base64.b64encode(JPEG).decode(), "image/jpeg")
+            with pytest.raises(acp.RequestError, match="the model house-model does not take images; "
+                                                       "choose another or remove the image") as refused:
+                await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("look"), photo]), 30)
+            assert refused.value.code == -32602
+            assert fake.requests == []
+            await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("look")]), 30)
+    finally:
+        await fake.stop()
+    assert len(fake.requests) == 1 and fake.requests[0].body["messages"][-1]["content"] == "look"
