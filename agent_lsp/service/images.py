@@ -73,9 +73,27 @@ def _read(block: dict[str, Any], host: WorkspaceHost, index: int) -> dict[str, A
 
 
 def refuse_model(message: Message, host: WorkspaceHost, agent: Agent) -> None:
-    """ImageProblem when the message holds images and the session's model is known not to take them."""
-    if has_images(message) and not takes_images(agent.options.model, host.settings.model.images):
-        raise ImageProblem(refusal(agent.options.model))
+    """ImageProblem when the message holds images and the session's model is known not to
+    take them: the `model.images` setting, the known text-only models, or (with "auto") an
+    earlier turn of this session that the endpoint refused for its images."""
+    if not has_images(message):
+        return
+    model, setting = agent.options.model, host.settings.model.images
+    if not takes_images(model, setting) or (setting == "auto" and _endpoint_refused(agent, model)):
+        raise ImageProblem(refusal(model))
+
+
+def _endpoint_refused(agent: Agent, model: str) -> bool:
+    """A turn of the session ended in a bad request of `model` that speaks of images
+    (the endpoint's answer, remembered in the log)."""
+    for event in agent.session.events.held(reverse=True):
+        if event.type != "turn/end":
+            continue
+        error = (event.data.get("reason") or {}).get("error") or {}
+        if (error.get("code") == "BAD_REQUEST" and error.get("model") == model
+                and "image" in str(error.get("message") or "").lower()):
+            return True
+    return False
 
 
 def stored(message: Message, agent: Agent) -> Message:

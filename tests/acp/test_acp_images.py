@@ -74,3 +74,26 @@ async def test_a_model_set_not_to_take_images_is_refused_before_the_request(tmp_
     finally:
         await fake.stop()
     assert len(fake.requests) == 1 and fake.requests[0].body["messages"][-1]["content"] == "look"
+
+
+async def test_an_endpoint_that_refused_an_image_is_remembered_for_the_session(tmp_path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake = FakeServer()
+    await fake.start()
+    refusal = {"error": {"message": "image input is not supported for this model", "type": "invalid_request_error"}}
+    fake.queue(Reply.json(400, refusal), Reply.openai_text("text only"))
+    client = AcpTestClient()
+    model = {"provider": "openai", "model": "house-model", "baseUrl": fake.url + "/v1", "apiKey": "k"}
+    photo = acp.image_block(base64.b64encode(JPEG).decode(), "image/jpeg")
+    try:
+        async with acp_agent(client, tmp_path / "sessions", model_extra=model) as conn:
+            sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+            with pytest.raises(acp.RequestError, match="not supported"):  # the endpoint's own answer, once
+                await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("look"), photo]), 30)
+            with pytest.raises(acp.RequestError, match="the model house-model does not take images") as refused:
+                await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("again"), photo]), 30)
+            assert refused.value.code == -32602
+            assert len(fake.requests) == 1
+    finally:
+        await fake.stop()
