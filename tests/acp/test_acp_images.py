@@ -44,8 +44,16 @@ async def test_an_image_block_reaches_the_model_and_bad_ones_are_refused(tmp_pat
                     await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("and this?"), block]), 30)
                 assert refused.value.code == -32602
             await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("go on")]), 30)
+        # a load replays the image itself (from the session's files), after the message's text
+        reloaded = AcpTestClient()
+        async with acp_agent(reloaded, tmp_path / "sessions", model_extra=model) as conn:
+            await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[]), 30)
+            shown = [u.content for u in reloaded.of(sid) if u.session_update == "user_message_chunk"]
     finally:
         await fake.stop()
+    assert [(c.type, getattr(c, "text", None) or c.mime_type) for c in shown] == [
+        ("text", "what is it?[image: photo.jpg, image/jpeg, 22 B]"), ("image", "image/jpeg"), ("text", "go on")]
+    assert shown[1].data == base64.b64encode(JPEG).decode()
     first, second = (seen.body for seen in fake.requests)
     parts = first["messages"][-1]["content"]
     assert parts[0] == {"type": "text", "text": "what is it?"}
