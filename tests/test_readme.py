@@ -25,6 +25,8 @@ NOT_RUN = {
     "OPENAI_BASE_URL=http://localhost:11434/v1 AGENT_LSP_MODEL=qwen2.5-coder:14b python3 .ci/dev.py demo":
         "needs an Ollama server with that model",
     "pip install .": "tests/cli/test_cli_packaging.py runs it in a copy of the checkout and a fresh environment",
+    'agent-lsp run "why is this red?" --image shot.png':
+        "it needs an image file; tests/cli/test_cli_images.py runs run --image against a local model server",
 }
 
 

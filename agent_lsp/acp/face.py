@@ -60,6 +60,7 @@ from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session
 from agent_lsp.acp.client_mcp import ClientMcp, ClientServerError, client_servers
 from agent_lsp.acp.damaged import replay_damaged
 from agent_lsp.acp.folders import AcpFolders, in_use, invalid
+from agent_lsp.acp.images import prompt_images
 from agent_lsp.acp.mcp_prompts import PromptCommand, run_prompt_command, session_prompt_commands
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice, no_model_notice
 from agent_lsp.acp.queue import REMOVE_METHOD
@@ -70,7 +71,7 @@ from agent_lsp.acp.updates import UpdateMapper
 from agent_lsp.agent import Agent
 from agent_lsp.agent.compaction import CompactionError
 from agent_lsp.config import SettingsLayers
-from agent_lsp.service import AgentService, Message
+from agent_lsp.service import AgentService, ImageProblem, Message
 from agent_lsp.service.requests import SHARED_REQUESTS
 from agent_lsp.service.session_list import list_sessions
 from agent_lsp.jsonrpc import TURN_FAILED, shown
@@ -141,7 +142,7 @@ class AcpAgent:
             protocol_version=min(protocol_version, PROTOCOL_VERSION),
             agent_capabilities=AgentCapabilities(
                 load_session=True,
-                prompt_capabilities=PromptCapabilities(image=False, audio=False, embedded_context=True),
+                prompt_capabilities=PromptCapabilities(image=True, audio=False, embedded_context=True),
                 mcp_capabilities=McpCapabilities(http=True, sse=False),  # and stdio, which every agent takes
                 session_capabilities=SessionCapabilities(list=SessionListCapabilities()),
             ),
@@ -392,8 +393,13 @@ class AcpAgent:
         def expect(agent: Agent) -> None:  # the agent that takes it: a changed rule or hook rebuilds an idle one
             ended.append(self.sessions[agent.session_id].expect(message_id))
 
-        await self.service.followup(Message(text, typed=typed), session_id=session_id, message_id=message_id,
-                                    mentions=mentions, before_queue=expect)
+        images = prompt_images(prompt)
+        content = [{"type": "text", "text": text}, *images] if images else text
+        try:
+            await self.service.followup(Message(content, typed=typed), session_id=session_id, message_id=message_id,
+                                        mentions=mentions, before_queue=expect)
+        except ImageProblem as problem:
+            raise invalid(str(problem)) from None
         reason = await ended[0]
         await self.sessions[session_id].drained()
         stop = STOP_REASONS.get(reason.get("kind", ""))

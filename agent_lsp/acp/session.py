@@ -106,7 +106,7 @@ class AcpSession:
 
     def replay(self) -> None:
         """Queue the updates of everything already in the log (session/load)."""
-        mapper = UpdateMapper(self.mapper.root)
+        mapper = UpdateMapper(self.mapper.root, self.agent.session.files)
         for event in self.agent.session.events:
             self._queue_event(mapper, event, replay=True)
         self._queue_changed()  # what is still queued (a load in another process starts shown nothing)

@@ -21,11 +21,13 @@ A permission mode switch (`session/mode`) -> `current_mode_update`.
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
 
 from acp import (
+    image_block,
     plan_entry,
     text_block,
     tool_content,
@@ -34,11 +36,12 @@ from acp import (
     update_agent_thought_text,
     update_plan,
     update_tool_call,
+    update_user_message,
     update_user_message_text,
 )
 from acp.schema import CurrentModeUpdate, ToolCallLocation, ToolCallStart
 
-from agent_lsp.store import Event
+from agent_lsp.store import Event, files
 
 TOOL_KINDS = {
     "read_file": "read",
@@ -85,8 +88,9 @@ class UpdateMapper:
     """The updates of one session's events, in order; keeps the tool calls'
     arguments between `tool/call` and `tool/result`."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path, files: Path | None = None):
         self.root = root
+        self.files = files  # where the session's images are (store/files.py): a replay shows them
         self._arguments: dict[str, dict[str, Any]] = {}
 
     def updates(self, event: Event, *, replay: bool = False) -> list[Any]:
@@ -111,8 +115,21 @@ class UpdateMapper:
                 note = message.get("note")  # the content is for the model: show the note
                 text = note.get("text") or "" if isinstance(note, dict) else \
                     "".join(b.get("text") or "" for b in message.get("content") or () if b.get("type") == "text")
-                return [update_user_message_text(text)] if text else []
+                return ([update_user_message_text(text)] if text else []) + self._images(message)
         return []
+
+    def _images(self, message: dict[str, Any]) -> list[Any]:
+        """An image chunk for each image of a replayed user message whose file is still there."""
+        out = []
+        for block in message.get("content") or ():
+            if block.get("type") != "image" or not block.get("file") or self.files is None:
+                continue
+            try:
+                data = files.read(self.files, block["file"])
+            except OSError:
+                continue  # its placeholder text was shown
+            out.append(update_user_message(image_block(base64.b64encode(data).decode("ascii"), block["mediaType"])))
+        return out
 
     # ------------------------------------------------------------ tool calls
 

@@ -20,6 +20,7 @@ from agent_lsp.agent.accounting import account_usage, last_session_usage, merge_
 from agent_lsp.agent.context_budget import raw_envelope_tokens
 from agent_lsp.agent.events import complete_failure
 from agent_lsp.agent.history import Assembler, derive_messages
+from agent_lsp.agent.image_data import with_image_data
 from agent_lsp.agent.inbox import Inbox, make_message
 from agent_lsp.agent.scheduler import ToolCallScheduler
 from agent_lsp.agent.signal import Aborted, CancelToken
@@ -274,7 +275,7 @@ class TurnLoop:
                 provider=provider_name,
                 model=model,
                 system=system,
-                messages=tuple(derive_messages(self.session)),
+                messages=tuple(with_image_data(derive_messages(self.session), self.session.files)),
                 tools=tools,
                 max_tokens=config.get("maxTokens"),
                 temperature=config.get("temperature"),

@@ -129,6 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
                               "when it is done. PROMPT '-' reads the prompt from stdin.")
     run.add_argument("prompt", metavar="PROMPT", help="what to ask the agent ('-': read it from stdin)")
     run.add_argument("--session", "-s", default=None, metavar="ID", help="continue this stored session")
+    run.add_argument("--image", action="append", default=[], metavar="PATH",
+                     help="send this image with the prompt (PNG, JPEG, GIF or WebP, at most 5 MB; repeatable)")
     run.add_argument("--timeout", type=_positive_seconds, default=None, metavar="SECONDS",
                      help="give up (cancel the turn) after this long")
     _add_client_options(run)
@@ -138,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
     chat = commands.add_parser("chat", help="talk to the agent in a simple terminal loop",
                                description="A line-by-line conversation with the agent (with --session, "
                                "the conversation so far is shown first). Ctrl-C cancels the running turn; "
-                               "Ctrl-D or /exit ends the chat.")
+                               "/image PATH attaches an image to your next message. Ctrl-D or /exit ends the chat.")
     chat.add_argument("--session", "-s", default=None, metavar="ID", help="continue this stored session")
     _add_client_options(chat)
     _add_permission_options(chat)

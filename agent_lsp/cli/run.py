@@ -15,6 +15,7 @@ from typing import Any, Coroutine, Iterator, Mapping
 from pygls.exceptions import JsonRpcException
 
 from agent_lsp.cli.client import HeadlessClient, ServerError, TurnResult
+from agent_lsp.cli.images import image_block, with_images
 from agent_lsp.cli.permission_prompt import PermissionResponder
 from agent_lsp.cli.settings_arg import UsageError, load_settings  # noqa: F401 (the commands' usage errors)
 from agent_lsp.cli.terminal_input import LineReader
@@ -160,12 +161,13 @@ def run_command(args: argparse.Namespace) -> int:
 
 async def _run(args: argparse.Namespace) -> int:
     prompt = sys.stdin.read() if args.prompt == "-" else args.prompt
-    if not prompt.strip():
+    images = [image_block(path) for path in getattr(args, "image", None) or ()]
+    if not prompt.strip() and not images:
         raise UsageError("the prompt is empty")
     transcript = Transcript()
     async with make_client(args, transcript) as client:
         try:
-            result = await client.followup(prompt, session_id=args.session, timeout=args.timeout)
+            result = await client.followup(with_images(prompt, images), session_id=args.session, timeout=args.timeout)
         except asyncio.CancelledError:
             _uncancel()
             await client.settle_followup(CANCEL_WAIT_S)
@@ -183,6 +185,19 @@ async def _run(args: argparse.Namespace) -> int:
         return _report(result, transcript)
 
 
+def attach(images: list[dict[str, Any]], path: str, transcript: Transcript) -> None:
+    """`/image PATH` in chat: the image goes with the next message."""
+    if not path:
+        transcript.error("/image needs the path of an image file")
+        return
+    try:
+        images.append(image_block(path))
+    except UsageError as error:
+        transcript.error(str(error))
+        return
+    transcript.info(f"attached {path}; it goes with your next message")
+
+
 def _unknown_session_hint(error: JsonRpcException, client: HeadlessClient) -> str:
     if not error.message.startswith("unknown session"):
         return ""
@@ -198,6 +213,7 @@ async def _chat(args: argparse.Namespace) -> int:
     transcript = Transcript()
     lines = LineReader()
     session_id = args.session
+    images: list[dict[str, Any]] = []  # attached with /image, sent with the next message
     async with make_client(args, transcript, permissions=PermissionResponder(
             getattr(args, "permission", None), transcript, lines)) as client:
         transcript.info(f"chatting in {client.workspace} · model: {await _model_named(client)}\n"
@@ -224,7 +240,12 @@ async def _chat(args: argparse.Namespace) -> int:
                     break
                 if not line.strip():
                     continue
-                activity.task = asyncio.ensure_future(client.followup(line.rstrip("\n"), session_id=session_id))
+                if line.strip().split(maxsplit=1)[0] == "/image":
+                    attach(images, line.strip()[len("/image"):].strip(), transcript)
+                    continue
+                content = with_images(line.rstrip("\n"), images)
+                images = []  # sent with this message (or refused with the server's reason)
+                activity.task = asyncio.ensure_future(client.followup(content, session_id=session_id))
                 try:
                     await activity.task
                 except asyncio.CancelledError:  # Ctrl-C during the turn

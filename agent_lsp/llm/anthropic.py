@@ -62,8 +62,15 @@ def _assistant_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     return blocks
 
 
-def _text_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [{"type": "text", "text": b["text"]} for b in message.get("content", ()) if b.get("type") == "text" and b.get("text")]
+def _user_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Text blocks, and `image` blocks (base64 source) for the images the message holds."""
+    blocks: list[dict[str, Any]] = []
+    for b in message.get("content", ()):
+        if b.get("type") == "text" and b.get("text"):
+            blocks.append({"type": "text", "text": b["text"]})
+        elif b.get("type") == "image" and b.get("data"):
+            blocks.append({"type": "image", "source": {"type": "base64", "media_type": b["mediaType"], "data": b["data"]}})
+    return blocks
 
 
 def to_anthropic_messages(messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -86,7 +93,7 @@ def to_anthropic_messages(messages: tuple[dict[str, Any], ...] | list[dict[str, 
     for message in messages:
         role = message.get("role")
         if role == "user":
-            add("user", _text_blocks(message))
+            add("user", _user_blocks(message))
         elif role == "assistant":
             add("assistant", _assistant_blocks(message))
         elif role == "tool":

@@ -54,6 +54,20 @@ def _text_of(message: Mapping[str, Any]) -> str:
     return "".join(b.get("text", "") for b in message.get("content", ()) if b.get("type") == "text")
 
 
+def _user_content(message: Mapping[str, Any]) -> str | list[dict[str, Any]]:
+    """Text, or text and `image_url` parts (data URLs) when the message holds images."""
+    blocks = message.get("content", ())
+    if not any(b.get("type") == "image" and b.get("data") for b in blocks):
+        return _text_of(message)
+    parts: list[dict[str, Any]] = []
+    for b in blocks:
+        if b.get("type") == "text" and b.get("text"):
+            parts.append({"type": "text", "text": b["text"]})
+        elif b.get("type") == "image" and b.get("data"):
+            parts.append({"type": "image_url", "image_url": {"url": f"data:{b['mediaType']};base64,{b['data']}"}})
+    return parts
+
+
 def to_openai_messages(system: str, messages: tuple[dict[str, Any], ...] | list[dict[str, Any]]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     if system:
@@ -61,7 +75,7 @@ def to_openai_messages(system: str, messages: tuple[dict[str, Any], ...] | list[
     for message in messages:
         role = message.get("role")
         if role == "user":
-            out.append({"role": "user", "content": _text_of(message)})
+            out.append({"role": "user", "content": _user_content(message)})
         elif role == "assistant":
             calls = [
                 {

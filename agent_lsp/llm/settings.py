@@ -82,6 +82,8 @@ class ModelSettings(_CamelModel):
         default_factory=dict,
         description="price per million tokens by model-name prefix, for cost estimates (adds to the built-in list prices)",
     )
+    images: bool | Literal["auto"] = Field(
+        default="auto", description='whether the model takes images: true, false, or "auto" (all but known text-only models)')
     timeouts: TimeoutSettings = Field(default_factory=TimeoutSettings)
     fallback: FallbackSettings | None = None
     script: list[Any] | None = None  # replies of the scripted provider only

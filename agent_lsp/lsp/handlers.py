@@ -24,6 +24,7 @@ from agent_lsp.lsp.features import (
     permission_requests,
     review_requests,
     session_control,
+    session_files,
     session_requests,
     subagent_requests,
     skill_requests,
@@ -38,7 +39,7 @@ from agent_lsp.service.requests import SHARED_REQUESTS
 # The feature modules with LSP features or commands (`register(server)`), in the order pygls lists the commands.
 FEATURES = (lifecycle, documents, skill_requests, review_requests, commands, code_actions, watched_files)
 # The handlers of the method table's requests, by feature.
-REQUESTS = (agent_requests.REQUESTS, session_requests.REQUESTS, session_control.REQUESTS, mcp_requests.REQUESTS,
+REQUESTS = (agent_requests.REQUESTS, session_requests.REQUESTS, session_files.REQUESTS, session_control.REQUESTS, mcp_requests.REQUESTS,
             language_requests.REQUESTS, subagent_requests.REQUESTS, mode_requests.REQUESTS, skill_requests.REQUESTS,
             permission_requests.REQUESTS, model_requests.REQUESTS, review_requests.REQUESTS,
             shared_handlers(SHARED_REQUESTS))

@@ -32,6 +32,7 @@ from agent_lsp.lsp.wire_base import (  # noqa: F401 (re-exported: the wire's use
     Position, Range, WireModel, describe_validation_error, wire_dump, ContentBlock, ContextItem, Content,
     Empty,
 )
+from agent_lsp.lsp.wire_images import ImageBlock, SessionFileParams, SessionFileResult  # noqa: F401 (re-exported)
 from agent_lsp.lsp.wire_language import (  # noqa: F401 (re-exported: the wire's users import them from here)
     LanguageQueryParams, LanguageQueryResult, LanguageServerStatus, LanguageStatusParams, LanguageStatusResult,
 )
@@ -204,6 +205,8 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "agent/session/replay": (SessionReplayParams, SessionReplayResult),
     "agent/session/delete": (SessionRef, SessionDeleteResult),
     "agent/session/rename": (SessionRenameParams, SessionRenameResult),
+    "agent/session/file": (SessionFileParams, SessionFileResult),
+    "agent/session/file": (SessionFileParams, SessionFileResult),
     "agent/session/compact": (SessionRef, SessionCompactResult),
     "agent/turn/revert": (TurnRevertParams, TurnRevertResult),
     "agent/session/rewind": (SessionRewindParams, SessionRewindResult),

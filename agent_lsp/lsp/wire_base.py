@@ -3,7 +3,7 @@ context items (agent_lsp.lsp.protocol re-exports them)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Annotated, Any, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
@@ -50,7 +50,20 @@ class ContentBlock(WireModel):
     text: str | None = None
 
 
-Content = Union[str, list[ContentBlock]]
+class ImageBlock(WireModel):
+    """An image the user sends: its bytes (`data`, base64) or a file inside the workspace
+    (`uri`, a file URI or a path relative to the folder). PNG, JPEG, GIF or WebP, known
+    from the bytes; at most 5 MB. Stored once beside the session log: the session's
+    events hold `{type: "image", mediaType, file, name?, size}` instead (docs/protocol.md)."""
+
+    type: Literal["image"]
+    data: str | None = Field(default=None, description="the image's bytes, base64")
+    media_type: str | None = Field(default=None, description="what the client believes it is (the bytes decide)")
+    uri: str | None = Field(default=None, description="instead of data: a file inside the workspace")
+    name: str | None = Field(default=None, description="the file name to show")
+
+
+Content = Union[str, list[Annotated[Union[ImageBlock, ContentBlock], Field(union_mode="left_to_right")]]]
 
 
 class ContextItem(WireModel):

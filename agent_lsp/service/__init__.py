@@ -13,6 +13,7 @@ lsprotocol or ACP library.
 
 from agent_lsp.service.agent_service import AgentService, Queued
 from agent_lsp.service.directory import SessionDirectory
+from agent_lsp.service.images import ImageProblem
 from agent_lsp.service.messages import Message
 
-__all__ = ["AgentService", "Message", "Queued", "SessionDirectory"]
+__all__ = ["AgentService", "ImageProblem", "Message", "Queued", "SessionDirectory"]

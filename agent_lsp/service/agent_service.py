@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from agent_lsp.service import images
 from agent_lsp.service.capability_refresh import refresh
 from agent_lsp.service.directory import SessionDirectory
 from agent_lsp.service.messages import Message, with_attachments
@@ -76,12 +77,20 @@ class AgentService:
         `before_queue`: called with the agent just before the message is queued (a face
         that waits for the turn to end registers there)."""
         host = self.turn_host(session_id, workspace_uri)
+        message = images.read(message, host)
         if mentions:
             message = await with_attachments(host, message)
         if session_id is not None:
             _, agent = self.directory.agent_for(session_id)
         else:
             agent = host.current() if use_current else host.new_session()
+        try:
+            images.refuse_model(message, host, agent)
+        except images.ImageProblem:
+            if session_id is None and not use_current:  # the session made for this message goes too
+                await host.delete_session(agent.session_id)
+            raise
+        message = images.stored(message, agent)
         if before_queue is not None:
             before_queue(agent)
         if after_s > 0:
@@ -103,7 +112,10 @@ class AgentService:
         When no turn runs it starts one, or, with `idle_followup`, it is queued as a followup
         (the steering extension of ACP clients: "injected" or "startedNewTurn")."""
         host = self.turn_host(session_id, workspace_uri)
+        message = images.read(message, host)
         agent = self.directory.agent_for(session_id)[1] if session_id is not None else host.current()
+        images.refuse_model(message, host, agent)
+        message = images.stored(message, agent)
         if idle_followup and agent.status != "running":
             return Queued(agent, agent.followup(message.content, context=message.context, note=message.note)["id"])
         return Queued(agent, agent.steer(message.content, context=message.context)["id"], "steer")

@@ -24,6 +24,7 @@ from typing import Any, Callable
 from agent_lsp.secrets import mask_json_line
 from agent_lsp.store.event import Event
 from agent_lsp.store.event_log import EventLog
+from agent_lsp.store.files import files_dir
 
 log = logging.getLogger(__name__)
 
@@ -180,6 +181,11 @@ class Session:
             for e in events or ():
                 self._commit(e)
         self._writer = writer
+
+    @property
+    def files(self) -> Path | None:
+        """The folder of the files its messages refer to (`store/files.py`); None off disk."""
+        return None if self._writer is None else files_dir(self._writer.path)
 
     # ------------------------------------------------------------------ append
 

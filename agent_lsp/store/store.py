@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
+from agent_lsp.store import files as session_files
 from agent_lsp.store import lock as session_lock
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.store.event_log import UNKNOWN, EventLog, chunk_kind
@@ -509,6 +510,7 @@ class SessionStore:
         session = Session(session_id, prefix, writer=JsonlWriter(path, fsync=self.fsync), meta=child_meta,
                           created=created, resumed=True, parent_session=source_id, inherited_length=n)
         session.events.attach(path, offsets[1:], session.flush)
+        session_files.copy(session_files.files_dir(self.path_of(source_id)), session_files.files_dir(path))
         if title:
             session.meta.setdefault("title", title)
         self._hold(session, handle)
@@ -737,6 +739,7 @@ class SessionStore:
                 pass
         self._summary_cache.pop(session_id, None)  # not under _listing: a long listing must not hold up the loop
         self.index.forget(session_id)
+        session_files.remove(session_files.files_dir(path))
         try:
             path.unlink()
             return True

@@ -49,7 +49,7 @@ async def test_initialize_advertises_what_the_face_does(tmp_path):
     assert reply.protocol_version == 1 and reply.agent_info.name == "agent-lsp"
     assert caps.load_session is True and caps.session_capabilities.list is not None
     assert caps.prompt_capabilities.embedded_context is True
-    assert not caps.prompt_capabilities.image and not caps.prompt_capabilities.audio
+    assert caps.prompt_capabilities.image and not caps.prompt_capabilities.audio
     assert caps.mcp_capabilities.http and not caps.mcp_capabilities.sse  # client MCP servers: stdio and http
     assert reply.field_meta["steering"] == {"supported": True}  # `_session/steering` is served
 

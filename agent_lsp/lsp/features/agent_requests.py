@@ -5,20 +5,29 @@ agent/inbox/remove. Each is one call of the application service
 
 from __future__ import annotations
 
+from pygls.exceptions import JsonRpcInvalidParams
+
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.messages import message, message_ref
+from agent_lsp.service import ImageProblem
 
 
 async def followup(ls: AgentLanguageServer, p: wire.FollowupParams) -> wire.MessageRef:
     await ls.ready()
-    return message_ref(await ls.service.followup(message(p.content, p.context), session_id=p.session_id or None,
-                                                 workspace_uri=p.workspace_uri))
+    try:
+        return message_ref(await ls.service.followup(message(p.content, p.context), session_id=p.session_id or None,
+                                                     workspace_uri=p.workspace_uri))
+    except ImageProblem as problem:  # not an image, too large, a model without images: nothing queued
+        raise JsonRpcInvalidParams(str(problem)) from None
 
 
 async def steer(ls: AgentLanguageServer, p: wire.SteerParams) -> wire.MessageRef:
     await ls.ready()
-    return message_ref(await ls.service.steer(message(p.content, p.context), session_id=p.session_id))
+    try:
+        return message_ref(await ls.service.steer(message(p.content, p.context), session_id=p.session_id))
+    except ImageProblem as problem:
+        raise JsonRpcInvalidParams(str(problem)) from None
 
 
 # Not a coroutine: pygls runs it and answers as the message is read, not a

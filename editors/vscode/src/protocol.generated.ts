@@ -44,6 +44,7 @@ export const METHODS = {
   'agent/session/compact': 'agent/session/compact',
   'agent/session/delete': 'agent/session/delete',
   'agent/session/export': 'agent/session/export',
+  'agent/session/file': 'agent/session/file',
   'agent/session/fork': 'agent/session/fork',
   'agent/session/list': 'agent/session/list',
   'agent/session/load': 'agent/session/load',
@@ -88,6 +89,7 @@ export interface ClientRequests {
   'agent/session/compact': { params: SessionRef; result: SessionCompactResult };
   'agent/session/delete': { params: SessionRef; result: SessionDeleteResult };
   'agent/session/export': { params: SessionExportParams; result: SessionExportResult };
+  'agent/session/file': { params: SessionFileParams; result: SessionFileResult };
   'agent/session/fork': { params: SessionForkParams; result: SessionRef };
   'agent/session/list': { params: SessionListParams; result: SessionListResult };
   'agent/session/load': { params: SessionRef; result: SessionLoadResult };
@@ -1449,13 +1451,38 @@ export interface FileDiagnostics {
  * The object form of the `agentLsp.followup` / `agentLsp.steer` command argument.
  */
 export interface FollowupCommandArgs {
-  content: string | ContentBlock[];
+  content: string | (ImageBlock | ContentBlock)[];
   context?: ContextItem[] | null;
   sessionId?: string | null;
   workspaceUri?: string | null;
 }
+/**
+ * An image the user sends: its bytes (`data`, base64) or a file inside the workspace
+ * (`uri`, a file URI or a path relative to the folder). PNG, JPEG, GIF or WebP, known
+ * from the bytes; at most 5 MB. Stored once beside the session log: the session's
+ * events hold `{type: "image", mediaType, file, name?, size}` instead (docs/protocol.md).
+ */
+export interface ImageBlock {
+  /**
+   * the image's bytes, base64
+   */
+  data?: string | null;
+  /**
+   * what the client believes it is (the bytes decide)
+   */
+  mediaType?: string | null;
+  /**
+   * the file name to show
+   */
+  name?: string | null;
+  type: 'image';
+  /**
+   * instead of data: a file inside the workspace
+   */
+  uri?: string | null;
+}
 export interface FollowupParams {
-  content: string | ContentBlock[];
+  content: string | (ImageBlock | ContentBlock)[];
   context?: ContextItem[] | null;
   /**
    * no sessionId: a new session in workspaceUri's folder (or the first folder)
@@ -1522,7 +1549,7 @@ export interface InboxRemoveResult {
   removed: boolean;
 }
 export interface InboxUpdateParams {
-  content: string | ContentBlock[];
+  content: string | (ImageBlock | ContentBlock)[];
   messageId: string;
   sessionId: string;
 }
@@ -1881,6 +1908,10 @@ export interface ModelSettings {
   headers?: {
     [k: string]: string;
   };
+  /**
+   * whether the model takes images: true, false, or "auto" (all but known text-only models)
+   */
+  images?: boolean | 'auto';
   maxOutputTokens?: number | null;
   model?: string | null;
   /**
@@ -2114,6 +2145,24 @@ export interface SessionExportResult {
    * the session's title, when it has one
    */
   title?: string | null;
+}
+export interface SessionFileParams {
+  /**
+   * an image block's `file`: the name of the file beside the session log
+   */
+  file: string;
+  sessionId: string;
+}
+/**
+ * A file a session's messages refer to (an image the user sent).
+ */
+export interface SessionFileResult {
+  /**
+   * the bytes, base64
+   */
+  data: string;
+  mediaType: string;
+  size: number;
 }
 export interface SessionForkParams {
   sessionId: string;
@@ -2447,7 +2496,7 @@ export interface StatusParams {
   [k: string]: unknown;
 }
 export interface SteerParams {
-  content: string | ContentBlock[];
+  content: string | (ImageBlock | ContentBlock)[];
   context?: ContextItem[] | null;
   sessionId: string;
 }

@@ -21,6 +21,7 @@ M.METHODS = {
   ["agent/session/replay"] = "agent/session/replay",
   ["agent/session/delete"] = "agent/session/delete",
   ["agent/session/rename"] = "agent/session/rename",
+  ["agent/session/file"] = "agent/session/file",
   ["agent/session/compact"] = "agent/session/compact",
   ["agent/turn/revert"] = "agent/turn/revert",
   ["agent/session/rewind"] = "agent/session/rewind",
