@@ -9,21 +9,19 @@ so each request reads the previous request's prefix from the cache.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any, AsyncIterator, Mapping
 from urllib.parse import urlsplit
 
 from agent_lsp import secrets
 
-from . import models
 from .endpoint import Endpoint
 from .failures import classify_stream_error, redact
 from .sse import parse_json
 from .model_list import list_model_ids
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, PooledClient, normalise, stream_sse
-from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelInfo, ModelRequest, Usage
-from .window_probe import FIRST_REQUEST_WAIT_S, WindowProbe
+from .types import EMPTY_RESPONSE, NETWORK, REFUSAL, SERVER, LlmError, ModelRequest, Usage
+from .window_probe import FIRST_REQUEST_WAIT_S, ProbedWindows, WindowProbe
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 API_VERSION = "2023-06-01"
@@ -312,7 +310,7 @@ class AnthropicStream:
 # --- provider ----------------------------------------------------------------------------
 
 
-class AnthropicProvider:
+class AnthropicProvider(ProbedWindows):
     """The Messages API. One pooled httpx client per instance."""
 
     def __init__(
@@ -363,22 +361,6 @@ class AnthropicProvider:
 
     def __repr__(self) -> str:
         return f"AnthropicProvider(name={self.name!r}, base_url={self.base_url!r})"
-
-    def model_info(self, model: str) -> ModelInfo:
-        return models.model_info(
-            model, context_window=self._context_window or self.windows.known(model),
-            max_output_tokens=self._max_output_tokens,
-        )
-
-    def discover_soon(self, model: str) -> "asyncio.Task[int | None] | None":
-        """Start asking the server for `model`'s window in the background (llm/window_probe.py)."""
-        return self.windows.soon(model)
-
-    async def context_window_within(self, model: str, wait_s: float, *, shared: bool = True
-                                    ) -> tuple[int | None, bool]:
-        """(the context window of `model`, whether the server is still being asked), waiting at most `wait_s`."""
-        _, pending = await self.windows.within(model, wait_s, shared=shared)
-        return self.model_info(model).context_window, pending
 
     async def stream(self, request: ModelRequest) -> AsyncIterator[dict[str, Any]]:
         await self.windows.within(request.model, FIRST_REQUEST_WAIT_S)

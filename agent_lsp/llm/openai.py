@@ -9,7 +9,6 @@ a new id, usage in any chunk, errors inside the stream.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 import uuid
@@ -18,11 +17,10 @@ from urllib.parse import urlsplit
 
 from agent_lsp import secrets
 
-from . import models
 from .failures import classify_stream_error, redact
 from .sse import SseEvent, parse_json
 from .endpoint import Endpoint
-from .window_probe import FIRST_REQUEST_WAIT_S, WindowProbe
+from .window_probe import FIRST_REQUEST_WAIT_S, ProbedWindows, WindowProbe
 from .model_list import list_model_ids, name_listed_models
 from .transport import StreamContext, Timeouts, apply_body_settings, join_url, PooledClient, normalise, stream_sse
 from .types import (
@@ -33,7 +31,6 @@ from .types import (
     REFUSAL,
     SERVER,
     LlmError,
-    ModelInfo,
     ModelRequest,
     Usage,
 )
@@ -329,7 +326,7 @@ class OpenAIStream:
 # --- provider ----------------------------------------------------------------------------
 
 
-class OpenAIProvider:
+class OpenAIProvider(ProbedWindows):
     """A Chat Completions endpoint. One pooled httpx client per instance."""
 
     def __init__(
@@ -385,22 +382,6 @@ class OpenAIProvider:
 
     def __repr__(self) -> str:
         return f"OpenAIProvider(name={self.name!r}, base_url={self.base_url!r})"
-
-    def model_info(self, model: str) -> ModelInfo:
-        return models.model_info(
-            model, context_window=self._context_window or self.windows.known(model),
-            max_output_tokens=self._max_output_tokens,
-        )
-
-    def discover_soon(self, model: str) -> "asyncio.Task[int | None] | None":
-        """Start asking the server for `model`'s window in the background (llm/window_probe.py)."""
-        return self.windows.soon(model)
-
-    async def context_window_within(self, model: str, wait_s: float, *, shared: bool = True
-                                    ) -> tuple[int | None, bool]:
-        """(the context window of `model`, whether the server is still being asked), waiting at most `wait_s`."""
-        _, pending = await self.windows.within(model, wait_s, shared=shared)
-        return self.model_info(model).context_window, pending
 
     async def _discover(self, model: str) -> None:
         """The window before a request: a probe under way is waited for a moment

@@ -16,7 +16,9 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Callable, Mapping
 
+from . import models
 from .discovery import discover_context_window
+from .types import ModelInfo
 
 if TYPE_CHECKING:
     import httpx
@@ -94,3 +96,29 @@ class WindowProbe:
         if key in _DISCOVERED:
             self._known[model] = _DISCOVERED[key]
         return self._known.get(model), key in _PENDING
+
+
+class ProbedWindows:
+    """What both HTTP providers answer about a model's window: the configured one,
+    else what their server said (`windows`, a WindowProbe they make with their own
+    client and headers)."""
+
+    windows: WindowProbe
+    _context_window: int | None
+    _max_output_tokens: int | None
+
+    def model_info(self, model: str) -> ModelInfo:
+        return models.model_info(
+            model, context_window=self._context_window or self.windows.known(model),
+            max_output_tokens=self._max_output_tokens,
+        )
+
+    def discover_soon(self, model: str) -> "asyncio.Task[int | None] | None":
+        """Start asking the server for `model`'s window in the background."""
+        return self.windows.soon(model)
+
+    async def context_window_within(self, model: str, wait_s: float, *, shared: bool = True
+                                    ) -> tuple[int | None, bool]:
+        """(the context window of `model`, whether the server is still being asked), waiting at most `wait_s`."""
+        _, pending = await self.windows.within(model, wait_s, shared=shared)
+        return self.model_info(model).context_window, pending

@@ -9,13 +9,12 @@ call and its outcome, the answer, and how the turn ended.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from agent_lsp.agent.loop import RUNTIME_CONTEXT_SOURCE
 from agent_lsp.llm.types import message_text
+from agent_lsp.views.lines import call_arguments
 
-ARGUMENT_LIMIT = 120  # characters of a tool call's arguments shown
 
 
 def transcript_line(kind: str, data: dict[str, Any]) -> str | None:
@@ -30,7 +29,7 @@ def transcript_line(kind: str, data: dict[str, Any]) -> str | None:
         text = message_text(data.get("message") or {}).strip()
         return f"Agent: {text}" if text else None
     if kind == "tool/call":
-        return f"→ {data.get('name', 'tool')} {_arguments(data.get('arguments'))}".rstrip()
+        return f"→ {data.get('name', 'tool')} {call_arguments(data.get('arguments'))}".rstrip()
     if kind == "tool/result":
         return _result_line(data)
     if kind == "turn/end":
@@ -43,18 +42,6 @@ def transcript_line(kind: str, data: dict[str, Any]) -> str | None:
     return None
 
 
-def _arguments(raw: Any) -> str:
-    """A call's arguments on one line: the values only when they are few and short."""
-    try:
-        parsed = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        parsed = raw
-    if isinstance(parsed, dict):
-        text = " ".join(str(v) if isinstance(v, (str, int, float)) else json.dumps(v) for v in parsed.values())
-    else:
-        text = "" if parsed is None else str(parsed)
-    text = " ".join(text.split())
-    return text if len(text) <= ARGUMENT_LIMIT else text[: ARGUMENT_LIMIT - 1] + "…"
 
 
 def _result_line(data: dict[str, Any]) -> str:

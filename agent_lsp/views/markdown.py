@@ -6,14 +6,13 @@ tool outputs, reasoning) is left out: this is the conversation a person had.
 
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
 from agent_lsp.store.event import TITLE_EVENT
 from agent_lsp.store.message_text import PERSON_SOURCES, assistant_text, user_text
+from agent_lsp.views.lines import call_arguments, cut
 
 TITLE_CHARS = 80
-ARGUMENT_CHARS = 120  # of a tool call's arguments, on its line
 
 
 def session_title(events: Iterable[Any], meta: dict[str, Any]) -> str | None:
@@ -29,7 +28,7 @@ def session_title(events: Iterable[Any], meta: dict[str, Any]) -> str | None:
                 first = " ".join(user_text(message).split()) or None
     if titled or meta.get("title"):
         return titled or str(meta["title"])
-    return _cut(first, TITLE_CHARS) if first else None
+    return cut(first, TITLE_CHARS) if first else None
 
 
 def session_markdown(session_id: str, events: Iterable[Any], meta: dict[str, Any]) -> str:
@@ -53,7 +52,7 @@ def _part(kind: str, data: dict[str, Any]) -> str | None:
         text = assistant_text(message).strip()
         return f"## Agent\n\n{text}" if text else None
     if kind == "tool/call":
-        return f"- `{data.get('name', 'tool')}` {_arguments(data.get('arguments'))}".rstrip()
+        return f"- `{data.get('name', 'tool')}` {call_arguments(data.get('arguments'))}".rstrip()
     if kind == "tool/result":
         error = data.get("error") or {}
         if error or message.get("isError"):
@@ -70,17 +69,3 @@ def _part(kind: str, data: dict[str, Any]) -> str | None:
     return None
 
 
-def _arguments(raw: Any) -> str:
-    try:
-        parsed = json.loads(raw) if isinstance(raw, str) else raw
-    except ValueError:
-        parsed = raw
-    if isinstance(parsed, dict):
-        text = " ".join(str(v) if isinstance(v, (str, int, float)) else json.dumps(v) for v in parsed.values())
-    else:
-        text = "" if parsed is None else str(parsed)
-    return _cut(" ".join(text.split()), ARGUMENT_CHARS)
-
-
-def _cut(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
