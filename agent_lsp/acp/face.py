@@ -61,6 +61,7 @@ from agent_lsp.acp.client_mcp import ClientMcp, ClientServerError, client_server
 from agent_lsp.acp.damaged import replay_damaged
 from agent_lsp.acp.folders import AcpFolders, in_use, invalid
 from agent_lsp.acp.images import prompt_images
+from agent_lsp.acp.prompt_blocks import prompt_text
 from agent_lsp.acp.mcp_prompts import PromptCommand, run_prompt_command, session_prompt_commands
 from agent_lsp.acp.models import MODEL_OPTION, ModelChoice, no_model_notice
 from agent_lsp.acp.queue import REMOVE_METHOD
@@ -498,23 +499,3 @@ def _resolve(host: WorkspaceHost, raw: Any) -> Path | None:
     if not isinstance(raw, str) or not raw:
         return None
     return WorkspaceRoots([host.root]).resolve(raw)
-
-
-def prompt_text(blocks: list[Any]) -> str:
-    """The prompt as the model's text: text blocks as they are, a resource link as
-    its URI, an embedded text resource (a file the user attached) fenced with its URI."""
-    parts = []
-    for block in blocks:
-        kind = getattr(block, "type", None)
-        if kind == "text":
-            parts.append(block.text)
-        elif kind == "resource_link":
-            parts.append(f"[{block.name}]({block.uri})")
-        elif kind == "resource":
-            resource = block.resource
-            text = getattr(resource, "text", None)
-            if text is not None:
-                parts.append(f"\n<file uri=\"{resource.uri}\">\n{text}\n</file>\n")
-            else:
-                parts.append(f"[{resource.uri}]")
-    return "".join(parts)
