@@ -199,6 +199,7 @@ export function applyEvent(state: Transcript, event: EventView): void {
         context: contextOf(message),
         // A queued message moved into the running turn ("Steer now") keeps its delivery: it is a steer by the step it entered at.
         steer: message.delivery === 'steer' || (message.delivery !== 'inject' && (num(data.step) ?? 1) > 1),
+        note: message.note && typeof message.note.text === 'string' ? { kind: String(message.note.kind ?? ''), text: message.note.text } : null,
       });
       removeFromInbox(state, id);
       break;

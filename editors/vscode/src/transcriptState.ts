@@ -26,6 +26,8 @@ export interface UserItem extends ItemBase {
   text: string;
   context: ContextItem[];
   steer: boolean; // sent into a running turn, not as its own turn
+  /** The text is for the model (a review undo, a skill run): this short note is what the user sees. */
+  note?: { kind: string; text: string } | null;
 }
 
 export interface TextItem extends ItemBase {

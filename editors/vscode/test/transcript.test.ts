@@ -197,6 +197,19 @@ test('a message without chunks behind it is still shown', () => {
   );
 });
 
+test("text meant for the model after a review undo or a skill is shown as its note, not as the user's words", () => {
+  const log = new Log();
+  log.add('user/message', { turn: null, step: null, message: { role: 'user', id: 'u1', source: 'user',
+    content: [{ type: 'text', text: 'The user rejected this change of yours… Do not make this change again' }],
+    note: { kind: 'undo', text: '↶ you undid a change in stats.py' } } });
+  log.add('user/message', { turn: 1, step: 1, message: { role: 'user', id: 'u2', source: 'user',
+    content: [{ type: 'text', text: 'fix it' }] } });
+  const state = loadTranscript('s', log.events, 'idle');
+  const users = state.items.filter((i) => i.kind === 'user') as any[];
+  assert.deepEqual(users.map((u) => u.note), [{ kind: 'undo', text: '↶ you undid a change in stats.py' }, null]);
+  assert.equal(users[1].text, 'fix it');
+});
+
 test('only changed items are reported to the renderer', () => {
   const log = new Log();
   log.textTurn(1, 'hi', 'abc');

@@ -26,6 +26,12 @@ let frame: number | null = null;
 function renderItem(node: HTMLElement, item: Item): void {
   switch (item.kind) {
     case 'user': {
+      if (item.note) {
+        // Text meant for the model (a review undo, a skill run): the user sees a short note, not it.
+        node.className = 'item notice user-note';
+        node.replaceChildren(el('div', 'user-note-text', item.note.text));
+        break;
+      }
       node.className = item.steer ? 'item user steer' : 'item user';
       node.replaceChildren(el('div', 'user-text', item.text));
       if (item.steer) {
