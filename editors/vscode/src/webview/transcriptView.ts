@@ -209,11 +209,18 @@ function nearBottom(): boolean {
  * layout change (the permission card, a banner, the queue taking room from
  * the transcript) does not, so the view stays at the bottom across it. */
 let pinned = true;
+/** Where the panel last scrolled itself to: only a scroll above it is the user's. */
+let ownTop = 0;
+
+function toBottom(): void {
+  transcriptEl.scrollTop = transcriptEl.scrollHeight;
+  ownTop = transcriptEl.scrollTop;
+}
 
 /** Keep the view at the bottom if it follows the output. */
 export function followBottom(): void {
   if (pinned) {
-    transcriptEl.scrollTop = transcriptEl.scrollHeight;
+    toBottom();
   }
 }
 
@@ -238,7 +245,7 @@ function render(): void {
   renderQueueIfChanged();
   renderChrome();
   if (pinned) {
-    transcriptEl.scrollTop = transcriptEl.scrollHeight;
+    toBottom();
   } else if (changed && view.state.items.length) {
     newActivity.hidden = false; // scrolled up to read: say that more came, do not jump
   }
@@ -269,12 +276,15 @@ export function reset(next: Transcript): void {
 }
 
 // A scroll the panel did not make itself is the user's: it decides whether
-// the view follows. (A programmatic scroll to the bottom reads as "at the
-// bottom"; a shrinking view fires no scroll at all.)
+// the view follows. Scroll events arrive a frame late, so the panel's own
+// scroll to the bottom may be read after more output came (no longer "near
+// the bottom"): only a scroll above where the panel put the view stops following.
 transcriptEl.addEventListener('scroll', () => {
-  pinned = nearBottom();
-  if (pinned) {
+  if (nearBottom()) {
+    pinned = true;
     newActivity.hidden = true;
+  } else if (transcriptEl.scrollTop < ownTop - 2) {
+    pinned = false;
   }
 });
 // The transcript's own size changes (the card, the queue, a banner above or
@@ -282,7 +292,7 @@ transcriptEl.addEventListener('scroll', () => {
 new ResizeObserver(followBottom).observe(transcriptEl);
 newActivity.addEventListener('click', () => {
   pinned = true;
-  transcriptEl.scrollTop = transcriptEl.scrollHeight;
+  toBottom();
   newActivity.hidden = true;
 });
 transcriptEl.addEventListener('click', (e) => {
