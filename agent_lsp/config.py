@@ -461,7 +461,7 @@ def configuration_errors(env: Mapping[str, str], settings: Mapping[str, Any] | N
     layers = SettingsLayers(env)
     problems = layers.problems + layers.set_layer("initializationOptions", settings or {}, source=source)
     errors = [p for p in problems if getattr(p, "severity", "error") == "error"]
-    model_typos = [p for p in problems if p not in errors and '"model.' in str(p)]
+    model_typos = [p for p in problems if p not in errors and 'unknown setting "model.' in str(p)]
     if model_typos and layers.current.model.provider == "auto":
         # A misspelt model key that leaves no model configured would end in the
         # scripted stand-in's canned answer: an error, not a warning, here.

@@ -453,3 +453,23 @@ def test_the_private_name_checker_sees_each_way_of_reaching_one():
     ]
     own = "from agent_lsp.workspace.review import _helper\n"
     assert private_imports("workspace/review.py", own, known) == []  # its own names
+
+
+def missing_modules(modules: list[tuple[str, str]]) -> list[str]:
+    """Imports of our own modules that name none (any kind of import: one under
+    TYPE_CHECKING never runs, so nothing else notices a module renamed under it)."""
+    known = {".".join(module_name(relative)) for relative, _ in modules}
+    return sorted(f"{imp.file}:{imp.line}: {imp.module}"
+                  for relative, source in modules for imp in imports_of(relative, source)
+                  if imp.module.startswith("agent_lsp") and imp.module not in known)
+
+
+def test_every_import_of_our_own_modules_names_one_that_exists():
+    assert missing_modules(all_modules()) == []
+
+
+def test_the_missing_module_checker_sees_an_import_under_type_checking():
+    modules = [("agent/a.py", "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from agent_lsp.agent.gone import X\n"),
+               ("agent/b.py", "from agent_lsp.agent import a\nfrom agent_lsp.agent.a import thing\n"),
+               ("agent/__init__.py", "")]
+    assert missing_modules(modules) == ["agent/a.py:3: agent_lsp.agent.gone"]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Literal, Sequence
 from agent_lsp.agent.context_window import PROBE_WAIT_S
 
 if TYPE_CHECKING:
-    from agent_lsp.agent.host import AgentHost
+    from agent_lsp.agent.handle import AgentHandle
 
 ToolSetChoice = Literal["auto", "full", "small"]
 SMALL_WINDOW = 8192  # windows below this get the small set under "auto"
@@ -42,7 +42,7 @@ def offered(tools: Sequence[Any], which: str, also: Iterable[str] = ()) -> list[
     return [t for t in tools if t.get("name") in names]
 
 
-def attach_tool_set(agent: "AgentHost", choice: ToolSetChoice = "auto",
+def attach_tool_set(agent: "AgentHandle", choice: ToolSetChoice = "auto",
                     also: Callable[[], Iterable[str]] = tuple) -> None:
     """Offer each step the tools of `choice` for its route's window; `also()`
     names tools the small set keeps at that step (the plan tool in plan mode)."""
@@ -62,7 +62,7 @@ def attach_tool_set(agent: "AgentHost", choice: ToolSetChoice = "auto",
     agent.hooks.register("system-prompt/assemble", assemble)
 
 
-async def _window(agent: "AgentHost") -> int | None:
+async def _window(agent: "AgentHandle") -> int | None:
     """The window of the next request's route: asked of its server at the route's
     first step (a bounded wait, shared with compaction), else what is known."""
     route = agent.next_route()

@@ -31,14 +31,8 @@ export const dailyScript = [
 
 const focusedId = (panel) => panel.evaluate(() => document.activeElement?.id ?? '');
 
-export async function daily(page, { ws, log, panelFrame, runCommand, killAgentServer }) {
-  await page.keyboard.press('Control+P');
-  await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-  await page.keyboard.type('hello.py');
-  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30000 });
-  await page.keyboard.press('Enter');
-  await page.waitForSelector('.view-lines:has-text("hello world")', { timeout: 15000 });
-  await page.waitForSelector('.statusbar-item:has-text("Agent"):not(:has-text("starting"))', { timeout: 30000 });
+export async function daily(page, { ws, log, panelFrame, runCommand, openHelloPy, killAgentServer }) {
+  await openHelloPy(page);
 
   // 1. Ctrl+Alt+I from the editor (the panel not drawn yet), then the command (drawn).
   await page.click('.monaco-editor .view-lines');

@@ -26,14 +26,8 @@ export const firstRunScript = [
   { text: '**Renamed** `old_name` to `new_name` in [hello.py](hello.py).\n\nNothing else changed.' },
 ];
 
-export async function firstRun(page, { ws, log, panelFrame, shot }) {
-  await page.keyboard.press('Control+P');
-  await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
-  await page.keyboard.type('hello.py');
-  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30000 });
-  await page.keyboard.press('Enter');
-  await page.waitForSelector('.view-lines:has-text("hello world")', { timeout: 15000 });
-  const status = await page.waitForSelector('.statusbar-item:has-text("Agent"):not(:has-text("starting"))', { timeout: 30000 });
+export async function firstRun(page, { ws, log, panelFrame, shot, openHelloPy }) {
+  const status = await openHelloPy(page);
   await status.click();
   const panel = await panelFrame(page);
 

@@ -273,12 +273,12 @@ async function main() {
       if (!result.ok) throw new Error('extension-host tests failed');
       log(`PASS ${result.outcomes.length} extension-host tests`);
     } else if (mode === 'firstrun') {
-      await firstRun(page, { ws, log, panelFrame, shot });
+      await firstRun(page, { ws, log, panelFrame, shot, openHelloPy });
       log('PASS first run');
     } else if (mode === 'bench') {
       await streamBench(page, { log, panelFrame });
     } else if (mode === 'daily') {
-      await daily(page, { ws, log, panelFrame, runCommand, killAgentServer: () => killAgentServer(cs.pid) });
+      await daily(page, { ws, log, panelFrame, runCommand, openHelloPy, killAgentServer: () => killAgentServer(cs.pid) });
       log('PASS daily use');
     } else {
       await uiSmoke(page, { ws, data });
@@ -371,19 +371,23 @@ async function permissionCard(panel) {
   return (await card.innerText()).replace(/\s+/g, ' ');
 }
 
-async function uiSmoke(page, workspace) {
-  // Open hello.py so the edit lands in a visible buffer.
+/** Open hello.py with Ctrl+P (so edits land in a visible buffer) and wait until the
+ * agent's status bar item has left "starting"; that item (it opens the panel). */
+async function openHelloPy(page) {
   await page.keyboard.press('Control+P');
   await page.waitForSelector('.quick-input-widget input', { state: 'visible' });
   await page.keyboard.type('hello.py');
-  // (as in ui_firstrun.mjs: the file search waits for the extension host, slow to start on a busy machine)
+  // The file search waits for the extension host, slow to start on a busy machine.
   await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30000 });
   await page.keyboard.press('Enter');
   await page.waitForSelector('.view-lines:has-text("hello world")', { timeout: 15000 });
-  log('hello.py open');
+  return page.waitForSelector('.statusbar-item:has-text("Agent"):not(:has-text("starting"))', { timeout: 30000 });
+}
+
+async function uiSmoke(page, workspace) {
   // The status bar item shows the state and opens the panel.
-  const status = await page.waitForSelector('.statusbar-item:has-text("Agent")', { timeout: 20000 });
-  await page.waitForSelector('.statusbar-item:has-text("Agent"):not(:has-text("starting"))', { timeout: 20000 });
+  const status = await openHelloPy(page);
+  log('hello.py open');
   await status.click();
   const panel = await panelFrame(page);
   await panel.waitForSelector('#banner[hidden]', { state: 'attached', timeout: 30000 });
