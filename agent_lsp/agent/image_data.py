@@ -9,6 +9,7 @@ file is gone stays a reference: the providers send its placeholder only."""
 from __future__ import annotations
 
 import base64
+import functools
 import logging
 from pathlib import Path
 from typing import Any
@@ -35,8 +36,15 @@ def _with_data(block: dict[str, Any], folder: Path) -> dict[str, Any]:
     if block.get("type") != "image" or not block.get("file"):
         return block
     try:
-        data = files.read(folder, block["file"])
+        data = _encoded(folder, block["file"])
     except OSError as error:
         log.warning("the image %s of the session is not readable: %s", block["file"], error)
         return block
-    return {**block, "data": base64.b64encode(data).decode("ascii")}
+    return {**block, "data": data}
+
+
+@functools.lru_cache(maxsize=16)
+def _encoded(folder: Path, name: str) -> str:
+    """A stored image's bytes, base64: read once, not at every step of every turn
+    (the files are named by their content, so what is read stays true)."""
+    return base64.b64encode(files.read(folder, name)).decode("ascii")
