@@ -105,10 +105,11 @@ class LateEditor:
 class EarlyPhase:
     """Answers the opening messages of a connection until the server takes over."""
 
-    def __init__(self, writer: Any, process: Any, env: Mapping[str, str] = os.environ):
+    def __init__(self, writer: Any, process: Any, env: Mapping[str, str] = os.environ, window: str | None = None):
         self.writer = writer
         self.process = process
         self.env = env
+        self.window = window  # the connection of the agent host this is (None: the process serves one)
         self.open = True  # False once a message had to be left to the server
         self.initialize: EarlyInitialize | None = None  # the `initialize` seen (answered here or not)
         self.initialize_body: bytes | None = None  # set when it was answered here
@@ -339,7 +340,8 @@ class EarlyPhase:
             # (`use_editor_language`); until then the agent's own servers answer.
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
                                  on_agent=self.agents.append,
-                                 editor_language=_not_yet if _relays_language(self.params) else None)
+                                 editor_language=_not_yet if _relays_language(self.params) else None,
+                                 window=self.window)
             host.warm_up()
             self.hosts[root] = host
         return host

@@ -128,6 +128,7 @@ class AgentLanguageServer(LanguageServer):
         # applied there (its problems shown). None: the server asks itself.
         self.early_configuration: asyncio.Future | bool | None = None
         self.process = process or _NoProcess()
+        self.connection_id: str | None = None  # which connection of the agent host this is (None: the process serves one)
         self._tasks: set[asyncio.Task] = set()
         self.service = AgentService(self)  # the handlers' operations; this server is its SessionDirectory
 
@@ -218,7 +219,7 @@ class AgentLanguageServer(LanguageServer):
 
             self.process.host_built()
             host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
-                                 on_agent=self.events.attach, editor_language=self.editor_language())
+                                 on_agent=self.events.attach, editor_language=self.editor_language(), window=self.connection_id)
             host.warm_up()
             self.folders[root] = host
         return host
@@ -241,6 +242,13 @@ class AgentLanguageServer(LanguageServer):
     @property
     def live_hosts(self) -> list[WorkspaceHost]:
         return [host for host in self.folders.values() if host is not None]
+
+    async def close_hosts(self) -> None:
+        """Close every folder's host (its sessions, their turns and commands) and the relay."""
+        hosts, self.folders = self.live_hosts, {}
+        for host in hosts:
+            await host.close()
+        self.relay.close()
 
     async def remove_folder(self, root: Path) -> None:
         host = self.folders.pop(root.resolve(), None)

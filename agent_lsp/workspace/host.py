@@ -88,6 +88,7 @@ class WorkspaceHost:
         env: Mapping[str, str] = os.environ,
         on_agent: Callable[[Agent], None] | None = None,
         editor_language: Callable[[LanguageSettings], LanguageIntelligence | None] | None = None,
+        window: str | None = None,
     ):
         self.root = Path(root).resolve()
         self.uri = self.root.as_uri()
@@ -97,7 +98,7 @@ class WorkspaceHost:
         self.on_agent = on_agent  # called with every Agent the host creates (the LSP relay attaches)
         self.editor_language = editor_language  # the editor's own language servers, where it relays them
         self.current_session_id: str | None = None
-        self.store = open_store(self.root, settings, env)
+        self.store = open_store(self.root, settings, env, lock_holder=window)  # window: of a multi-window process
         self.sessions = OpenSessions(self.store, load=self._make_agent, build=self.build_agent, spawn=self.spawn,
                                      read=self._load)
         self.listing_warm_up = ListingWarmUp(self.store)  # started by the servers, not by one-shot commands

@@ -1,0 +1,196 @@
+"""The agent host: every editor window that launches `agent-lsp --host` is served
+by one warm process per user, each window with its own protocol state.
+
+Real processes throughout: pytest-lsp launches `agent-lsp --host` (the
+connector) as an editor does; the first one starts the host."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from pygls.exceptions import JsonRpcException
+
+from agent_lsp.lsp.protocol import SESSION_IN_USE_CODE
+
+from lsp_harness import running_server, wait_until
+
+CONNECTOR = [sys.executable, "-m", "agent_lsp", "--host"]
+
+
+def host_pid(socket_file: Path) -> int | None:
+    try:
+        return int((socket_file.with_name(socket_file.name + ".lock")).read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie of ours is not alive
+        with open(f"/proc/{pid}/stat") as stat_file:
+            return stat_file.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return True
+
+
+@pytest.fixture
+def host_dir(tmp_path):
+    directory = tmp_path / "run"
+    directory.mkdir(mode=0o700)
+    yield directory
+    pid = host_pid(directory / "host.sock")
+    if pid is not None and alive(pid):
+        os.kill(pid, signal.SIGKILL)
+
+
+def host_env(directory: Path, idle_s: float = 60) -> dict[str, str]:
+    return {"AGENT_LSP_HOST_SOCKET": str(directory / "host.sock"), "AGENT_LSP_HOST_IDLE_S": str(idle_s)}
+
+
+
+
+async def test_two_windows_share_one_warm_host_each_with_its_own_state(tmp_path, host_dir):
+    sessions = tmp_path / "sessions"
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "a.txt").write_text("first\n")
+    env = host_env(host_dir)
+    script_a = [{"tools": [{"name": "write_file", "arguments": {"path": "a.txt", "content": "from A\n"}}]}, {"text": "wrote"}]
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=script_a, env=env, command=CONNECTOR) as first:
+        pid = host_pid(host_dir / "host.sock")
+        assert pid is not None and alive(pid) and pid != first.server_pid  # the connector is not the host
+        sid_a = (await first.request("agent/followup", {"content": "write"}))["sessionId"]
+        await first.wait_idle(sid_a)
+        assert first.applied_edits, "the edit reached the window that asked, as workspace/applyEdit"
+        assert first.streamed_text(sid_a).endswith("wrote")
+
+        other = tmp_path / "other"
+        other.mkdir()
+        started = time.monotonic()
+        async with running_server(folders=[other], sessions_dir=sessions, script=[{"text": "from B"}], env=env,
+                                  command=CONNECTOR) as second:
+            warm_start = time.monotonic() - started
+            assert host_pid(host_dir / "host.sock") == pid  # the same host
+            sid_b = (await second.request("agent/followup", {"content": "hi"}))["sessionId"]
+            await second.wait_idle(sid_b)
+            assert second.streamed_text(sid_b) == "from B"
+            # each window sees only its own folder's sessions and its own events
+            assert [s["sessionId"] for s in (await second.request("agent/session/list", {}))["sessions"]] == [sid_b]
+            assert sid_b not in first.events and sid_a not in second.events
+            assert not second.applied_edits
+        # the second window left (shutdown, exit): the host and the first window go on
+        assert alive(pid)
+        statuses = len(first.statuses)
+        await first.request("agent/followup", {"sessionId": sid_a, "content": "again"})
+        await first.wait_idle(sid_a, statuses)
+    assert warm_start < 5.0  # a warm host answers `initialize` without loading anything (figures: bench/)
+
+
+async def test_a_session_open_in_one_window_is_refused_in_another_window_of_the_host(tmp_path, host_dir):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    sessions = tmp_path / "sessions"
+    env = host_env(host_dir)
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "from A"}], env=env,
+                              command=CONNECTOR) as first:
+        sid = (await first.request("agent/followup", {"content": "hi"}))["sessionId"]
+        await first.wait_idle(sid)
+        async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "from B"}], env=env,
+                                  command=CONNECTOR) as second:
+            snapshot = await second.request("agent/session/load", {"sessionId": sid})
+            assert snapshot["events"] == (await first.request("agent/session/load", {"sessionId": sid}))["events"]
+            with pytest.raises(JsonRpcException) as refused:
+                await second.request("agent/followup", {"sessionId": sid, "content": "mine now"})
+            assert refused.value.code == SESSION_IN_USE_CODE
+            assert "another window of this agent-lsp host" in refused.value.message
+            with pytest.raises(JsonRpcException) as refused:
+                await second.request("agent/session/delete", {"sessionId": sid})
+            assert refused.value.code == SESSION_IN_USE_CODE
+        # the first window still writes its session
+        statuses = len(first.statuses)
+        await first.request("agent/followup", {"sessionId": sid, "content": "again"})
+        await first.wait_idle(sid, statuses)
+    # the first window has left: another window continues the session
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "resumed"}], env=env,
+                              command=CONNECTOR) as third:
+        statuses = len(third.statuses)
+        await third.request("agent/followup", {"sessionId": sid, "content": "resume"})
+        await third.wait_idle(sid, statuses)
+        assert third.streamed_text(sid).endswith("resumed")
+
+
+async def test_an_idle_host_stops_and_the_next_window_starts_a_new_one(tmp_path, host_dir):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    socket_file = host_dir / "host.sock"
+    env = host_env(host_dir, idle_s=1)
+    async with running_server(folders=[workspace], sessions_dir=tmp_path / "s", script=[{"text": "x"}], env=env,
+                              command=CONNECTOR):
+        pid = host_pid(socket_file)
+        assert stat.S_IMODE(socket_file.stat().st_mode) == 0o600
+    await wait_until(lambda: not alive(pid), timeout=15, what="the idle host to stop")
+    assert not socket_file.exists()
+    async with running_server(folders=[workspace], sessions_dir=tmp_path / "s", script=[{"text": "y"}], env=env,
+                              command=CONNECTOR) as window:
+        assert host_pid(socket_file) not in (None, pid)
+        sid = (await window.request("agent/followup", {"content": "hi"}))["sessionId"]
+        await window.wait_idle(sid)
+
+
+async def test_a_killed_host_ends_its_windows_and_the_next_window_starts_a_new_one(tmp_path, host_dir):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    socket_file = host_dir / "host.sock"
+    env = host_env(host_dir)
+    async with running_server(folders=[workspace], sessions_dir=tmp_path / "s", script=[{"text": "x"}], env=env,
+                              command=CONNECTOR, graceful=False) as window:
+        pid = host_pid(socket_file)
+        os.kill(pid, signal.SIGKILL)
+        # the editor sees its server end (and restarts it, as editors do)
+        code = await asyncio.wait_for(window.client._server.wait(), 10)
+        assert code == 0
+        window.killed = True
+    assert socket_file.exists()  # left behind by the killed host
+    async with running_server(folders=[workspace], sessions_dir=tmp_path / "s", script=[{"text": "y"}], env=env,
+                              command=CONNECTOR) as window:
+        assert host_pid(socket_file) not in (None, pid)
+        sid = (await window.request("agent/followup", {"content": "hi"}))["sessionId"]
+        await window.wait_idle(sid)
+        assert window.streamed_text(sid) == "y"
+
+
+def test_the_host_refuses_a_directory_other_users_may_enter(tmp_path):
+    directory = tmp_path / "open"
+    directory.mkdir()
+    directory.chmod(0o755)
+    env = dict(os.environ, AGENT_LSP_HOST_SOCKET=str(directory / "host.sock"))
+    result = subprocess.run(CONNECTOR, input=b"", capture_output=True, env=env, timeout=30)
+    assert result.returncode == 1
+    assert b"may be entered by other users" in result.stderr and b"Traceback" not in result.stderr
+    assert not (directory / "host.sock").exists()
+
+
+def test_a_connection_from_another_installation_is_refused_with_the_reason(tmp_path, host_dir):
+    """A connector of another release that finds this host's socket is told why, not served."""
+    import socket as sockets
+
+    env = dict(os.environ, **host_env(host_dir))
+    started = subprocess.run(CONNECTOR, input=b"", capture_output=True, env=env, timeout=60)
+    assert started.returncode == 0  # the host started and the empty session ended
+    client = sockets.socket(sockets.AF_UNIX, sockets.SOCK_STREAM)
+    client.connect(str(host_dir / "host.sock"))
+    client.sendall(b'{"face": "lsp", "tag": "0.0.0-other", "env": {}}\n')
+    answer = client.recv(4096)
+    client.close()
+    assert b"this host runs agent-lsp" in answer and b'"error"' in answer
