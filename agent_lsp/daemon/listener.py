@@ -24,6 +24,7 @@ from typing import Any
 
 from agent_lsp.daemon.address import installation_tag, lock_path, prepare_directory
 from agent_lsp.daemon.hello import MAX_HELLO_BYTES, answer, read_hello
+from agent_lsp.workspace.shared_sessions import SharedSessions
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +88,7 @@ class AgentHostProcess:
         self.idle_s = idle_s
         self.process = process
         self.tag = installation_tag()
+        self.shared = SharedSessions()  # a session open in one window is followed live by the others
         self.connections: set[asyncio.Task] = set()
         self._ids = itertools.count(1)
         self._idle: asyncio.TimerHandle | None = None
@@ -146,7 +148,7 @@ class AgentHostProcess:
             sock.sendall(answer(pid=os.getpid()))
             log.info("connection %s (%s)", connection_id, fields["face"])
             code = await serve_lsp_connection(sock, stream, fields["env"], process=self.process,
-                                              connection_id=connection_id)
+                                              connection_id=connection_id, shared=self.shared)
             log.info("connection %s ended (exit code %d)", connection_id, code)
         except asyncio.TimeoutError:
             log.warning("refused a connection that sent no hello within %.0f s", HELLO_TIMEOUT_S)

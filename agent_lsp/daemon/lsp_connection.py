@@ -17,14 +17,14 @@ log = logging.getLogger(__name__)
 
 
 async def serve_lsp_connection(sock: socket.socket, stream: BinaryIO, env: Mapping[str, str], *,
-                               process: Any, connection_id: str) -> int:
+                               process: Any, connection_id: str, shared: Any) -> int:
     """Serve LSP on this connection (its reader `stream` already past the hello)
     until its end of input or `exit`; the exit code."""
     from agent_lsp.lsp import server as lsp_server
     from agent_lsp.lsp.transport import FrameReader, ThreadedWriter
 
     writer = ThreadedWriter(sock.makefile("wb", buffering=0))
-    target = lsp_server.connection_target(writer, process, env, connection_id)
+    target = lsp_server.connection_target(writer, process, env, connection_id, shared)
     try:
         await lsp_server.serve_frames(target, FrameReader(stream))
     finally:

@@ -67,9 +67,13 @@ def _import_server(modules: tuple[str, ...] = COMPILING_MODULES) -> Any:
 
 
 def _create_server(module: Any, process: Any, writer: Any, early_initialize: Any = None, *,
-                   env: Any = os.environ, connection_id: str | None = None) -> Any:
+                   env: Any = os.environ, connection_id: str | None = None, shared: Any = None) -> Any:
     server = module.create_server(env, process=process)
     server.connection_id = connection_id
+    if shared is not None:  # a window of the agent host
+        from agent_lsp.lsp.host_window import HostWindow
+
+        server.window = HostWindow(shared, connection_id, server.events.attach, server.editor)
     server.backlog = lambda: writer.backlog
     filtered = writer if early_initialize is None else InitializeFilter(writer, server.protocol, early_initialize)
     server.protocol.set_writer(filtered)
@@ -153,11 +157,13 @@ class _Starting:
     rest waits in order for the server, which then takes over (see the module's
     docstring)."""
 
-    def __init__(self, writer: ThreadedWriter, process: Any, *, env: Any = os.environ, connection_id: str | None = None):
+    def __init__(self, writer: ThreadedWriter, process: Any, *, env: Any = os.environ, connection_id: str | None = None,
+                 shared: Any = None):
         self.writer = writer
         self.process = process
         self.env = env
         self.connection_id = connection_id  # one of several connections of the process (the agent host)
+        self.shared = shared  # the host's live sessions (agent_lsp.workspace.shared_sessions)
         self.early = EarlyPhase(writer, process, env, connection_id)
         self.waiting: list[bytes | Oversized] = []
         self.serving: Serving | None = None
@@ -223,7 +229,7 @@ class _Starting:
     def _take_over(self, module: Any) -> None:
         try:
             server = _create_server(module or _import_server(), self.process, self.writer, self.early.initialize,
-                                    env=self.env, connection_id=self.connection_id)
+                                    env=self.env, connection_id=self.connection_id, shared=self.shared)
             serving = Serving(server, one_of_many=self.connection_id is not None)
             serving.begin(self.loop, self.stop_event, self.ended, self.release)
             held = self.early.hand_over(server)
@@ -345,14 +351,16 @@ def serve_tcp(host: str, port: int, *, process: Any = None) -> int:
     return code
 
 
-def connection_target(writer: ThreadedWriter, process: Any, env: Any, connection_id: str) -> "Serving | _Starting":
+def connection_target(writer: ThreadedWriter, process: Any, env: Any, connection_id: str,
+                      shared: Any) -> "Serving | _Starting":
     """What serves one of several connections of the process (the agent host):
     the loaded server, or, while the process has not loaded it yet (its first
     connection), the early phase and the loader, as on stdio."""
     if IMPLEMENTATION in sys.modules and AGENT_CODE in sys.modules:
         module = sys.modules[IMPLEMENTATION]
-        return Serving(_create_server(module, process, writer, env=env, connection_id=connection_id), one_of_many=True)
-    return _Starting(writer, process, env=env, connection_id=connection_id)
+        return Serving(_create_server(module, process, writer, env=env, connection_id=connection_id, shared=shared),
+                       one_of_many=True)
+    return _Starting(writer, process, env=env, connection_id=connection_id, shared=shared)
 
 
 def serve_ws(host: str, port: int, *, process: Any = None) -> None:

@@ -97,37 +97,87 @@ async def test_two_windows_share_one_warm_host_each_with_its_own_state(tmp_path,
     assert warm_start < 5.0  # a warm host answers `initialize` without loading anything (figures: bench/)
 
 
-async def test_a_session_open_in_one_window_is_refused_in_another_window_of_the_host(tmp_path, host_dir):
+def seqs(events: list[dict]) -> list[int]:
+    return [e["seq"] for e in events]
+
+
+def contiguous(events: list[dict]) -> bool:
+    """Every seq once, in order (a merged chunk stands for the seqs up to its lastSeq)."""
+    expected = events[0]["seq"]
+    for event in events:
+        if event["seq"] != expected:
+            return False
+        expected = event.get("lastSeq", event["seq"]) + 1
+    return True
+
+
+async def test_a_session_open_in_one_window_is_followed_live_in_another(tmp_path, host_dir):
+    """The second window sees the first one's running turn as it streams, with the
+    same seqs; its followup reaches the same agent, and both windows see it."""
     workspace = tmp_path / "ws"
     workspace.mkdir()
     sessions = tmp_path / "sessions"
     env = host_env(host_dir)
-    async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "from A"}], env=env,
+    script = [{"text": "streaming to both windows", "chunkDelayMs": 40}, {"text": "second answer"}]
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=script, env=env,
                               command=CONNECTOR) as first:
         sid = (await first.request("agent/followup", {"content": "hi"}))["sessionId"]
-        await first.wait_idle(sid)
-        async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "from B"}], env=env,
+        await wait_until(lambda: first.streamed_text(sid), what="the first chunk")
+        async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "unused"}], env=env,
                                   command=CONNECTOR) as second:
-            snapshot = await second.request("agent/session/load", {"sessionId": sid})
-            assert snapshot["events"] == (await first.request("agent/session/load", {"sessionId": sid}))["events"]
-            with pytest.raises(JsonRpcException) as refused:
-                await second.request("agent/followup", {"sessionId": sid, "content": "mine now"})
-            assert refused.value.code == SESSION_IN_USE_CODE
-            assert "another window of this agent-lsp host" in refused.value.message
-            with pytest.raises(JsonRpcException) as refused:
+            loaded = await second.request("agent/session/load", {"sessionId": sid})
+            assert loaded["status"] == "running" and "heldByPid" not in loaded  # live, not a read-only snapshot
+            await second.wait_idle(sid)
+            await first.wait_idle(sid)
+            seen_by_second = loaded["events"] + second.events[sid]
+            assert seen_by_second[0]["seq"] == 0 and contiguous(seen_by_second)  # nothing lost, nothing twice
+            assert second.events[sid][-1] == first.events[sid][-1]  # the same events, the same seqs
+            assert first.streamed_text(sid) == "streaming to both windows"
+            assert second.streamed_text(sid) and "streaming to both windows".endswith(second.streamed_text(sid))
+            # the second window's prompt reaches the same agent; both windows see the answer
+            first_statuses, second_statuses = len(first.statuses), len(second.statuses)
+            await second.request("agent/followup", {"sessionId": sid, "content": "from the second window"})
+            await second.wait_idle(sid, second_statuses)
+            await first.wait_idle(sid, first_statuses)
+            assert first.streamed_text(sid).endswith("second answer")
+            assert second.streamed_text(sid).endswith("second answer")
+            with pytest.raises(JsonRpcException) as refused:  # deleting stays the opening window's
                 await second.request("agent/session/delete", {"sessionId": sid})
             assert refused.value.code == SESSION_IN_USE_CODE
-        # the first window still writes its session
-        statuses = len(first.statuses)
-        await first.request("agent/followup", {"sessionId": sid, "content": "again"})
-        await first.wait_idle(sid, statuses)
-    # the first window has left: another window continues the session
-    async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "resumed"}], env=env,
-                              command=CONNECTOR) as third:
-        statuses = len(third.statuses)
-        await third.request("agent/followup", {"sessionId": sid, "content": "resume"})
-        await third.wait_idle(sid, statuses)
-        assert third.streamed_text(sid).endswith("resumed")
+
+
+async def test_the_turn_goes_on_when_the_window_that_opened_it_leaves(tmp_path, host_dir):
+    """A window that leaves never ends a turn another window follows: its edit
+    reaches the window that stayed, as workspace/applyEdit."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "notes.txt").write_text("old\n")
+    sessions = tmp_path / "sessions"
+    env = host_env(host_dir)
+    script = [{"text": "working slowly before the edit", "chunkDelayMs": 60,
+               "tools": [{"name": "write_file", "arguments": {"path": "notes.txt", "content": "new\n"}}]},
+              {"text": "done"}]
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "unused"}], env=env,
+                              command=CONNECTOR) as second:
+        async with running_server(folders=[workspace], sessions_dir=sessions, script=script, env=env,
+                                  command=CONNECTOR) as first:
+            sid = (await first.request("agent/followup", {"content": "edit it"}))["sessionId"]
+            await wait_until(lambda: first.streamed_text(sid), what="the first chunk")
+            await second.request("agent/session/load", {"sessionId": sid})
+        # the first window has left (shutdown, exit) in the middle of the turn
+        await second.wait_idle(sid)
+        assert second.streamed_text(sid).endswith("done")
+        assert second.event_types(sid)[-1] == "turn/end"
+        assert second.applied_edits, "the edit went through the window that stayed"
+        assert (workspace / "notes.txt").read_text() == "new\n"
+        # nobody else has the session now: the window that stayed goes on in it
+        statuses = len(second.statuses)
+        second.use_script([{"text": "continued"}])  # its own settings: the session moved to its own host
+        await second.request("agent/followup", {"sessionId": sid, "content": "and now?"})
+        await second.wait_idle(sid, statuses)
+        assert second.streamed_text(sid).endswith("continued")
+        events = second.events[sid]
+        assert contiguous(events)  # on from the seq it had seen, through the move to its own host
 
 
 async def test_an_idle_host_stops_and_the_next_window_starts_a_new_one(tmp_path, host_dir):
