@@ -36,11 +36,17 @@ class HostWindow:
         return WindowEditor(editor, [root])
 
     def joined(self, host: WorkspaceHost) -> None:
-        """A host of this window, built by it or handed over from the early phase."""
-        switch = getattr(host.editor, "switch", None)
-        if switch is not None:
-            switch(self.editor)
+        """A host of this window, built by it or handed over from the early phase:
+        its editor port is this window's, its questions asked in the windows
+        following the session too."""
+        editor = host.editor
+        if isinstance(editor, WindowEditor):
+            editor.switch(self.editor)
+            editor.others = self._followers_editors
         self.shared.join(host, self.id)
+
+    def _followers_editors(self, session_id: str | None) -> list[Any]:
+        return [window.editor for window in self.shared.followers(session_id)] if session_id else []
 
     def own(self, agent: Agent, unsubscribe: Callable[[], None]) -> None:
         """An agent of this window's hosts streams to it until the window leaves."""

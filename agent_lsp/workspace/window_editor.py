@@ -9,13 +9,19 @@ the session (switched to by the registry), or, with none, straight to disk
 (version checks have nothing open to check against), and a permission
 question waits up to `wait_s` for a window to come, then counts as
 unanswered.
+
+A permission question is asked in the window and in every other window that
+follows the session (`others`): the first answer wins, and the windows that
+did not answer are told so (`permission_settled`), so their card goes away.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import uuid
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from agent_lsp.agent.ports import ApplyResult, DocumentSnapshot, EditOperation, PermissionAnswer, PermissionRequest
 from agent_lsp.workspace.disk_editor import DiskEditor
@@ -26,6 +32,7 @@ class WindowEditor:
         self.target = target  # the window's editor; None once no window shows the folder's sessions
         self.disk = DiskEditor(roots)
         self.wait_s = wait_s
+        self.others: Callable[[str | None], list[Any]] = lambda session_id: []  # the editors of the windows following it
         self._arrived: asyncio.Event | None = None  # made by the first question asked with no window
 
     def switch(self, target: Any) -> None:
@@ -59,9 +66,39 @@ class WindowEditor:
         return await self.target.save(paths) if self.target is not None else []
 
     async def ask_permission(self, request: PermissionRequest) -> PermissionAnswer:
-        if self.target is None:
+        if self.target is None and not self.others(request.session_id):
             if self._arrived is None:
                 self._arrived = asyncio.Event()
             # no answer in time raises, as a window's own timeout does: the policy says nobody answered
             await asyncio.wait_for(self._arrived.wait(), self.wait_s)
-        return await self.target.ask_permission(request)
+        editors = [e for e in [self.target, *self.others(request.session_id)] if e is not None]
+        editors = [e for i, e in enumerate(editors) if e not in editors[:i]]
+        if len(editors) == 1:
+            return await editors[0].ask_permission(request)
+        return await first_answer(dataclasses.replace(request, permission_id=uuid.uuid4().hex[:16]), editors)
+
+
+async def first_answer(request: PermissionRequest, editors: list[Any]) -> PermissionAnswer:
+    """Ask every editor; the first answer wins and the others are told. Raises
+    the first failure when no editor answered."""
+    asked = {asyncio.ensure_future(editor.ask_permission(request)): editor for editor in editors}
+    pending = set(asked)
+    failure: BaseException | None = None
+    try:
+        while pending:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                error = task.exception()
+                if error is None:
+                    answer = task.result()
+                    for editor in asked.values():
+                        settled = getattr(editor, "permission_settled", None)
+                        if editor is not asked[task] and settled is not None:
+                            settled(request, answer)
+                    return answer
+                failure = failure or error
+        assert failure is not None
+        raise failure
+    finally:
+        for task in pending:
+            task.cancel()

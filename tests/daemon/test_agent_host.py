@@ -20,7 +20,7 @@ from pygls.exceptions import JsonRpcException
 
 from agent_lsp.lsp.protocol import SESSION_IN_USE_CODE
 
-from lsp_harness import running_server, wait_until
+from lsp_harness import NEVER, running_server, wait_until
 
 CONNECTOR = [sys.executable, "-m", "agent_lsp", "--host"]
 
@@ -144,6 +144,33 @@ async def test_a_session_open_in_one_window_is_followed_live_in_another(tmp_path
             with pytest.raises(JsonRpcException) as refused:  # deleting stays the opening window's
                 await second.request("agent/session/delete", {"sessionId": sid})
             assert refused.value.code == SESSION_IN_USE_CODE
+
+
+async def test_a_question_is_asked_in_every_window_following_the_session_and_the_first_answer_wins(tmp_path, host_dir):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    sessions = tmp_path / "sessions"
+    env = host_env(host_dir)
+    script = [{"text": "first"},
+              {"tools": [{"name": "run_command", "arguments": {"command": "echo ran >> ran.txt"}}]}, {"text": "done"}]
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=script, env=env,
+                              command=CONNECTOR) as first:
+        first.permission_answer = NEVER  # the user is not at this window
+        sid = (await first.request("agent/followup", {"content": "hi"}))["sessionId"]
+        await first.wait_idle(sid)
+        async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "unused"}], env=env,
+                                  command=CONNECTOR) as second:
+            await second.request("agent/session/load", {"sessionId": sid})
+            statuses = len(second.statuses)
+            await second.request("agent/followup", {"sessionId": sid, "content": "run it"})
+            await second.wait_idle(sid, statuses)
+            assert (workspace / "ran.txt").read_text() == "ran\n"  # answered in the second window, run once
+            asked_first, asked_second = first.permission_requests[-1], second.permission_requests[-1]
+            assert asked_first["permissionId"] == asked_second["permissionId"]
+            # the first window is told the question was answered elsewhere, so its card goes away
+            answered = await wait_until(lambda: first.of("agent/permission/answered"), what="the answered notice")
+            assert answered[-1]["permissionId"] == asked_first["permissionId"] and answered[-1]["answer"] == "once"
+            assert not second.of("agent/permission/answered")
 
 
 async def test_the_turn_goes_on_when_the_window_that_opened_it_leaves(tmp_path, host_dir):

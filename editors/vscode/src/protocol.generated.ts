@@ -36,6 +36,7 @@ export const METHODS = {
   'agent/model/info': 'agent/model/info',
   'agent/model/list': 'agent/model/list',
   'agent/permission': 'agent/permission',
+  'agent/permission/answered': 'agent/permission/answered',
   'agent/permission/revoke': 'agent/permission/revoke',
   'agent/permission/rules': 'agent/permission/rules',
   'agent/review/list': 'agent/review/list',
@@ -113,6 +114,7 @@ export interface ServerNotifications {
   'agent/inbox/claimed': InboxClaimedParams;
   'agent/inbox/discarded': InboxDiscardedParams;
   'agent/inbox/inserted': InboxInsertedParams;
+  'agent/permission/answered': PermissionAnsweredParams;
   'agent/status': StatusParams;
   'agent/subagent/status': SubagentStatusParams;
   'agent/tool/progress': ToolProgressParams;
@@ -1975,6 +1977,14 @@ export interface Range1 {
   end: Position;
   start: Position;
 }
+/**
+ * A question asked in several windows was answered in another one: drop it here.
+ */
+export interface PermissionAnsweredParams {
+  answer: 'once' | 'session' | 'always' | 'deny';
+  permissionId: string;
+  sessionId?: string | null;
+}
 export interface PermissionParams {
   /**
    * why this is asked every time, for the user
@@ -1992,6 +2002,10 @@ export interface PermissionParams {
   diff?: string | null;
   kind: 'command' | 'read' | 'write' | 'delete';
   path?: string | null;
+  /**
+   * set when the question is asked in several windows at once (the agent host): agent/permission/answered names it once one answered
+   */
+  permissionId?: string | null;
   sessionId?: string | null;
   title: string;
   tool: string;
