@@ -271,3 +271,38 @@ def test_a_connection_from_another_installation_is_refused_with_the_reason(tmp_p
     answer = client.recv(4096)
     client.close()
     assert b"this host runs agent-lsp" in answer and b'"error"' in answer
+
+
+async def test_a_host_killed_mid_turn_is_repaired_and_the_next_window_goes_on_from_what_it_had(tmp_path, host_dir):
+    """kill -9 of the host in the middle of a turn: the session's file is repaired
+    on the next load, what the window had seen is there unchanged, with nothing
+    doubled, and the session goes on in a new host."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    sessions = tmp_path / "sessions"
+    socket_file = host_dir / "host.sock"
+    env = host_env(host_dir)
+    script = [{"text": "a long answer that is cut short by the crash", "chunkDelayMs": 50}]
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=script, env=env,
+                              command=CONNECTOR, graceful=False) as window:
+        sid = (await window.request("agent/followup", {"content": "hi"}))["sessionId"]
+        await wait_until(lambda: len(window.streamed_text(sid)) > 5, what="some chunks")
+        seen = list(window.events[sid])
+        os.kill(host_pid(socket_file), signal.SIGKILL)
+        await asyncio.wait_for(window.client._server.wait(), 10)
+        window.killed = True
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=[{"text": "after the crash"}],
+                              env=env, command=CONNECTOR) as again:
+        loaded = (await again.request("agent/session/load", {"sessionId": sid}))
+        events = loaded["events"]
+        assert loaded["status"] == "idle"
+        assert seqs(events) == list(range(len(events)))  # nothing doubled, nothing missing
+        by_seq = {e["seq"]: e for e in events}
+        for event in seen:  # what the window had seen is there as it was
+            assert by_seq[event["seq"]]["type"] == event["type"]
+        types_ = [e["type"] for e in events]
+        assert "turn/end" in types_[max(i for i, t in enumerate(types_) if t == "turn/start"):]  # the cut turn ended on load
+        statuses = len(again.statuses)
+        await again.request("agent/followup", {"sessionId": sid, "content": "go on"})
+        await again.wait_idle(sid, statuses)
+        assert again.streamed_text(sid).endswith("after the crash")
