@@ -33,6 +33,9 @@ def blocked_by_sandbox(output: str, policy, network: bool) -> str | None:
         if path is not None and policy.home is not None and _hidden(path, policy) and os.path.lexists(path):
             return f"{path} is hidden (the sandbox shows no part of $HOME but the toolchains and shell.readablePaths)"
         if not network and any(sign in line for sign in _NETWORK):
+            if getattr(policy, "allowed_domains", ()):
+                return ('network access (shell.network is "off"; only shell.allowedDomains are reachable, '
+                        "through the proxy in HTTP_PROXY/HTTPS_PROXY)")
             return 'network access (shell.network is "off")'
     return None
 

@@ -23,6 +23,8 @@ class SandboxAvailability:
     kind: str | None  # "bubblewrap" | "seatbelt" | None
     executable: str | None = None
     why_not: str = ""  # when kind is None: why no sandbox works, with how to fix it
+    seccomp: bool = False  # bubblewrap: the seccomp filter loads here
+    seccomp_why_not: str = ""
 
     @property
     def works(self) -> bool:
@@ -30,7 +32,8 @@ class SandboxAvailability:
 
     def describe(self) -> str:
         if self.kind == "bubblewrap":
-            return f"bubblewrap ({self.executable})"
+            filtered = "seccomp filter on" if self.seccomp else f"no seccomp filter: {self.seccomp_why_not}"
+            return f"bubblewrap ({self.executable}), {filtered}"
         if self.kind == "seatbelt":
             return f"Seatbelt ({self.executable}; not tested on macOS)"
         return f"none: {self.why_not}"
@@ -65,4 +68,25 @@ def _probe_bwrap(exe: str) -> SandboxAvailability:
         return SandboxAvailability(None, why_not=(
             f"bubblewrap ({exe}) cannot make a sandbox here ({detail}); user namespaces may be off: "
             "sysctl kernel.unprivileged_userns_clone=1 (Debian) or kernel.apparmor_restrict_unprivileged_userns=0 (Ubuntu)"))
-    return SandboxAvailability("bubblewrap", exe)
+    return SandboxAvailability("bubblewrap", exe, seccomp=not (why := _probe_seccomp(exe)), seccomp_why_not=why)
+
+
+def _probe_seccomp(exe: str) -> str:
+    """Why the seccomp filter does not load here ("" when it does)."""
+    import platform
+
+    from agent_lsp.sandbox.bwrap import probe_argv
+    from agent_lsp.sandbox.seccomp import native_filter
+
+    program = native_filter()
+    if program is None:
+        return f"none written for this processor ({platform.machine()})"
+    try:
+        done = subprocess.run(probe_argv(exe, program), stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bubblewrap could not load it: {error}"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bubblewrap could not load it ({said[-1] if said else f'exit code {done.returncode}'})"
+    return ""

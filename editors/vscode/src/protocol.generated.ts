@@ -2425,6 +2425,14 @@ export interface Settings {
  */
 export interface ShellSettings {
   /**
+   * sandboxed commands may make Unix sockets
+   */
+  allowUnixSockets?: boolean;
+  /**
+   * with network "off": the hosts (pypi.org, *.github.com) sandboxed commands reach through the sandbox's proxy
+   */
+  allowedDomains?: string[];
+  /**
    * "all": the server's environment without secrets; "core": PATH, HOME, LANG and the like only; "none": nothing
    */
   inherit?: 'all' | 'core' | 'none';
