@@ -124,6 +124,8 @@ class McpSettings(_Camel):
     elicitation_timeout_seconds: float = Field(
         default=300.0, gt=0, le=3600, description="an MCP server's question the user leaves unanswered this long is cancelled"
     )
+    sandbox: Literal["off", "auto", "require"] = Field(default="off", description='"auto": stdio servers run in the '
+        'commands\' sandbox (the shell settings) where one works; "require": never unsandboxed; "off": as the user')
 
 
 class EditSettings(_Camel):

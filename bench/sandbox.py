@@ -96,7 +96,8 @@ async def overhead(runs: int, tests: int, pytest: bool = True) -> None:
                     times[name].append(await timed(command, root, placement))
             medians = {name: statistics.median(t) for name, t in times.items()}
             added = medians["default"] - medians["unsandboxed"]
-            mark = "" if label not in ("true", "ls") else ("  (target <= 30 ms)" if added <= TARGET_MS else "  OVER TARGET")
+            mark = "" if label not in ("true", "ls") else (
+                "  (target <= 30 ms)" if added <= TARGET_MS else "  OVER TARGET")
             print(f"{label:<24}" + "".join(f"{m:>11.1f} ms" for m in medians.values()) + f"{added:>7.1f} ms{mark}")
 
 

@@ -68,7 +68,8 @@ def _probe_bwrap(exe: str) -> SandboxAvailability:
         return SandboxAvailability(None, why_not=(
             f"bubblewrap ({exe}) cannot make a sandbox here ({detail}); user namespaces may be off: "
             "sysctl kernel.unprivileged_userns_clone=1 (Debian) or kernel.apparmor_restrict_unprivileged_userns=0 (Ubuntu)"))
-    return SandboxAvailability("bubblewrap", exe, seccomp=not (why := _probe_seccomp(exe)), seccomp_why_not=why)
+    why = _probe_seccomp(exe)
+    return SandboxAvailability("bubblewrap", exe, seccomp=not why, seccomp_why_not=why)
 
 
 def _probe_seccomp(exe: str) -> str:

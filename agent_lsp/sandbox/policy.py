@@ -113,6 +113,7 @@ class SandboxPolicy:
     exceptions: tuple[str, ...] = ()  # command prefixes that run outside the sandbox
     allowed_domains: tuple[str, ...] = ()  # without network: the hosts the proxy lets through
     allow_unix_sockets: bool = False  # no seccomp filter on socket(AF_UNIX)
+    mode_setting: str = "shell.sandbox"  # the setting `mode` comes from, for the messages (MCP: mcp.sandbox)
     temp_dirs: tuple[Path, ...] = field(default_factory=lambda: (Path(tempfile.gettempdir()),))
     home: Path | None = field(default_factory=lambda: Path(os.path.expanduser("~")))
     search_path: str | None = None  # the PATH bubblewrap is looked for on (None: the server's)
@@ -182,7 +183,8 @@ class SandboxPolicy:
         if not found.works:
             if self.mode == "require":
                 return Placement(False, True, why=found.why_not,
-                                 refused=f'Not run: shell.sandbox is "require" and no sandbox works here: {found.why_not}')
+                                 refused=f'Not run: {self.mode_setting} is "require" and no sandbox works here: '
+                                 f"{found.why_not}")
             return Placement(False, True, why=found.why_not)
         return Placement(True, self.network, found.kind, 'the setting shell.network is "on"' if self.network else "",
                          policy=self, executable=found.executable,

@@ -23,7 +23,6 @@ because the bridge itself needs a Unix socket to reach the proxy.
 
 from __future__ import annotations
 
-import fcntl
 import functools
 import os
 import platform
@@ -121,6 +120,8 @@ def native_filter(allow_unix: bool = False) -> bytes | None:
 
 @functools.lru_cache(maxsize=4)
 def _sealed_fd(program: bytes) -> int:
+    import fcntl  # Linux only, like the rest of this module's use
+
     fd = os.memfd_create("agent-lsp-seccomp", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     os.write(fd, program)
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SEAL | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_GROW | fcntl.F_SEAL_WRITE)

@@ -1805,6 +1805,10 @@ export interface McpSettings {
    */
   maxOutputChars?: number;
   /**
+   * "auto": stdio servers run in the commands' sandbox (the shell settings) where one works; "require": never unsandboxed; "off": as the user
+   */
+  sandbox?: 'off' | 'auto' | 'require';
+  /**
    * an MCP tool call is cancelled after this long
    */
   toolTimeoutSeconds?: number;
