@@ -100,6 +100,8 @@ class ShellSettings(_Camel):
         default_factory=list, description='with network "off": the hosts (pypi.org, *.github.com) sandboxed commands '
         "reach through the sandbox's proxy")
     allow_unix_sockets: bool = Field(default=False, description="sandboxed commands may make Unix sockets")
+    landlock: bool = Field(default=True, description="where bubblewrap does not work, sandbox with Landlock and "
+                           "seccomp (weaker); false: unsandboxed, asked about")
     writable_paths: list[str] = Field(default_factory=list,
                                       description="writable in the sandbox besides the workspace and the temp folder")
     readable_paths: list[str] = Field(default_factory=list,

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Sequence
 
 PROXY_SOCKET_IN_SANDBOX = "/run/agent-lsp-proxy.sock"
+PROXY_SOCKET_WITHOUT_RUN = "/dev/agent-lsp-proxy.sock"  # where /run is not a folder the sandbox makes empty
 PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 BRIDGE = r"""
@@ -102,10 +103,12 @@ while True:
 
 
 def bridge_python() -> tuple[str, Path]:
-    """The interpreter the bridge runs on (the server's own, not a virtual
-    environment's link to it) and the installation it needs to see."""
-    return os.path.realpath(sys.executable), Path(os.path.realpath(sys.base_prefix))
+    """The interpreter the bridge runs on (the one the server's virtual
+    environment was made from) and the installation it needs to see."""
+    base = getattr(sys, "_base_executable", None) or sys.executable
+    return os.path.realpath(base), Path(os.path.realpath(sys.base_prefix))
 
 
-def bridge_argv(python: str, program: bytes | None, argv: Sequence[str]) -> list[str]:
-    return [python, "-I", "-S", "-c", BRIDGE, PROXY_SOCKET_IN_SANDBOX, (program or b"").hex(), "--", *argv]
+def bridge_argv(python: str, program: bytes | None, argv: Sequence[str],
+                socket_path: str = PROXY_SOCKET_IN_SANDBOX) -> list[str]:
+    return [python, "-I", "-S", "-c", BRIDGE, socket_path, (program or b"").hex(), "--", *argv]

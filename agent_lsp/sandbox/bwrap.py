@@ -41,7 +41,7 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from agent_lsp.sandbox.bridge import PROXY_SOCKET_IN_SANDBOX, bridge_argv, bridge_python
+from agent_lsp.sandbox.bridge import PROXY_SOCKET_IN_SANDBOX, PROXY_SOCKET_WITHOUT_RUN, bridge_argv, bridge_python
 from agent_lsp.sandbox.paths import is_under, secret_paths, toolchain_paths
 from agent_lsp.sandbox.seccomp import filter_path
 
@@ -69,7 +69,8 @@ def bwrap_argv(exe: str, argv: Sequence[str], *, cwd: Path, writable: Sequence[P
     if proxy_socket is not None:
         out.append("--as-pid-1")  # the bridge is process 1: nothing else in the sandbox runs unfiltered
     out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    if os.path.isdir("/run") and not os.path.islink("/run"):
+    own_run = os.path.isdir("/run") and not os.path.islink("/run")
+    if own_run:
         out += ["--tmpfs", "/run"]
         for path in RESOLVER_PATHS:
             out += ["--ro-bind-try", path, path]
@@ -109,8 +110,9 @@ def bwrap_argv(exe: str, argv: Sequence[str], *, cwd: Path, writable: Sequence[P
             out += ["--ro-bind-try", str(installation), str(installation)]
         if any(is_under(proxy_socket, p) for p in (*temp_dirs, *writable)):
             out += _mask(proxy_socket.parent)  # no command may replace the socket for the next one
-        out += ["--ro-bind", str(proxy_socket), PROXY_SOCKET_IN_SANDBOX]
-        argv = bridge_argv(python, seccomp, argv)
+        inside = PROXY_SOCKET_IN_SANDBOX if own_run else PROXY_SOCKET_WITHOUT_RUN
+        out += ["--ro-bind", str(proxy_socket), inside]
+        argv = bridge_argv(python, seccomp, argv, inside)
     elif seccomp is not None:
         out += ["--seccomp", "9"]
         out = ["/bin/sh", "-c", 'exec "$@" 9<"$0"', filter_path(seccomp), *out]

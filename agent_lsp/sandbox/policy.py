@@ -6,6 +6,7 @@
     network = "off"         # "on": sandboxed commands may use the network
     allowedDomains = []     # with network "off": hosts reachable through the sandbox's proxy
     allowUnixSockets = false  # true: no seccomp filter on new Unix sockets
+    landlock = true         # where bubblewrap does not work: Landlock and seccomp (false: unsandboxed)
     writablePaths = []      # writable besides the workspace roots and the temp folder
     readablePaths = []      # visible (read-only) besides the system and the toolchains in $HOME
     sandboxExceptions = ["docker"]   # command prefixes run outside the sandbox, always asked about
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
@@ -35,7 +36,7 @@ class Placement:
 
     sandboxed: bool
     network: bool  # may it reach the network (always true unsandboxed)
-    kind: str | None = None  # "bubblewrap" | "seatbelt" when sandboxed
+    kind: str | None = None  # "bubblewrap" | "landlock" | "seatbelt" when sandboxed
     why: str = ""  # unsandboxed: why; sandboxed with network: why
     refused: str | None = None  # set: the command must not run at all ("require" and no sandbox)
     exception: bool = False  # unsandboxed on purpose (an exception or asked for): always asked about
@@ -53,12 +54,13 @@ class Placement:
     def label(self) -> str:
         """For the permission question, the tool result and the tool card."""
         if self.sandboxed:
+            where = "sandboxed (Landlock)" if self.kind == "landlock" else "sandboxed"
             if self.network:
-                return f"sandboxed, with network ({self.why})"
+                return f"{where}, with network ({self.why})"
             if self.domains:
                 shown = ", ".join(self.domains[:5]) + (", …" if len(self.domains) > 5 else "")
-                return f"sandboxed, network only to {shown}"
-            return "sandboxed, no network"
+                return f"{where}, network only to {shown}"
+            return f"{where}, no network" + (f" ({self.why})" if self.why else "")
         return f"not sandboxed: {self.why}"
 
     def meta(self) -> dict:
@@ -92,6 +94,13 @@ class Placement:
         from agent_lsp.sandbox.bwrap import bwrap_argv
         from agent_lsp.sandbox.seccomp import native_filter
 
+        if self.kind == "landlock":
+            from agent_lsp.sandbox.landlock import landlock_argv
+
+            program = native_filter(policy.allow_unix_sockets, deny_inet=not self.network) if self.seccomp else None
+            return landlock_argv(self.executable, argv, writable=policy.writable_paths(), readable=policy.readable,
+                                 temp_dirs=policy.temp_dirs, home=policy.home, network=self.network, seccomp=program)
+
         proxy = None
         if self.domains and not self.network:
             from agent_lsp.sandbox.proxy import proxy_endpoint
@@ -113,6 +122,7 @@ class SandboxPolicy:
     exceptions: tuple[str, ...] = ()  # command prefixes that run outside the sandbox
     allowed_domains: tuple[str, ...] = ()  # without network: the hosts the proxy lets through
     allow_unix_sockets: bool = False  # no seccomp filter on socket(AF_UNIX)
+    landlock: bool = True  # where bubblewrap does not work: the Landlock fallback (landlock.py)
     mode_setting: str = "shell.sandbox"  # the setting `mode` comes from, for the messages (MCP: mcp.sandbox)
     temp_dirs: tuple[Path, ...] = field(default_factory=lambda: (Path(tempfile.gettempdir()),))
     home: Path | None = field(default_factory=lambda: Path(os.path.expanduser("~")))
@@ -134,6 +144,7 @@ class SandboxPolicy:
                    network=shell.network == "on", exceptions=tuple(shell.sandbox_exceptions),
                    allowed_domains=clean_domains(getattr(shell, "allowed_domains", ())),
                    allow_unix_sockets=bool(getattr(shell, "allow_unix_sockets", False)),
+                   landlock=bool(getattr(shell, "landlock", True)),
                    home=Path(home), search_path=env.get("PATH"))
 
     def writable_paths(self) -> tuple[Path, ...]:
@@ -152,7 +163,12 @@ class SandboxPolicy:
         return None
 
     def status(self) -> SandboxAvailability:
-        return self.availability(self.search_path)
+        found = self.availability(self.search_path)
+        if found.kind == "landlock" and not self.landlock:
+            return SandboxAvailability(None, why_not=found.why_not)
+        if found.kind is None and self.landlock and found.landlock_why_not:
+            return replace(found, why_not=f"{found.why_not}; no Landlock either: {found.landlock_why_not}")
+        return found
 
     def describe(self) -> str:
         """One line for `config show` and the health checks: which sandbox is active, or why none."""
@@ -160,7 +176,7 @@ class SandboxPolicy:
             return 'off (shell.sandbox is "off"): commands run unsandboxed'
         found = self.status()
         net = "with network" if self.network else "no network"
-        if not self.network and self.allowed_domains:
+        if not self.network and self.allowed_domains and found.kind != "landlock":
             shown = ", ".join(self.allowed_domains[:5]) + (", …" if len(self.allowed_domains) > 5 else "")
             net = f"network only to {shown}, through the sandbox's proxy"
         if found.works:
@@ -186,7 +202,9 @@ class SandboxPolicy:
                                  refused=f'Not run: {self.mode_setting} is "require" and no sandbox works here: '
                                  f"{found.why_not}")
             return Placement(False, True, why=found.why_not)
-        return Placement(True, self.network, found.kind, 'the setting shell.network is "on"' if self.network else "",
-                         policy=self, executable=found.executable,
-                         domains=() if self.network else self.allowed_domains,
-                         seccomp=found.seccomp and found.kind == "bubblewrap")
+        why = 'the setting shell.network is "on"' if self.network else ""
+        domains = () if self.network else self.allowed_domains
+        if found.kind == "landlock" and domains:
+            why, domains = "shell.allowedDomains needs bubblewrap", ()
+        return Placement(True, self.network, found.kind, why, policy=self, executable=found.executable,
+                         domains=domains, seccomp=found.seccomp and found.kind in ("bubblewrap", "landlock"))

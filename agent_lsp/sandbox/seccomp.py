@@ -33,7 +33,7 @@ _NR, _ARCH, _ARG0 = 0, 4, 16
 _LD_W_ABS, _JEQ_K, _JGE_K, _RET_K = 0x20, 0x15, 0x35, 0x06
 RET_ALLOW, RET_KILL_PROCESS, RET_ERRNO = 0x7FFF0000, 0x80000000, 0x00050000
 EPERM = 1
-AF_UNIX = 1
+AF_UNIX, AF_INET, AF_INET6 = 1, 2, 10
 IO_URING = (425, 426, 427)  # io_uring_setup, io_uring_enter, io_uring_register: the same number everywhere
 
 # machine: (AUDIT_ARCH_*, socket's number, x32-style bit to refuse or 0)
@@ -74,11 +74,13 @@ class _Program:
         return out
 
 
-def build_filter(machine: str, *, allow_unix: bool = False) -> bytes | None:
-    """The program for `machine` (platform.machine()), or None where we have none."""
+def build_filter(machine: str, *, allow_unix: bool = False, deny_inet: bool = False) -> bytes | None:
+    """The program for `machine` (platform.machine()), or None where we have none.
+    `deny_inet`: no IPv4 or IPv6 socket either (the Landlock sandbox's "no network")."""
     if machine not in ARCHES:
         return None
     arch, socket_nr, x32_bit = ARCHES[machine]
+    refused = ([] if allow_unix else [AF_UNIX]) + ([AF_INET, AF_INET6] if deny_inet else [])
     p = _Program()
     p.load(_ARCH)
     p.jump(_JEQ_K, arch, 0, "foreign")
@@ -87,12 +89,13 @@ def build_filter(machine: str, *, allow_unix: bool = False) -> bytes | None:
         p.jump(_JGE_K, x32_bit, "refuse", 0)
     for nr in IO_URING:
         p.jump(_JEQ_K, nr, "refuse", 0)
-    if not allow_unix:
+    if refused:
         p.jump(_JEQ_K, socket_nr, "socket", 0)
     p.ret(RET_ALLOW)
     p.label("socket")
     p.load(_ARG0)  # the family: an int, the low half of args[0] (little-endian machines only above)
-    p.jump(_JEQ_K, AF_UNIX, "refuse", 0)
+    for family in refused:
+        p.jump(_JEQ_K, family, "refuse", 0)
     p.ret(RET_ALLOW)
     p.label("foreign")
     if machine == "x86_64":
@@ -100,12 +103,13 @@ def build_filter(machine: str, *, allow_unix: bool = False) -> bytes | None:
         p.load(_NR)
         for nr in (*IO_URING, I386_SOCKETCALL):
             p.jump(_JEQ_K, nr, "refuse", 0)
-        if not allow_unix:
+        if refused:
             p.jump(_JEQ_K, I386_SOCKET, "socket32", 0)
         p.ret(RET_ALLOW)
         p.label("socket32")  # BPF jumps only forward: the same check again
         p.load(_ARG0)
-        p.jump(_JEQ_K, AF_UNIX, "refuse", 0)
+        for family in refused:
+            p.jump(_JEQ_K, family, "refuse", 0)
         p.ret(RET_ALLOW)
     p.label("kill")
     p.ret(RET_KILL_PROCESS)
@@ -114,8 +118,8 @@ def build_filter(machine: str, *, allow_unix: bool = False) -> bytes | None:
     return p.bytes()
 
 
-def native_filter(allow_unix: bool = False) -> bytes | None:
-    return build_filter(platform.machine(), allow_unix=allow_unix)
+def native_filter(allow_unix: bool = False, deny_inet: bool = False) -> bytes | None:
+    return build_filter(platform.machine(), allow_unix=allow_unix, deny_inet=deny_inet)
 
 
 @functools.lru_cache(maxsize=4)

@@ -90,7 +90,7 @@ async def test_sandboxed_commands_ask_nothing_report_where_they_ran_revert_and_c
 async def test_without_bubblewrap_every_command_is_asked_and_require_refuses(places: Places):
     async with server(places, PATH=places.path_without_bwrap()) as editor:
         editor.permission_answer = "once"
-        _, results = await turn(editor, [call("run_command", command=c) for c in FIVE])
+        _, results = await turn(editor, [call("run_command", command=c) for c in FIVE], shell={"landlock": False})
         assert [q["title"] for q in editor.permission_requests] == [
             f"Run `{c}` (not sandboxed: bubblewrap is not installed: apt install bubblewrap "
             "(Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap))" for c in FIVE]
@@ -99,7 +99,7 @@ async def test_without_bubblewrap_every_command_is_asked_and_require_refuses(pla
 
         editor.permission_requests.clear()
         sid, (refused,) = await turn(editor, [call("run_command", command="echo x > refused.txt")],
-                                   shell={"sandbox": "require"})
+                                   shell={"sandbox": "require", "landlock": False})
         assert error_code(refused) == "SANDBOX_REQUIRED" and editor.permission_requests == []
         hook = [e["data"] for e in editor.events[sid] if e["type"] == "hook/run"][-1]
         assert hook["outcome"] == "failed" and 'shell.sandbox is "require"' in hook["message"]

@@ -20,8 +20,8 @@ def places(tmp_path: Path) -> Places:
     return make_places(tmp_path)
 
 
-def probe_server(places: Places, mode: str, **env: str):
-    settings = {"mcpServers": {"probe": PROBE}, "mcp": {"sandbox": mode},
+def probe_server(places: Places, mode: str, shell: dict | None = None, **env: str):
+    settings = {"mcpServers": {"probe": PROBE}, "mcp": {"sandbox": mode}, "shell": shell or {},
                 "permissions": {"rules": [{"tool": "mcp__probe__*", "action": "allow"}]}}
     return tool_server(folders=[places.workspace], sessions_dir=places.root / "sessions", settings=settings,
                        env={"HOME": str(places.home), "TMPDIR": str(places.temp), **env})
@@ -40,8 +40,8 @@ async def test_a_sandboxed_server_reads_no_secret_and_writes_only_in_the_workspa
 
 
 async def test_with_require_and_no_bubblewrap_a_server_is_not_started(places: Places):
-    async with probe_server(places, "require", PATH=places.path_without_bwrap()) as editor:
-        await turn(editor, [{"text": "hello"}])
+    async with probe_server(places, "require", {"landlock": False}, PATH=places.path_without_bwrap()) as editor:
+        await turn(editor, [{"text": "hello"}], shell={"landlock": False})
         (listed,) = (await editor.request("agent/mcp/list", {"workspaceUri": places.workspace.as_uri()}))["servers"]
     assert listed["state"] != "ready"
     assert 'mcp.sandbox is "require"' in listed["reason"] and "apt install bubblewrap" in listed["reason"]

@@ -2441,6 +2441,10 @@ export interface ShellSettings {
    */
   inherit?: 'all' | 'core' | 'none';
   /**
+   * where bubblewrap does not work, sandbox with Landlock and seccomp (weaker); false: unsandboxed, asked about
+   */
+  landlock?: boolean;
+  /**
    * may sandboxed commands use the network
    */
   network?: 'off' | 'on';
