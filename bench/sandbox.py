@@ -5,8 +5,9 @@
 Each command runs through run_command's runner (`agent_lsp.tools.shell.run_shell`,
 the output pumped and the process group reaped as for the agent), alternating,
 median of --runs: unsandboxed; in bubblewrap without the seccomp filter; as
-commands run by default (bubblewrap and the filter); and with a network allow
-list (the in-sandbox bridge to the proxy starts first). Commands: `true`, `ls`
+commands run by default (bubblewrap and the filter); with a network allow list
+(the in-sandbox bridge to the proxy starts first); and with the Landlock
+fallback (bubblewrap hidden from it). Commands: `true`, `ls`
 of the workspace, and `pytest -q` of a project of --tests tests (its cache in
 the workspace). Target: at most 30 ms added to a trivial command by default.
 
@@ -82,6 +83,10 @@ async def overhead(runs: int, tests: int, pytest: bool = True) -> None:
             raise SystemExit(f"no sandbox here: {sandboxed.why}")
         variants = {"unsandboxed": None, "no filter": replace(sandboxed, seccomp=False), "default": sandboxed,
                     "allow list": SandboxPolicy(roots=(root,), allowed_domains=("pypi.org",)).place("true")}
+        (root / "no-bwrap").mkdir()
+        landlocked = SandboxPolicy(roots=(root,), search_path=str(root / "no-bwrap")).place("true")
+        if landlocked.kind == "landlock":  # the fallback where bubblewrap does not work
+            variants["Landlock"] = landlocked
         print(f"sandbox: {policy.describe()}; median of {runs} runs, alternating; added: default - unsandboxed\n")
         print(f"{'command':<24}" + "".join(f"{name:>14}" for name in variants) + f"{'added':>10}")
         commands = [("true", "true"), ("ls", "ls")]

@@ -28,22 +28,31 @@ commands unsandboxed and asks about each.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
-from agent_lsp.sandbox.paths import is_under, secret_paths, toolchain_paths
+from agent_lsp.sandbox.paths import secret_paths, toolchain_paths
 
 HIDDEN_ROOTS = ("/home", "/root", "/run")
 AGENT_VARIABLES = ("SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
                    "DBUS_SYSTEM_BUS_ADDRESS", "DOCKER_HOST", "TMUX", "STY", "WAYLAND_DISPLAY", "DISPLAY")
 
+# The spec is one argument of lines "key<TAB>value" (no json: the launcher starts faster without it):
+# lib (where landlockpy is), read / devices / write (paths), network (1 or 0), seccomp (hex), unset (names).
 LAUNCH = r"""
-import json, os, sys
-spec, argv = json.loads(sys.argv[1]), sys.argv[3:]
-sys.path.insert(0, spec["lib"])
+import os, sys
+spec, argv = {"read": [], "devices": [], "write": [], "unset": [], "seccomp": [""], "network": ["0"]}, sys.argv[3:]
+for line in sys.argv[1].split("\n"):
+    key, _, value = line.partition("\t")
+    spec.setdefault(key, []).append(value)
+sys.path.insert(0, spec["lib"][0])
+import ctypes, types
+util = types.ModuleType("ctypes.util")  # landlockpy looks for libc with ctypes.util, which runs ldconfig:
+util.find_library = lambda name: None   # None is this program, which has libc (and saves 100 ms a command)
+sys.modules["ctypes.util"] = ctypes.util = util
+sys.modules["landlockpy.testing"] = types.ModuleType("landlockpy.testing")  # its test helpers: 100 ms of imports
 try:
     from landlockpy import AccessFS, AccessNet, Ruleset, Scope
     READ = AccessFS.EXECUTE | AccessFS.READ_FILE | AccessFS.READ_DIR
@@ -52,7 +61,7 @@ try:
     for right in AccessFS:
         ALL |= right
     FILE = AccessFS.EXECUTE | AccessFS.WRITE_FILE | AccessFS.READ_FILE | AccessFS.TRUNCATE | AccessFS.IOCTL_DEV
-    with Ruleset(handled_net=AccessNet.NONE if spec["network"] else None,
+    with Ruleset(handled_net=AccessNet.NONE if spec["network"][-1] == "1" else None,
                  scoped=Scope.ABSTRACT_UNIX_SOCKET | Scope.SIGNAL) as rules:
         for key, rights in (("read", READ), ("devices", DEVICE), ("write", ALL)):
             for path in spec[key]:
@@ -61,9 +70,8 @@ try:
                 except OSError:
                     pass
         rules.restrict()
-    if spec["seccomp"]:
-        import ctypes
-        program = bytes.fromhex(spec["seccomp"])
+    if spec["seccomp"][-1]:
+        program = bytes.fromhex(spec["seccomp"][-1])
         class Prog(ctypes.Structure):
             _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
         code = ctypes.create_string_buffer(program, len(program))
@@ -98,17 +106,25 @@ def landlock_abi() -> tuple[int, str]:
 
 def visible_parts(path: Path, hidden: Sequence[Path]) -> list[Path]:
     """`path`, or where it holds a hidden path, its entries that hold none (recursively)."""
-    real = Path(os.path.realpath(path))
-    if any(is_under(path, h) or is_under(real, h) for h in hidden):
+    return [Path(p) for p in _visible(str(path), [str(h) for h in hidden])]
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip("/") + "/")
+
+
+def _visible(path: str, hidden: list[str]) -> list[str]:
+    real = os.path.realpath(path)
+    if any(_under(path, h) or _under(real, h) for h in hidden):
         return []
-    if not any(is_under(h, path) or is_under(h, real) for h in hidden):
+    if not any(_under(h, path) or _under(h, real) for h in hidden):
         return [path]
     try:
         with os.scandir(path) as entries:
             names = sorted(e.name for e in entries)
     except OSError:
         return []
-    return [part for name in names for part in visible_parts(path / name, hidden)]
+    return [part for name in names for part in _visible(os.path.join(path, name), hidden)]
 
 
 def landlock_argv(python: str, argv: Sequence[str], *, writable: Sequence[Path], readable: Sequence[Path] = (),
@@ -126,7 +142,9 @@ def landlock_argv(python: str, argv: Sequence[str], *, writable: Sequence[Path],
     write = [p for w in (*writable, *temp_dirs) for p in visible_parts(w, secrets)]
     import landlockpy
 
-    spec = {"lib": str(Path(landlockpy.__file__).parent.parent), "network": network,
-            "read": [str(p) for p in read], "write": [str(p) for p in write], "devices": ["/dev"],
-            "seccomp": (seccomp or b"").hex(), "unset": list(AGENT_VARIABLES)}
-    return [python, "-I", "-S", "-c", LAUNCH, json.dumps(spec), "--", *argv]
+    lines = [("lib", str(Path(landlockpy.__file__).parent.parent)), ("network", "1" if network else "0"),
+             ("seccomp", (seccomp or b"").hex()), ("devices", "/dev"), *(("read", str(p)) for p in read),
+             *(("write", str(p)) for p in write), *(("unset", name) for name in AGENT_VARIABLES)]
+    # a path with a line break or a tab cannot be said here: left out, it is simply not allowed
+    spec = "\n".join(f"{key}\t{value}" for key, value in lines if "\n" not in value and "\t" not in value)
+    return [python, "-I", "-S", "-c", LAUNCH, spec, "--", *argv]
