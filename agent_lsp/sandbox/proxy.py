@@ -29,9 +29,11 @@ from __future__ import annotations
 import asyncio
 import atexit
 import collections
+import ipaddress
 import os
 import re
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -44,7 +46,7 @@ from agent_lsp.sandbox.domains import host_allowed, normalize_host
 
 HEAD_LIMIT = 64 * 1024
 CONNECT_TIMEOUT_S = 30.0
-_HOP_HEADERS = {b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive"}
+_HOP_HEADERS = {b"proxy-connection", b"proxy-authorization", b"connection", b"keep-alive", b"host"}
 _NOT_HOST = re.compile(r"[^a-z0-9._:*\[\]-]")
 
 
@@ -99,14 +101,21 @@ class ProxyEndpoint:
                     return await _answer(writer, 400, "the proxy takes CONNECT, or an http:// URL")
                 host, port = normalize_host(url.hostname), url.port or 80
                 path = (url.path or "/") + (f"?{url.query}" if url.query else "")
-                forward = b" ".join([method, path.encode("latin-1"), version]) + b"\r\n" + _end_to_end(rest)
+                name = f"[{host}]" if ":" in host else host
+                shown = name if url.port in (None, 80) else f"{name}:{url.port}"
+                forward = b" ".join([method, path.encode("latin-1"), version]) + b"\r\n" + _end_to_end(rest, shown)
             if not host or port is None:
                 return await _answer(writer, 400, "no host to connect to")
             if not host_allowed(host, self.allowed):
                 self.refusals.append((time.monotonic(), shown_host(host)))
                 return await _answer(writer, 403, refusal_text(shown_host(host)))
             try:
-                up_reader, upstream = await asyncio.wait_for(asyncio.open_connection(host, port), CONNECT_TIMEOUT_S)
+                addresses = await asyncio.wait_for(_resolve(host, port), CONNECT_TIMEOUT_S)
+                refused = local_refusal(host, addresses, self.allowed)
+                if refused:
+                    self.refusals.append((time.monotonic(), shown_host(host)))
+                    return await _answer(writer, 403, f"blocked by the sandbox: {refused}")
+                up_reader, upstream = await asyncio.wait_for(_connect(addresses, port), CONNECT_TIMEOUT_S)
             except (OSError, asyncio.TimeoutError) as error:
                 return await _answer(writer, 502, f"could not reach {host}:{port}: {error}")
             if forward:
@@ -122,6 +131,42 @@ class ProxyEndpoint:
                     w.close()
 
 
+async def _resolve(host: str, port: int) -> list[str]:
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(info[4][0] for info in infos))
+
+
+async def _connect(addresses: list[str], port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    """The first address that answers: the ones checked, not a second lookup (which DNS could answer otherwise)."""
+    error: OSError = OSError(f"no address for port {port}")
+    for address in addresses:
+        try:
+            return await asyncio.open_connection(address, port)
+        except OSError as failed:
+            error = failed
+    raise error
+
+
+def local_refusal(host: str, addresses: list[str], allowed: Sequence[str]) -> str | None:
+    """Why a host name must not be reached at these addresses, or None. A name that
+    resolves to this machine (loopback, unspecified) is refused unless the allow list
+    names it exactly; one that resolves to link-local addresses (a cloud's metadata
+    service) always: DNS someone else controls must not lead a command back into the
+    machine. An allowed IP address is what the user wrote: reached as it is."""
+    try:
+        ipaddress.ip_address(host)
+        return None
+    except ValueError:
+        pass
+    for address in addresses:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        if ip.is_link_local:
+            return f"{shown_host(host)} resolves to a link-local address ({ip})"
+        if (ip.is_loopback or ip.is_unspecified) and host not in allowed:
+            return f"{shown_host(host)} resolves to this machine ({ip}); allow it by its exact name to reach it"
+    return None
+
+
 def _host_port(target: str, default: int) -> tuple[str, int | None]:
     host, sep, port = target.rpartition(":")
     if not sep or "]" in port:
@@ -129,10 +174,11 @@ def _host_port(target: str, default: int) -> tuple[str, int | None]:
     return normalize_host(host), int(port) if port.isdigit() and 0 < int(port) < 65536 else None
 
 
-def _end_to_end(head: bytes) -> bytes:
-    """The request's headers without the hop-by-hop ones, closing after one answer."""
+def _end_to_end(head: bytes, host: str) -> bytes:
+    """The request's headers without the hop-by-hop ones, closing after one answer; the
+    Host header is the allowed host's (no other site behind the same address is asked)."""
     kept = [h for h in head.split(b"\r\n") if h and h.split(b":", 1)[0].strip().lower() not in _HOP_HEADERS]
-    return b"\r\n".join([*kept, b"Connection: close", b"", b""])
+    return b"\r\n".join([b"Host: " + host.encode("ascii", "replace"), *kept, b"Connection: close", b"", b""])
 
 
 async def _answer(writer: asyncio.StreamWriter, status: int, text: str) -> None:

@@ -27,6 +27,7 @@ from sandbox_turns import server, turn
 from tools_harness import call, text_of
 
 from agent_lsp.sandbox import SandboxPolicy, sandbox_availability
+from agent_lsp.sandbox.proxy import local_refusal
 
 pytestmark = needs_bwrap()
 
@@ -189,3 +190,17 @@ def test_cancel_ends_a_command_with_an_allow_list_and_everything_it_started(plac
 def sleeping() -> list[int]:
     return [p.pid for p in psutil.process_iter(["cmdline", "status"])
             if p.info["cmdline"] in (["sleep", "61.5"], ["sleep", "62.5"]) and p.info["status"] != psutil.STATUS_ZOMBIE]
+
+
+def test_a_name_that_leads_back_into_the_machine_is_refused():
+    """DNS the user does not control (a wildcard's subdomain) must not lead a command to this
+    machine's own services or to a cloud's metadata service."""
+    allowed = ("*.example.net", "dev.internal", "127.0.0.2")
+    assert local_refusal("a.example.net", ["93.184.215.14"], allowed) is None
+    assert local_refusal("a.example.net", ["127.0.0.1"], allowed) == (
+        "a.example.net resolves to this machine (127.0.0.1); allow it by its exact name to reach it")
+    assert local_refusal("a.example.net", ["::1"], allowed).startswith("a.example.net resolves to this machine")
+    assert local_refusal("dev.internal", ["127.0.0.1"], allowed) is None  # named exactly: the user meant it
+    assert local_refusal("dev.internal", ["169.254.169.254"], allowed) == (
+        "dev.internal resolves to a link-local address (169.254.169.254)")
+    assert local_refusal("127.0.0.2", ["127.0.0.2"], allowed) is None
