@@ -20,7 +20,7 @@ from agent_lsp.sandbox import SandboxPolicy, blocked_by_sandbox
 from agent_lsp.sandbox.landlock import landlock_abi
 
 ABI, WHY_NOT = landlock_abi()
-pytestmark = pytest.mark.skipif(ABI < 6, reason=f"Landlock ABI 6 is needed here: {WHY_NOT or f'ABI {ABI}'}")
+pytestmark = pytest.mark.skipif(ABI < 1, reason=f"no Landlock here: {WHY_NOT}")
 
 
 @pytest.fixture
@@ -87,8 +87,9 @@ def test_no_network_no_unix_socket_no_signal_outside(places: Places):
     (places.workspace / "probe.py").write_text(probe)
     try:
         done = run(places, f"{sys.executable} probe.py", policy(places))
+        signal = "signal Operation not permitted" if ABI >= 6 else "signalled"  # scopes came with ABI 6 (Linux 6.12)
         assert done.stdout.splitlines() == ["AF_INET Operation not permitted", "AF_UNIX Operation not permitted",
-                                            "socketpair x", "signal Operation not permitted"], done
+                                            "socketpair x", signal], done
         with_network = run(places, f"{sys.executable} probe.py", policy(places, network=True))
         assert with_network.stdout.splitlines()[0] == "connected", with_network
     finally:
