@@ -204,7 +204,10 @@ class SandboxPolicy:
             return Placement(False, True, why=found.why_not)
         why = 'the setting shell.network is "on"' if self.network else ""
         domains = () if self.network else self.allowed_domains
+        network = self.network
         if found.kind == "landlock" and domains:
             why, domains = "shell.allowedDomains needs bubblewrap", ()
-        return Placement(True, self.network, found.kind, why, policy=self, executable=found.executable,
+        if found.kind == "landlock" and not network and not found.seccomp:  # the filter is what keeps sockets out
+            network, why, domains = True, "Landlock without the seccomp filter cannot keep the network out", ()
+        return Placement(True, network, found.kind, why, policy=self, executable=found.executable,
                          domains=domains, seccomp=found.seccomp and found.kind in ("bubblewrap", "landlock"))
