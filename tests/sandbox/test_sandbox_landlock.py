@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 from sandbox_places import CANARY, Places, make_places
+from sandbox_turns import server, turn
+from tools_harness import call, text_of
 
 from agent_lsp.sandbox import SandboxPolicy, blocked_by_sandbox
 from agent_lsp.sandbox.landlock import landlock_abi
@@ -105,3 +107,18 @@ def test_it_is_said_plainly_and_can_be_turned_off(places: Places):
     assert with_list.label() == "sandboxed (Landlock), no network (shell.allowedDomains needs bubblewrap)"
     off = policy(places, landlock=False).place("ls")
     assert not off.sandboxed and off.why.startswith("bubblewrap is not installed")
+
+
+async def test_through_the_server_commands_ask_nothing_and_say_landlock(places: Places):
+    (places.workspace / "notes.md").write_text("notes\n")
+    async with server(places, PATH=places.path_without_bwrap()) as editor:
+        steps = ["cat notes.md", "echo made > made.txt", f"echo more >> {places.outside}/file.txt"]
+        _, (read, made, outside) = await turn(editor, [call("run_command", command=c) for c in steps])
+        assert editor.permission_requests == []
+        assert "notes\n[sandboxed (Landlock), no network]\n[exit code 0]" in text_of(read)
+        assert read["meta"]["sandbox"] == {"sandboxed": True, "network": False, "kind": "landlock"}
+        assert (places.workspace / "made.txt").read_text() == "made\n"
+        assert f"[blocked by the sandbox: write to {places.outside}/file.txt" in text_of(outside)
+        assert (places.outside / "file.txt").read_text() == "outside\n"
+        # the hook before each command ran in it too
+        assert (places.workspace / "hook-ran").exists() and not (places.outside / "hook-escaped").exists()
