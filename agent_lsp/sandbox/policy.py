@@ -176,7 +176,7 @@ class SandboxPolicy:
             return 'off (shell.sandbox is "off"): commands run unsandboxed'
         found = self.status()
         net = "with network" if self.network else "no network"
-        if not self.network and self.allowed_domains and found.kind != "landlock":
+        if not self.network and self.allowed_domains and found.kind == "bubblewrap":
             shown = ", ".join(self.allowed_domains[:5]) + (", …" if len(self.allowed_domains) > 5 else "")
             net = f"network only to {shown}, through the sandbox's proxy"
         if found.works:
@@ -205,7 +205,7 @@ class SandboxPolicy:
         why = 'the setting shell.network is "on"' if self.network else ""
         domains = () if self.network else self.allowed_domains
         network = self.network
-        if found.kind == "landlock" and domains:
+        if found.kind != "bubblewrap" and domains:  # the proxy needs the sandbox's own loopback
             why, domains = "shell.allowedDomains needs bubblewrap", ()
         if found.kind == "landlock" and not network and not found.seccomp:  # the filter is what keeps sockets out
             network, why, domains = True, "Landlock without the seccomp filter cannot keep the network out", ()
