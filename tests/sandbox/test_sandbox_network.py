@@ -26,7 +26,7 @@ from sandbox_places import Places, make_places, needs_bwrap
 from sandbox_turns import server, turn
 from tools_harness import call, text_of
 
-from agent_lsp.sandbox import SandboxPolicy, sandbox_availability
+from agent_lsp.sandbox import SandboxAvailability, SandboxPolicy, sandbox_availability
 from agent_lsp.sandbox.proxy import local_refusal
 
 pytestmark = needs_bwrap()
@@ -204,3 +204,10 @@ def test_a_name_that_leads_back_into_the_machine_is_refused():
     assert local_refusal("dev.internal", ["169.254.169.254"], allowed) == (
         "dev.internal resolves to a link-local address (169.254.169.254)")
     assert local_refusal("127.0.0.2", ["127.0.0.2"], allowed) is None
+
+
+def test_the_allow_list_is_claimed_only_where_bubblewrap_runs_the_command():
+    seatbelt = SandboxAvailability("seatbelt", "/usr/bin/sandbox-exec")  # macOS: its profile has no proxy
+    placement = SandboxPolicy(allowed_domains=("pypi.org",), availability=lambda path: seatbelt).place("pip install x")
+    assert placement.label() == "sandboxed, no network (shell.allowedDomains needs bubblewrap)"
+    assert placement.domains == () and placement.quiet
