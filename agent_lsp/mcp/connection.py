@@ -38,6 +38,8 @@ from agent_lsp.mcp.config import ServerConfig
 from agent_lsp.mcp.elicitation import Answer, Question
 from agent_lsp.mcp.http_cap import cap_responses
 from agent_lsp.mcp.oauth import OAuthSignIn
+from agent_lsp.mcp.sandboxed import sandboxed_command
+from agent_lsp.sandbox import SandboxPolicy
 
 log = logging.getLogger(__name__)
 
@@ -69,8 +71,10 @@ class ServerConnection:
         client_version: str = "0",
         token_dir: Path | None = None,
         open_url: Callable[[str, str], Awaitable[None]] | None = None,
+        sandbox: SandboxPolicy | None = None,
     ):
         self.config = config
+        self.sandbox = sandbox  # where a stdio server runs (mcp/sandboxed.py)
         self.name = config.name
         self.root = root
         self.connect_timeout_s = connect_timeout_s
@@ -282,11 +286,15 @@ class ServerConnection:
             return _watched(streamable_http_client(config.url or "", http_client=http), self._closed)
         from mcp.client.stdio import StdioServerParameters, stdio_client
 
+        cwd = self.root / config.cwd if config.cwd else self.root
+        command, placement = await asyncio.to_thread(sandboxed_command, config, cwd, self.sandbox)
+        if placement is not None and placement.refused:
+            raise ServerUnavailable(placement.refused)
         params = StdioServerParameters(
             command=sys.executable,
-            args=["-I", "-S", LAUNCHER, str(os.getpid()), config.command or "", *config.args],
+            args=["-I", "-S", LAUNCHER, str(os.getpid()), *command],
             env=dict(config.env),
-            cwd=str(self.root / config.cwd) if config.cwd else str(self.root),
+            cwd=str(cwd),
         )
         return _watched(stdio_client(params, errlog=errlog), self._closed)
 

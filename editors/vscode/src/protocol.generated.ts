@@ -1807,6 +1807,10 @@ export interface McpSettings {
    */
   maxOutputChars?: number;
   /**
+   * "auto": stdio servers run in the commands' sandbox (the shell settings) where one works; "require": never unsandboxed; "off": as the user
+   */
+  sandbox?: 'off' | 'auto' | 'require';
+  /**
    * an MCP tool call is cancelled after this long
    */
   toolTimeoutSeconds?: number;
@@ -2439,9 +2443,21 @@ export interface Settings {
  */
 export interface ShellSettings {
   /**
+   * sandboxed commands may make Unix sockets
+   */
+  allowUnixSockets?: boolean;
+  /**
+   * with network "off": the hosts (pypi.org, *.github.com) sandboxed commands reach through the sandbox's proxy
+   */
+  allowedDomains?: string[];
+  /**
    * "all": the server's environment without secrets; "core": PATH, HOME, LANG and the like only; "none": nothing
    */
   inherit?: 'all' | 'core' | 'none';
+  /**
+   * where bubblewrap does not work, sandbox with Landlock and seccomp (weaker); false: unsandboxed, asked about
+   */
+  landlock?: boolean;
   /**
    * may sandboxed commands use the network
    */
