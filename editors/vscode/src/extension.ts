@@ -8,6 +8,7 @@ import { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { BEFORE_SCHEME, BeforeContent } from './diffView';
 import { EditorContext } from './editorContext';
+import { ImageAttachment, messageContent } from './images';
 import { SendAction, WhileRunning, chooseSendAction } from './input';
 import { markdownToPlain } from './markdown';
 import { openPick } from './modelPicker';
@@ -205,10 +206,10 @@ class AgentExtension implements vscode.Disposable {
     this.panel.post({ type: 'prefs', whileRunning: this.whileRunning(), attach: this.attachOn() });
   }
 
-  async send(text: string, action?: SendAction, extra: ContextItem[] = []): Promise<MessageRef> {
+  async send(text: string, action?: SendAction, extra: ContextItem[] = [], images: ImageAttachment[] = []): Promise<MessageRef> {
     const chosen = action ?? chooseSendAction(this.sessions.status, this.whileRunning(), false);
     const context = await this.editors.contextFor(text, extra, this.attachOn());
-    return this.sessions.send(chosen, text, context);
+    return this.sessions.send(chosen, messageContent(text, images), context);
   }
 
   async guarded<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {
