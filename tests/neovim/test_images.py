@@ -67,3 +67,25 @@ def test_a_model_without_images_is_refused_and_the_attachment_stays(editor: Edit
     editor.cmd("AgentAsk what is this?")
     editor.wait_idle()
     assert "fine" in editor.chat_lines()
+
+
+def test_agent_retry_sends_the_failed_messages_image_again(editor: Editor, tmp_path: Path, sessions_dir: Path) -> None:
+    (tmp_path / "shot.png").write_bytes(PNG)
+    editor.setup([{"fail": "AUTH", "message": "the key was refused"}, {"text": "a red dot"}], sessions_dir=sessions_dir)
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd(f"AgentAttach {tmp_path / 'shot.png'}")
+    editor.cmd("AgentAsk what is this?")
+    editor.wait_idle()
+    editor.cmd("AgentRetry")
+    editor.wait("T.session().turn == 2 and T.session().status == 'idle' "
+                "and T.session().events[#T.session().events].type == 'turn/end'", what="the retried turn")
+    lines = editor.chat_lines()
+    assert lines.count(f"[image: shot.png, {len(PNG)} B]") == 2 and "a red dot" in lines
+    assert editor.errors() == []
+    messages = editor.lua("""local out = {}
+      for _, ev in ipairs(T.session().events) do
+        if ev.type == 'user/message' and ev.data.message.source == 'user' then out[#out + 1] = ev.data.message.content end
+      end
+      return out""")
+    assert messages[0] == messages[1] and [b["type"] for b in messages[1]] == ["text", "text", "image"]

@@ -8,7 +8,7 @@ import { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { BEFORE_SCHEME, BeforeContent } from './diffView';
 import { EditorContext } from './editorContext';
-import { ImageAttachment, messageContent } from './images';
+import { ImageAttachment, messageContent, resentContent } from './images';
 import { SendAction, WhileRunning, chooseSendAction } from './input';
 import { markdownToPlain } from './markdown';
 import { openPick } from './modelPicker';
@@ -187,7 +187,8 @@ class AgentExtension implements vscode.Disposable {
     if (!end || !user || user.kind !== 'user') {
       throw new Error(turn == null ? 'there is no turn to retry' : `turn ${turn} has no message to send again`);
     }
-    return this.sessions.send(chooseSendAction(this.sessions.status, this.whileRunning(), false), user.text, user.context);
+    const content = resentContent(user.text, user.images); // the images too: the server keeps them
+    return this.sessions.send(chooseSendAction(this.sessions.status, this.whileRunning(), false), content, user.context);
   }
 
   folderUri(): string | undefined {

@@ -79,6 +79,15 @@ export function messageContent(text: string, images: ImageAttachment[]): string 
   return blocks;
 }
 
+/** The content of a message of the transcript sent again (a retry): its text and
+ * the references of its images, which the server reads from the session's files. */
+export function resentContent(text: string, images: StoredImage[]): string | { type: string; [k: string]: unknown }[] {
+  if (!images.length) {
+    return text;
+  }
+  return [{ type: 'text', text }, ...images.map((i) => ({ type: 'image', file: i.file, ...(i.name ? { name: i.name } : {}) }))];
+}
+
 interface Block {
   type?: string;
   text?: string | null;

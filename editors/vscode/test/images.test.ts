@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_IMAGE_BYTES, checkImage, imageLabel, messageContent, sizeText } from '../src/images';
+import { MAX_IMAGE_BYTES, checkImage, imageLabel, messageContent, resentContent, sizeText } from '../src/images';
 import { sessionTitle, userText } from '../src/protocol';
 import { UserItem, applyEvents, createTranscript } from '../src/transcript';
 import { Log } from './events';
@@ -34,6 +34,12 @@ test('a message with images is sent as its text and an image block each; without
     { type: 'image', data: image.data, mediaType: 'image/png', name: 'shot.png' },
   ]);
   assert.deepEqual(messageContent('', [image]), [{ type: 'image', data: image.data, mediaType: 'image/png', name: 'shot.png' }]);
+  // sent again (a retry): the references of the images the session keeps
+  assert.equal(resentContent('why?', []), 'why?');
+  assert.deepEqual(resentContent('why?', [{ file: 'ab12.png', name: 'shot.png', mediaType: 'image/png', size: 70 }]), [
+    { type: 'text', text: 'why?' },
+    { type: 'image', file: 'ab12.png', name: 'shot.png' },
+  ]);
 });
 
 test("a user message's stored images are its item's images, and their placeholders are not its text", () => {
