@@ -89,3 +89,25 @@ def test_agent_retry_sends_the_failed_messages_image_again(editor: Editor, tmp_p
       end
       return out""")
     assert messages[0] == messages[1] and [b["type"] for b in messages[1]] == ["text", "text", "image"]
+
+
+def test_the_clipboards_image_is_attached_with_a_plus(editor: Editor, tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    shot = tmp_path / "shot.png"
+    paste = bin_dir / "wl-paste"  # what Wayland's clipboard program prints: the image, or nothing and a failure
+    paste.write_text(f"#!/bin/sh\n[ -f {shot} ] && exec cat {shot}\nexit 1\n")
+    paste.chmod(0o755)
+    editor.setup([{"text": "a red dot"}])
+    editor.lua(f"vim.env.PATH = '{bin_dir}:' .. vim.env.PATH")
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.cmd("AgentAttach +")
+    assert editor.errors() == ["agent_lsp: the clipboard holds no image (wl-paste)"]
+    shot.write_bytes(PNG)
+    editor.cmd("AgentAttach +")
+    assert notes(editor)[-1] == (f"agent_lsp: attached clipboard image 1 ({len(PNG)} B) to your next message "
+                                 "(:AgentAttach! removes it)")
+    editor.cmd("AgentAsk what is this?")
+    editor.wait_idle()
+    assert f"[image: clipboard image 1, {len(PNG)} B]" in editor.chat_lines()

@@ -88,6 +88,14 @@ export function resentContent(text: string, images: StoredImage[]): string | { t
   return [{ type: 'text', text }, ...images.map((i) => ({ type: 'image', file: i.file, ...(i.name ? { name: i.name } : {}) }))];
 }
 
+/** The image files of a drop's `text/uri-list` (files dragged from VS Code's explorer). */
+export function imageUris(uriList: string): string[] {
+  return uriList
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter((line) => line && !line.startsWith('#') && /\.(png|jpe?g|gif|webp)$/i.test(line));
+}
+
 interface Block {
   type?: string;
   text?: string | null;

@@ -14,6 +14,7 @@ export type PanelRequest =
   | { type: 'ready' }
   | { type: 'send'; text: string; action: SendAction; images?: ImageAttachment[] }
   | { type: 'pickImage' }
+  | { type: 'attachUris'; uris: string[] }
   | { type: 'loadImage'; file: string }
   | { type: 'openImage'; file: string }
   | { type: 'slashItems' }

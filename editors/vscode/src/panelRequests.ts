@@ -4,7 +4,7 @@
 
 import * as vscode from 'vscode';
 import type { EditorContext } from './editorContext';
-import { loadImage, openImage, pickImages } from './imageRequests';
+import { attachImageFiles, loadImage, openImage, pickImages } from './imageRequests';
 import type { ImageAttachment } from './images';
 import { chooseServerProgram, setupModel } from './firstRun';
 import type { SendAction } from './input';
@@ -64,6 +64,9 @@ export async function handlePanelRequest(host: PanelHost, request: PanelRequest)
     }
     case 'pickImage':
       await pickImages(host);
+      break;
+    case 'attachUris':
+      await attachImageFiles(host, request.uris.map((u) => vscode.Uri.parse(u)));
       break;
     case 'loadImage':
       await loadImage(host, request.file);

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { MAX_IMAGE_BYTES, checkImage, imageLabel, messageContent, resentContent, sizeText } from '../src/images';
+import { MAX_IMAGE_BYTES, checkImage, imageLabel, imageUris, messageContent, resentContent, sizeText } from '../src/images';
 import { sessionTitle, userText } from '../src/protocol';
 import { UserItem, applyEvents, createTranscript } from '../src/transcript';
 import { Log } from './events';
@@ -24,6 +24,9 @@ test('an attached image is checked as the server checks it, and a wrong one is n
   });
   assert.equal(sizeText(6 * 1024 * 1024), '6.0 MB');
   assert.equal(imageLabel({ name: 'shot.png', size: 12_345 }), 'shot.png · 12 KB');
+  // dragged from the explorer: the image files of the drop's URI list, not its other files
+  assert.deepEqual(imageUris('# from the explorer\r\nfile:///ws/shot.PNG\r\nfile:///ws/notes.txt\r\nfile:///ws/a.jpeg'),
+    ['file:///ws/shot.PNG', 'file:///ws/a.jpeg']);
 });
 
 test('a message with images is sent as its text and an image block each; without, as its text', () => {

@@ -53,6 +53,11 @@ function M.read(path)
   end
   local data = fd:read("*a") or ""
   fd:close()
+  return M.check(name, data)
+end
+
+--- The attachment of the image bytes `data` named `name`, or nil and what is wrong.
+function M.check(name, data)
   if #data > M.MAX_BYTES then
     return nil, ("%s is %s, over the limit of 5.0 MB per image; make it smaller"):format(name, M.size_text(#data))
   end
@@ -78,8 +83,35 @@ function M.describe(list)
   return table.concat(parts, ", ")
 end
 
---- :AgentAttach[!] [file] — attach an image to the next message; with a bang,
---- remove the attached ones; without a file, say what is attached.
+-- Programs that print the clipboard's image (PNG) on stdout, tried in order.
+M.CLIPBOARD_COMMANDS = {
+  { "wl-paste", "--no-newline", "--type", "image/png" },
+  { "xclip", "-selection", "clipboard", "-target", "image/png", "-out" },
+  { "pngpaste", "-" },
+}
+
+--- The image in the system clipboard, or nil and why there is none.
+function M.clipboard()
+  local tried = {}
+  for _, cmd in ipairs(M.CLIPBOARD_COMMANDS) do
+    if vim.fn.executable(cmd[1]) == 1 then
+      local done = vim.system(cmd, { text = false }):wait(5000)
+      local data = done.stdout or ""
+      if done.code == 0 and #data > 0 then
+        return data
+      end
+      tried[#tried + 1] = cmd[1]
+    end
+  end
+  if #tried == 0 then
+    return nil, "no clipboard program found (wl-paste, xclip or pngpaste)"
+  end
+  return nil, "the clipboard holds no image (" .. table.concat(tried, ", ") .. ")"
+end
+
+--- :AgentAttach[!] [file] — attach an image to the next message (`+` is the
+--- clipboard's); with a bang, remove the attached ones; without a file, say
+--- what is attached.
 function M.attach(opts)
   local _, c = require("agent_lsp.commands").context()
   if not c then
@@ -98,7 +130,16 @@ function M.attach(opts)
     end
     return notify("attached to your next message: " .. M.describe(list) .. " (:AgentAttach! removes them)")
   end
-  local image, problem = M.read(path)
+  local image, problem
+  if path == "+" then
+    local data
+    data, problem = M.clipboard()
+    if data then
+      image, problem = M.check(("clipboard image %d"):format(#list + 1), data)
+    end
+  else
+    image, problem = M.read(path)
+  end
   if not image then
     return notify(problem, vim.log.levels.ERROR)
   end

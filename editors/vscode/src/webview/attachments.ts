@@ -4,7 +4,7 @@
 // the input; each shows as a chip (thumbnail, name and size, × removes it)
 // until the message is sent. A message the server refuses gives them back.
 
-import { ImageAttachment, checkImage, imageLabel } from '../images';
+import { ImageAttachment, checkImage, imageLabel, imageUris } from '../images';
 import { $, button, el, post } from './dom';
 
 const row = $('attachments');
@@ -92,7 +92,8 @@ export function listen(input: HTMLTextAreaElement, dropZone: HTMLElement): void 
     }
   });
   dropZone.addEventListener('dragover', (e) => {
-    if (Array.from(e.dataTransfer?.types ?? []).includes('Files')) {
+    const types = Array.from(e.dataTransfer?.types ?? []);
+    if (types.includes('Files') || types.includes('text/uri-list')) {
       e.preventDefault();
       dropZone.classList.add('dropping');
     }
@@ -101,9 +102,14 @@ export function listen(input: HTMLTextAreaElement, dropZone: HTMLElement): void 
   dropZone.addEventListener('drop', (e) => {
     dropZone.classList.remove('dropping');
     const files = Array.from(e.dataTransfer?.files ?? []);
+    // Files dragged from VS Code's explorer (Shift held) come as their URIs: the extension reads them.
+    const uris = files.length ? [] : imageUris(e.dataTransfer?.getData('text/uri-list') ?? '');
     if (files.length) {
       e.preventDefault();
       void addFiles(files);
+    } else if (uris.length) {
+      e.preventDefault();
+      post({ type: 'attachUris', uris });
     }
   });
   $('attach-image').addEventListener('click', () => post({ type: 'pickImage' }));
