@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from agent_lsp.cli.images import image_line, stored_images, user_text
-
 from agent_lsp.visible import visible
 
 _SUMMARY_WIDTH = 100
