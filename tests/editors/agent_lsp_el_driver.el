@@ -33,6 +33,9 @@
 ;;                          ["wait-reported"]  (until that server published diagnostics)
 ;;                          ["attach", FILE]  (M-x agent-lsp-attach-image FILE)
 ;;                          ["clear-attachments"]
+;;                          ["graphical"]  (from now on the frame shows images: this batch
+;;                             Emacs has no image support, so an image inserted shows as
+;;                             "<image TYPE, N bytes>")
 ;;                          ["refused", STEP]  (STEP signals an error, which the user reads:
 ;;                             its message is reported under "errors:")
 ;;   AGENT_LSP_OUT        file that gets the *agent* buffer's text at the end
@@ -178,6 +181,14 @@
        (error (setq driver-errors (append driver-errors (list (error-message-string err)))))))
     (`("attach" ,name) (agent-lsp-attach-image name))
     (`("clear-attachments") (agent-lsp-clear-attachments))
+    (`("graphical")
+     (advice-add 'display-graphic-p :override (lambda (&rest _) t))
+     (advice-add 'image-type-available-p :override (lambda (&rest _) t))
+     (advice-add 'create-image :override (lambda (data type &rest _) (list 'image :type type :data data)))
+     (advice-add 'insert-image :override
+                 (lambda (image &rest _)
+                   (insert (format "<image %s, %d bytes>" (plist-get (cdr image) :type)
+                                   (length (plist-get (cdr image) :data)))))))
     (_ (driver-play step root file timeout))))
 
 (let* ((root (file-name-as-directory (expand-file-name (getenv "AGENT_LSP_WORKSPACE"))))

@@ -56,3 +56,17 @@ def test_a_model_without_images_refuses_the_message_and_the_image_stays_attached
                "the image (the images stay attached: M-x agent-lsp-clear-attachments removes them)")
     assert f'errors: ("{refusal}" "{refusal}")' in report
     assert agent.splitlines()[:2] == ["You: describe it in words", "Agent: Plain text it is."]
+
+
+def test_in_a_graphical_frame_the_image_itself_shows_below_its_line(tmp_path: Path):
+    folder = pictures(tmp_path)
+    agent, _ = run_package(tmp_path, [{"text": "A red dot."}], [
+        ["graphical"],
+        ["attach", str(folder / "shot.png")],
+        ["ask", "what is this?"],
+        ["wait", f"<image png, {len(PNG)} bytes>"],  # its bytes, asked of the server (agent/session/file)
+        ["wait", "— turn 1 completed"],
+    ])
+    lines = agent.splitlines()
+    at = lines.index(f"  [image: shot.png, {len(PNG)} B]")
+    assert lines[at + 1] == f"<image png, {len(PNG)} bytes>"
