@@ -1,7 +1,9 @@
 """A message of the transcript sent again with its images (a retry): the client
 gives back the references the session's events hold (`{type: "image", file}`),
 and the server sends the kept image to the model again, with one placeholder;
-a file the session does not keep is refused with -32602, naming it."""
+a file the session does not keep is refused with -32602, naming it. The
+session's title is the user's words, without the image's placeholder, and the
+Markdown export names the image on a line of its own."""
 
 from __future__ import annotations
 
@@ -34,6 +36,8 @@ async def test_a_message_sent_again_with_its_image_references_sends_the_kept_ima
             before = len(editor.statuses)
             sid = (await editor.request("agent/followup", {"content": [{"type": "text", "text": "what is this?"}, png]}))["sessionId"]
             await editor.wait_idle(sid, before)
+            listed = (await editor.request("agent/session/list", {}))["sessions"]
+            exported = (await editor.request("agent/session/export", {"sessionId": sid}))["markdown"]
             page = await editor.request("agent/session/replay", {"sessionId": sid})
             first = next(e["data"]["message"]["content"] for e in page["events"] if e["type"] == "user/message")
             with pytest.raises(JsonRpcInvalidParams, match="the image gone.png is not one this session keeps"):
@@ -50,3 +54,6 @@ async def test_a_message_sent_again_with_its_image_references_sends_the_kept_ima
     again = [e["data"]["message"]["content"] for e in page["events"] if e["type"] == "user/message"][-1]
     assert again == first  # one placeholder, the same reference
     assert page_image(page)["file"] == first[2]["file"]
+    # the title is the user's words, the export names the image on a line of its own
+    assert [s["title"] for s in listed] == ["what is this?"]
+    assert f"## You\n\nwhat is this?\n\n[image: shot.png, image/png, {len(PNG)} B]\n\n## Agent" in exported
