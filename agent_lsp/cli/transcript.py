@@ -12,8 +12,9 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
+from agent_lsp.cli.images import image_line, stored_images, user_text
 from agent_lsp.visible import visible
 
 _SUMMARY_WIDTH = 100
@@ -77,6 +78,11 @@ def _content_text(content: Any) -> str:
     return ""
 
 
+def message_of_user(data: dict[str, Any]) -> bool:
+    message = data.get("message")
+    return isinstance(message, dict) and message.get("source") == "user"
+
+
 class Transcript:
     """Writes what happens in a session. `out` gets the conversation (assistant
     text, tool lines); `err` gets diagnostics (errors, retries, notices)."""
@@ -109,6 +115,10 @@ class Transcript:
         # What the model replies cost, added up over the events seen, and which model answered.
         self.usage: dict[str, int] = {}
         self.model: str | None = None
+        # Where the session's images are kept (`<id>.files/`), once known; a user
+        # message's images wait for it in `_images`.
+        self.image_folder: Callable[[], Path | None] = lambda: None
+        self._images: list[dict[str, Any]] = []
 
     # ---------------------------------------------------------------- output
 
@@ -204,7 +214,12 @@ class Transcript:
             message = data.get("message") or {}
             if message.get("source") == "runtime-context":
                 return  # the editor state the server told the model, not something the user said
-            self._line(self.style("> " + _content_text(message.get("content")).strip(), "1"))
+            self._line(self.style("> " + user_text(message.get("content")).strip(), "1"))
+            self._images += stored_images(message.get("content"))
+            self.flush_images()
+        elif kind == "user/message" and message_of_user(data):
+            self._images += stored_images(data["message"].get("content"))
+            self.flush_images()
         elif kind == "turn/end":
             self._end_reasoning()
             self.flush_notes()
@@ -331,3 +346,14 @@ class Transcript:
         notes, self._after_tool_result = self._after_tool_result, []
         for note in notes:
             self.note(note)
+        self.flush_images()
+
+    def flush_images(self) -> None:
+        """A line for each image of the user's messages, with the path of its file
+        (waiting, in a live run, until the session's folder is known)."""
+        folder = self.image_folder()
+        if not self._images or (folder is None and not self.show_user):
+            return
+        images, self._images = self._images, []
+        for block in images:
+            self.note(f"  {image_line(block, folder)}")

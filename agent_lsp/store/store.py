@@ -511,7 +511,8 @@ class SessionStore:
         session = Session(session_id, prefix, writer=JsonlWriter(path, fsync=self.fsync), meta=child_meta,
                           created=created, resumed=True, parent_session=source_id, inherited_length=n)
         session.events.attach(path, offsets[1:], session.flush)
-        session_files.copy(session_files.files_dir(self.path_of(source_id)), session_files.files_dir(path))
+        session_files.copy(session_files.files_dir(self.path_of(source_id)), session_files.files_dir(path),
+                           session_files.referenced(prefix))
         if title:
             session.meta.setdefault("title", title)
         self._hold(session, handle)

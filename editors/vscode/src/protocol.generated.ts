@@ -1470,6 +1470,10 @@ export interface ImageBlock {
    */
   data?: string | null;
   /**
+   * instead of data: an image the session keeps (the `file` of a reference its events hold), to send a message of the transcript again
+   */
+  file?: string | null;
+  /**
    * what the client believes it is (the bytes decide)
    */
   mediaType?: string | null;
