@@ -52,6 +52,7 @@ from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
 from agent_lsp.workspace.listing_warm_up import ListingWarmUp
 from agent_lsp.workspace.model_warm_up import ModelWarmUp
+from agent_lsp.workspace.endpoint_model import EndpointModel
 from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
 from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
@@ -101,7 +102,6 @@ class WorkspaceHost:
         self.sessions = OpenSessions(self.store, load=self._make_agent, build=self.build_agent, spawn=self.spawn,
                                      read=self._load)
         self.listing_warm_up = ListingWarmUp(self.store)  # started by the servers, not by one-shot commands
-        self.model_warm_up = ModelWarmUp(lambda: self.settings.model.provider, self.resolve_model)
         self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
         # reverts written down before they touch a file: one a crash interrupted is finished or undone
@@ -118,6 +118,10 @@ class WorkspaceHost:
         # edits waiting for the user ("edits.review": "review")
         self.review = EditReview(self.sessions, editor, self.root, mode=lambda: self.settings.edits.review)
         self.models = SessionModels(lambda: self.settings.model, env, self.spawn)
+        # with only a base URL set, the endpoint's one model (workspace/endpoint_model.py)
+        self.endpoint_model = EndpointModel(self.models, lambda: self.settings.model, env)
+        self.model_warm_up = ModelWarmUp(lambda: self.settings.model.provider, self.resolve_model,
+                                         self.endpoint_model.start)
         # titles the model writes ("sessions.titles": "model"), renames
         self.titles = SessionTitles(self.sessions, lambda: self.settings.sessions)
         self.policy = self._make_policy()
@@ -399,6 +403,7 @@ class WorkspaceHost:
         )
         agent = Agent(session, providers=providers, tools=tools, options=options)
         self.user_hooks().attach(agent)
+        self.endpoint_model.attach(agent)
         attach_tool_set(agent, self.settings.tool_set,  # in plan mode the plan is written with todo_write
                         lambda: ("todo_write",) if self.modes.mode_of(agent.session_id) == "plan" else ())
         attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix

@@ -67,6 +67,8 @@ class SessionModels:
         self.env = env
         self.spawn = spawn
         self._listings: dict[tuple[str, str], tuple[float, list[str]]] = {}  # (provider, base URL) -> (when, ids)
+        # the one model the endpoint lists, used when no model name is set (workspace/endpoint_model.py)
+        self.listed_only: str | None = None
 
     # ------------------------------------------------------------ switching
 
@@ -84,6 +86,8 @@ class SessionModels:
         kind, configured_model = self.configured()
         if provider == kind and model == configured_model:
             return base.model_copy(update={"fallback": None})
+        if provider == kind and model == self.listed_only:  # no name set: the settings describe the one model
+            return base.model_copy(update={"model": model, "fallback": None})
         fallback = fallback_settings(base, kind)
         if fallback is not None and provider == fallback.provider and model == fallback.model:
             return fallback  # the configured fallback: its own endpoint, key source and window
