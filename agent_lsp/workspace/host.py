@@ -49,7 +49,7 @@ from agent_lsp.workspace.managed import guard_denied_tools, hook_files, policy_p
 from agent_lsp.workspace.project_settings import read_project_settings
 from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
-from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
+from agent_lsp.workspace.instructions import SystemPrompt, attach_workspace_prompt, runtime_context
 from agent_lsp.workspace.listing_warm_up import ListingWarmUp
 from agent_lsp.workspace.model_warm_up import ModelWarmUp
 from agent_lsp.workspace.endpoint_model import EndpointModel
@@ -130,7 +130,7 @@ class WorkspaceHost:
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
         self._language: LazyLanguage | None = None  # the language servers we run, made with the tools
         self._asked_language: EditorFirst | None = None  # what the tools ask: the editor's servers, then ours
-        self.system_prompt = SystemPrompt([self.root])  # the stable start of every request
+        self.system_prompt = SystemPrompt([self.root])  # the stable start of every request, then the folder's part
         self.subagents = Subagents(self.sessions, self.modes, self.uri,
                                    agent_type_folders(self.root, config_dir(env), Path.home()),
                                    tools=self.tool_registry, system_prompt=lambda: self.system_prompt())
@@ -406,6 +406,7 @@ class WorkspaceHost:
         self.endpoint_model.attach(agent)
         attach_tool_set(agent, self.settings.tool_set,  # in plan mode the plan is written with todo_write
                         lambda: ("todo_write",) if self.modes.mode_of(agent.session_id) == "plan" else ())
+        attach_workspace_prompt(agent, self.system_prompt.workspace)  # after the stable system prompt and tools
         attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix
         guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
         self.sessions.agents[agent.session_id] = agent
