@@ -37,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-LIST_WAIT_S = 3.0  # a session's first step waits this long for the endpoint's list
+LIST_WAIT_S = 2.0  # a session's first step waits this long for the endpoint's list
 SHOWN = 10  # models named in the error when there are several
 
 
