@@ -52,6 +52,7 @@ class EndpointModel:
         self._key: tuple[Any, ...] | None = None  # the configuration the listing is for
         self._listing: asyncio.Task[list[str] | None] | None = None
         self._waited: set[str] = set()  # sessions whose first step waited for the list
+        models.unnamed = self.chosen
 
     def unset(self) -> tuple[str, str, str] | None:
         """(provider, default model, setting to name) when a base URL is set but no model name; else None."""
@@ -71,18 +72,36 @@ class EndpointModel:
         from_env = not settings.base_url or settings.base_url == env.base_url  # AGENT_LSP_BASE_URL arrives as the setting
         return kind, model, "AGENT_LSP_MODEL" if from_env else "model.model"
 
-    def start(self) -> asyncio.Task[list[str] | None] | None:
-        """Ask the endpoint for its models in the background, once per configuration
-        (from the event loop); the listing under way or done, or None when not needed."""
+    def _wanted(self) -> tuple[tuple[str, str, str], tuple[Any, ...]] | None:
+        """(what `unset` says, the configuration a listing is for), or None."""
         wanted = self.unset()
         if wanted is None:
             return None
         settings, env = self._settings(), model_environment(self._env)
-        key = (wanted, settings.base_url, env.base_url, tuple(sorted(env.provider_base_urls.items())))
+        return wanted, (wanted, settings.base_url, env.base_url, tuple(sorted(env.provider_base_urls.items())))
+
+    def start(self) -> asyncio.Task[list[str] | None] | None:
+        """Ask the endpoint for its models in the background, once per configuration
+        (from the event loop); the listing under way or done, or None when not needed."""
+        found = self._wanted()
+        if found is None:
+            return None
+        (kind, default, _setting), key = found
         if key != self._key or self._listing is None:
             self._key = key
-            self._listing = asyncio.ensure_future(self._list(wanted[0], wanted[1]))
+            self._listing = asyncio.ensure_future(self._list(kind, default))
         return self._listing
+
+    def chosen(self) -> str | None:
+        """The endpoint's one model, when no name is set and its list is in."""
+        found = self._wanted()
+        listing = self._listing
+        if found is None or found[1] != self._key or listing is None or not listing.done():
+            return None
+        if listing.cancelled() or listing.exception() is not None:
+            return None
+        listed = listing.result()
+        return listed[0] if listed and len(listed) == 1 and listed[0] != found[0][1] else None
 
     async def _list(self, kind: str, model: str) -> list[str] | None:
         try:
@@ -133,7 +152,6 @@ class EndpointModel:
         url = str(getattr(agent.providers.get(agent.options.provider), "base_url", "the endpoint"))
         if len(listed) == 1:
             log.info("no model name is set and %s lists one model: using %s", url, listed[0])
-            self._models.listed_only = listed[0]
             self._models.set_model(agent, kind, listed[0], None)
             return
         shown = ", ".join(listed[:SHOWN]) + (f" and {len(listed) - SHOWN} more" if len(listed) > SHOWN else "")
