@@ -12,8 +12,11 @@ folder) decides:
   at its first step, as a user's switch does (a `session/model` event the
   clients show; a session loaded later keeps it), and so do `agent-lsp
   run` and `chat`, whose sessions are the server's;
-- it names several, the default not among them: the step is refused before
-  anything is sent, with an error that names them and says how to choose;
+- it names several, the default not among them, and no API key is set (a
+  local server): the step is refused before anything is sent, with an error
+  that names them and says how to choose (an endpoint with a key is left to
+  answer for itself: a service may take names it does not list, and its
+  "model not found" is given the names it lists);
 - otherwise (no answer, no models, or the default listed): nothing changes.
 
 A session's first step waits for the list at most `LIST_WAIT_S`; a list that
@@ -71,6 +74,11 @@ class EndpointModel:
             return None
         from_env = not settings.base_url or settings.base_url == env.base_url  # AGENT_LSP_BASE_URL arrives as the setting
         return kind, model, "AGENT_LSP_MODEL" if from_env else "model.model"
+
+    def _keyed(self, kind: str) -> bool:
+        settings, env = self._settings(), model_environment(self._env)
+        return bool(settings.api_key and settings.api_key.get_secret_value()) or env.api_key is not None \
+            or kind in env.provider_api_keys
 
     def _wanted(self) -> tuple[tuple[str, str, str], tuple[Any, ...]] | None:
         """(what `unset` says, the configuration a listing is for), or None."""
@@ -153,6 +161,8 @@ class EndpointModel:
         if len(listed) == 1:
             log.info("no model name is set and %s lists one model: using %s", url, listed[0])
             self._models.set_model(agent, kind, listed[0], None)
+            return
+        if self._keyed(kind):
             return
         shown = ", ".join(listed[:SHOWN]) + (f" and {len(listed) - SHOWN} more" if len(listed) > SHOWN else "")
         raise LlmError({

@@ -64,3 +64,10 @@ def test_a_model_name_that_is_set_is_kept(tmp_path: Path):
     assert done.returncode == 0, done.stderr
     assert [r.body["model"] for r in fake.requests] == ["my-model"]
     assert not [e for e in _events(tmp_path) if e["type"] == "session/model"]
+
+
+def test_an_endpoint_with_a_key_answers_for_itself_when_it_lists_several(tmp_path: Path):
+    done, fake = _run(tmp_path, _listing("gpt-4.1-mini", "o4-mini"), [Reply.openai_text("fine")],
+                      OPENAI_API_KEY="sk-test-1234567890")
+    assert done.returncode == 0, done.stderr
+    assert [r.body["model"] for r in fake.requests] == ["gpt-4.1"]  # a service may take names it does not list
