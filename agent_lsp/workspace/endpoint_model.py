@@ -127,6 +127,12 @@ class EndpointModel:
             if close is not None:
                 await close()
 
+    async def stop(self) -> None:
+        listing, self._listing = self._listing, None
+        if listing is not None and not listing.done():
+            listing.cancel()
+            await asyncio.gather(listing, return_exceptions=True)
+
     def attach(self, agent: Agent) -> None:
         """Choose the model at each step of `agent`, before anything else of the step."""
 

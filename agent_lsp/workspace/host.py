@@ -360,6 +360,7 @@ class WorkspaceHost:
         self.checkpoints.close()
         await self.listing_warm_up.stop()
         await self.model_warm_up.stop()
+        await self.endpoint_model.stop()
         self.store.index.close()
 
     # -------------------------------------------------------------- building
