@@ -51,6 +51,7 @@ from agent_lsp.agent.history import derive_messages
 from agent_lsp.agent.image_data import IMAGE_TOKENS, dropped_images_note, images_sent
 from agent_lsp.agent.inbox import new_message_id
 from agent_lsp.agent.signal import Aborted
+from agent_lsp.agent.workspace_part import envelope_text
 from agent_lsp.agent.surface_cuts import PRUNE_MARKER, last_reply_at, message_of, prune_results, select_range
 from agent_lsp.llm.types import CONTEXT_WINDOW_EXCEEDED, LlmError, LlmFailure, ModelRequest
 
@@ -146,7 +147,7 @@ class Compaction:
         actual = int(usage.get("inputTokens") or 0)
         if actual > 0:  # calibrate: the server's count of the request this reply answered (the surface before it)
             header = self.agent.last_header or {}
-            raw = raw_envelope_tokens(str(header.get("system") or ""), header.get("tools") or ())
+            raw = raw_envelope_tokens(envelope_text(header), header.get("tools") or ())
             raw += self._tally.raw(self.agent.session) - self.estimate.raw_of_event(event) + self._image_raw()
             self.estimate.observe(actual, raw)
 
@@ -158,7 +159,7 @@ class Compaction:
     def _envelope(self) -> tuple[str, tuple[Any, ...]]:
         """The fixed prompt of the next request: the step's assembly, else the last header's."""
         source = self.agent.assembly or self._last_header()
-        return str(source.get("system") or ""), tuple(source.get("tools") or ())
+        return envelope_text(source), tuple(source.get("tools") or ())
 
     def _trigger_of(self, window: int, target: tuple[str, str]) -> int:
         """Pressure starts here: `threshold_ratio` of the window, or the budget (window less the reply's room)."""

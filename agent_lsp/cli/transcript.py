@@ -245,6 +245,8 @@ class Transcript:
             self.info(f"(model call failed with {code}; retrying{when})")
         elif kind == "assistant/message":
             self._count_usage(data)
+        elif kind == "session/model":
+            self.info(f"(model: {data.get('provider', '?')} {data.get('model', '?')}, was {data.get('previousModel', '?')})")
         elif kind == "compaction/end":
             failure = data.get("error")
             if failure:

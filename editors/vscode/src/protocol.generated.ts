@@ -852,6 +852,10 @@ export interface RequestHeaderFields {
   system: string;
   temperature?: number | null;
   tools: ToolSpec[];
+  /**
+   * the folder's part of the fixed prompt (its roots and project instructions), sent as the first message
+   */
+  workspace?: string | null;
   [k: string]: unknown;
 }
 export interface ToolSpec {
