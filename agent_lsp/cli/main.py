@@ -70,6 +70,9 @@ def _add_transport_options(parser: argparse.ArgumentParser, *, top_level: bool) 
                       "window from one warm process; also AGENT_LSP_HOST=1")
     host.add_argument("--no-host", dest="host", action="store_const", const=False, default=default,
                       help="on stdio: serve from this process alone (the default)")
+    parser.add_argument("--connect", type=parse_address, default=default, metavar="HOST:PORT",
+                        help="on stdio: connect to an agent host's --listen address (through an SSH tunnel, say), "
+                        "with its token in AGENT_LSP_HOST_TOKEN")
 
 
 def _add_client_options(parser: argparse.ArgumentParser) -> None:
@@ -209,6 +212,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the socket to listen on (default: in the user's runtime directory; AGENT_LSP_HOST_SOCKET)")
     daemon.add_argument("--idle-timeout", type=_positive_seconds, default=None, metavar="SECONDS",
                         help="stop after this long with no connection (default 600; AGENT_LSP_HOST_IDLE_S)")
+    daemon.add_argument("--listen", type=parse_address, default=None, metavar="HOST:PORT",
+                        help="also accept connections on this TCP address; each must send the host's token "
+                        "(AGENT_LSP_HOST_TOKEN, else a new one written beside the socket). No TLS: reach it "
+                        "through an SSH tunnel (docs/agent-host.md)")
     _add_logging_options(daemon, top_level=False)
     return parser
 
@@ -273,7 +280,7 @@ def daemon_command(args: argparse.Namespace) -> int:
     around = process.ServerProcess()
     around.install_sigterm_handler()
     try:
-        code = serve_host(socket_file, idle_s, around)
+        code = serve_host(socket_file, idle_s, around, listen=args.listen)
     except address.AddressError as error:
         print(f"agent-lsp daemon: {error}", file=sys.stderr)
         return 1
@@ -306,6 +313,8 @@ def _use_host(args: argparse.Namespace) -> bool:
     """On stdio, through the agent host: --host, or AGENT_LSP_HOST=1 unless --no-host."""
     if getattr(args, "tcp", None) or getattr(args, "ws", None):
         return False
+    if getattr(args, "connect", None):
+        return True
     chosen = getattr(args, "host", None)
     if chosen is not None:
         return chosen
@@ -331,7 +340,7 @@ def _main(argv: Sequence[str] | None) -> int:
     if command == "serve" and _use_host(args):
         from agent_lsp.daemon.connector import run_connector
 
-        return run_connector("lsp")
+        return run_connector("lsp", address=getattr(args, "connect", None))
     if command == "serve":
         if args.command is None and not (args.tcp or args.ws) and sys.stdin.isatty():
             # Someone typed `agent-lsp` at a prompt: say what is happening.

@@ -93,5 +93,12 @@ def lock_path(socket: Path) -> Path:
     return socket.with_name(socket.name + ".lock")
 
 
+TOKEN_ENV = "AGENT_LSP_HOST_TOKEN"  # the token of network connections (`agent-lsp daemon --listen`)
+
+
+def token_path(socket: Path) -> Path:
+    return socket.with_name(socket.name.removesuffix(".sock") + ".token")
+
+
 def log_path(socket: Path) -> Path:
     return socket.with_name(socket.name.removesuffix(".sock") + ".log")

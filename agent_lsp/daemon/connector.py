@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 from typing import Mapping
 
-from agent_lsp.daemon.address import AddressError, installation_tag, log_path, prepare_directory, socket_path
+from agent_lsp.daemon.address import TOKEN_ENV, AddressError, installation_tag, log_path, prepare_directory, socket_path
 from agent_lsp.daemon.hello import MAX_HELLO_BYTES, hello
 
 START_TIMEOUT_S = 30.0  # a cold host imports the server before it accepts: seconds on a slow machine
@@ -108,18 +108,35 @@ def _write_all(data: bytes) -> None:
         view = view[written:]
 
 
-def run_connector(face: str = "lsp", env: Mapping[str, str] = os.environ) -> int:
-    """Relay stdio to the user's agent host until either side ends; the exit code."""
+def connect_network(address: tuple[str, int]) -> socket.socket:
+    """A connection to a host's `--listen` address (through an SSH tunnel, say); never starts one."""
+    sock = socket.create_connection(address, timeout=START_TIMEOUT_S)
+    sock.settimeout(None)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
+
+
+def run_connector(face: str = "lsp", env: Mapping[str, str] = os.environ, address: tuple[str, int] | None = None) -> int:
+    """Relay stdio to the user's agent host (or the one at `address`, with the
+    token of AGENT_LSP_HOST_TOKEN) until either side ends; the exit code."""
     import json
 
-    path = socket_path(env)
+    token = None
     try:
-        prepare_directory(path.parent)
-        sock = connect_or_start(path, env)
+        if address is not None:
+            token = env.get(TOKEN_ENV)
+            if not token:
+                print(f"agent-lsp: --connect needs the host's token in {TOKEN_ENV}", file=sys.stderr)
+                return 2
+            sock = connect_network(address)
+        else:
+            path = socket_path(env)
+            prepare_directory(path.parent)
+            sock = connect_or_start(path, env)
     except (AddressError, OSError) as error:
         print(f"agent-lsp: cannot reach the agent host: {error}", file=sys.stderr)
         return 1
-    sock.sendall(hello(face, installation_tag()))
+    sock.sendall(hello(face, installation_tag(), token))
     threading.Thread(target=_pump_stdin, args=(sock,), name="agent-lsp-stdin", daemon=True).start()
     line, rest = read_answer(sock)
     try:

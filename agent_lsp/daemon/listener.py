@@ -18,11 +18,12 @@ import itertools
 import logging
 import os
 import socket
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from agent_lsp.daemon.address import installation_tag, lock_path, prepare_directory
+from agent_lsp.daemon.address import TOKEN_ENV, installation_tag, lock_path, prepare_directory, token_path
 from agent_lsp.daemon.hello import MAX_HELLO_BYTES, answer, read_hello
 from agent_lsp.workspace.shared_sessions import SharedSessions
 
@@ -83,10 +84,11 @@ def _bind(socket_file: Path) -> socket.socket:
 class AgentHostProcess:
     """The host's connections and its idle timer."""
 
-    def __init__(self, socket_file: Path, idle_s: float, process: Any):
+    def __init__(self, socket_file: Path, idle_s: float, process: Any, token: str | None = None):
         self.socket_file = socket_file
         self.idle_s = idle_s
         self.process = process
+        self.token = token  # what a network connection must send (`--listen`)
         self.tag = installation_tag()
         self.shared = SharedSessions()  # a session open in one window is followed live by the others
         self.connections: set[asyncio.Task] = set()
@@ -94,23 +96,30 @@ class AgentHostProcess:
         self._idle: asyncio.TimerHandle | None = None
         self._stopped: asyncio.Future | None = None
 
-    async def run(self, listener: socket.socket) -> None:
+    async def run(self, listener: socket.socket, network: socket.socket | None = None) -> None:
         loop = asyncio.get_running_loop()
         self._stopped = loop.create_future()
         self._arm_idle()
-        accepting = asyncio.ensure_future(self._accept(listener))
+        accepting = [asyncio.ensure_future(self._accept(listener, network=False))]
+        if network is not None:
+            accepting.append(asyncio.ensure_future(self._accept(network, network=True)))
         await self._stopped
-        accepting.cancel()
+        for task in accepting:
+            task.cancel()
         listener.close()
+        if network is not None:
+            network.close()
 
-    async def _accept(self, listener: socket.socket) -> None:
+    async def _accept(self, listener: socket.socket, *, network: bool) -> None:
         loop = asyncio.get_running_loop()
         while True:
             sock, _ = await loop.sock_accept(listener)
+            if network:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if self._idle is not None:
                 self._idle.cancel()
                 self._idle = None
-            task = asyncio.ensure_future(self._serve(sock, f"c{next(self._ids)}"))
+            task = asyncio.ensure_future(self._serve(sock, f"c{next(self._ids)}", network=network))
             self.connections.add(task)
             task.add_done_callback(self._ended)
 
@@ -133,14 +142,14 @@ class AgentHostProcess:
             pass
         self._stopped.set_result(None)
 
-    async def _serve(self, sock: socket.socket, connection_id: str) -> None:
+    async def _serve(self, sock: socket.socket, connection_id: str, *, network: bool = False) -> None:
         from agent_lsp.daemon.lsp_connection import serve_lsp_connection
 
         sock.setblocking(True)
         stream = sock.makefile("rb")
         try:
             line = await asyncio.wait_for(asyncio.to_thread(stream.readline, MAX_HELLO_BYTES), HELLO_TIMEOUT_S)
-            fields, problem = read_hello(line, self.tag)
+            fields, problem = read_hello(line, self.tag, self.token if network else None)
             if fields is None:
                 log.warning("refused a connection: %s", problem)
                 sock.sendall(answer(error=problem))
@@ -163,8 +172,26 @@ class AgentHostProcess:
             sock.close()
 
 
-def serve_host(socket_file: Path, idle_s: float, process: Any) -> int:
-    """Run the user's agent host at `socket_file` until idle; the exit code (0
+def network_token(socket_file: Path, env: Any) -> tuple[str, Path | None]:
+    """The token network connections must send: AGENT_LSP_HOST_TOKEN, else a new
+    one written (mode 0600) beside the socket, whose path is returned."""
+    given = env.get(TOKEN_ENV)
+    if given:
+        return given, None
+    import secrets
+
+    token = secrets.token_urlsafe(32)
+    path = token_path(socket_file)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w") as out:
+        out.write(token + "\n")
+    return token, path
+
+
+def serve_host(socket_file: Path, idle_s: float, process: Any, listen: tuple[str, int] | None = None,
+               env: Any = os.environ) -> int:
+    """Run the user's agent host at `socket_file` (and, with `listen`, on that TCP
+    address for connections that send the token) until idle; the exit code (0
     also when another host already serves there)."""
     prepare_directory(socket_file.parent)
     lock = _take_lock(lock_path(socket_file), socket_file)
@@ -172,10 +199,17 @@ def serve_host(socket_file: Path, idle_s: float, process: Any) -> int:
         log.info("another agent host serves %s", socket_file)
         return 0
     listener = _bind(socket_file)
+    network = token = None
+    if listen is not None:
+        token, written = network_token(socket_file, env)
+        network = socket.create_server(listen, reuse_port=False)
+        network.setblocking(False)
+        where = f"the token is in {written}" if written else f"the token is {TOKEN_ENV}"
+        print(f"agent-lsp daemon: listening on {listen[0]}:{network.getsockname()[1]}; {where}", file=sys.stderr, flush=True)
     log.info("agent host %d serving %s", os.getpid(), socket_file)
-    host = AgentHostProcess(socket_file, idle_s, process)
+    host = AgentHostProcess(socket_file, idle_s, process, token)
     try:
-        asyncio.run(host.run(listener))
+        asyncio.run(host.run(listener, network))
     finally:
         os.close(lock)
     return 0
