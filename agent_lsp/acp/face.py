@@ -26,10 +26,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
 import uuid
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.schema import (
@@ -113,8 +114,10 @@ MODES = [
 
 
 class AcpAgent:
-    def __init__(self, settings: SettingsLayers):
+    def __init__(self, settings: SettingsLayers, env: Mapping[str, str] = os.environ, window: str | None = None):
         self.settings = settings
+        self.env = env  # the client's environment (on the agent host, the connector's)
+        self.window = window  # which connection of the agent host this is (None: the process serves one)
         self.folders = AcpFolders(self._build_host)  # one host per session cwd
         self.service = AgentService(self.folders)  # the operations both faces share
         self.sessions: dict[str, AcpSession] = {}
@@ -169,7 +172,8 @@ class AcpAgent:
 
     def _build_host(self, root: Path) -> WorkspaceHost:
         assert self.editor is not None
-        host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, on_agent=self._attach)
+        host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, on_agent=self._attach,
+                             env=self.env, window=self.window)
         host.warm_up()
         return host
 

@@ -51,3 +51,17 @@ async def _serve(agent: AcpAgent) -> int:
     finally:
         await agent.close()
     return 0
+
+
+async def serve_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, settings: dict[str, Any] | None,
+                           env: Any, window: str) -> None:
+    """One ACP client among the agent host's connections: its own settings
+    (`--settings` of its `agent-lsp acp`) and environment."""
+    layers = SettingsLayers(env)
+    for problem in layers.problems + layers.set_layer("initializationOptions", settings or {}, source="--settings"):
+        log.warning("%s", problem)
+    agent = AcpAgent(layers, env=env, window=window)
+    try:
+        await acp.run_agent(agent, StdioTransport(reader, writer))
+    finally:
+        await agent.close()

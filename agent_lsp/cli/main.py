@@ -64,6 +64,11 @@ def _add_transport_options(parser: argparse.ArgumentParser, *, top_level: bool) 
                        help="listen for one LSP client on a TCP port (host defaults to 127.0.0.1)")
     group.add_argument("--ws", type=parse_address, default=default, metavar="HOST:PORT",
                        help="listen for one LSP client over WebSocket (needs the websockets package: the ws extra)")
+    _add_host_options(parser, top_level=top_level)
+
+
+def _add_host_options(parser: argparse.ArgumentParser, *, top_level: bool) -> None:
+    default = None if top_level else argparse.SUPPRESS
     host = parser.add_mutually_exclusive_group()
     host.add_argument("--host", dest="host", action="store_const", const=True, default=default,
                       help="on stdio: connect to the user's agent host (started if none runs), which serves every "
@@ -202,6 +207,7 @@ def build_parser() -> argparse.ArgumentParser:
                               "codecompanion.nvim, ...) is configured to run. Sessions are the same as over LSP.")
     acp.add_argument("--settings", default=None, metavar="JSON|FILE",
                      help="agentLsp settings (as an LSP client's initializationOptions): JSON text or a JSON file")
+    _add_host_options(acp, top_level=False)
     _add_logging_options(acp, top_level=False)
 
     daemon = commands.add_parser("daemon", help="run the user's agent host (editors' `agent-lsp --host` start it)",
@@ -298,6 +304,10 @@ def acp_command(args: argparse.Namespace) -> int:
     except UsageError as error:
         print(f"agent-lsp: {error}", file=sys.stderr)
         return 2
+    if _use_host(args):
+        from agent_lsp.daemon.connector import run_connector
+
+        return run_connector("acp", address=getattr(args, "connect", None), settings=settings)
     if sys.stdin.isatty():  # someone typed it at a prompt: say what it expects
         print("agent-lsp acp: speaking the Agent Client Protocol (JSON-RPC lines) on stdin/stdout, which is "
               "what ACP clients such as Zed run. To talk to the agent here: agent-lsp chat. Ctrl-D to stop.",

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Mapping
 
 from agent_lsp.daemon.address import TOKEN_ENV, AddressError, installation_tag, log_path, prepare_directory, socket_path
-from agent_lsp.daemon.hello import MAX_HELLO_BYTES, hello
+from agent_lsp.daemon.hello import hello, receive_hello
 
 START_TIMEOUT_S = 30.0  # a cold host imports the server before it accepts: seconds on a slow machine
 POLL_S = 0.01
@@ -72,20 +72,6 @@ def connect_or_start(path: Path, env: Mapping[str, str], timeout_s: float = STAR
     raise OSError(f"the agent host did not answer within {timeout_s:.0f} s; see {log_path(path)}")
 
 
-def read_answer(sock: socket.socket) -> tuple[bytes, bytes]:
-    """The host's answer line and the bytes that came after it."""
-    data = b""
-    while b"\n" not in data:
-        chunk = sock.recv(CHUNK)
-        if not chunk:
-            break
-        data += chunk
-        if len(data) > MAX_HELLO_BYTES:
-            break
-    line, _, rest = data.partition(b"\n")
-    return line, rest
-
-
 def _pump_stdin(sock: socket.socket) -> None:
     try:
         while True:
@@ -116,7 +102,8 @@ def connect_network(address: tuple[str, int]) -> socket.socket:
     return sock
 
 
-def run_connector(face: str = "lsp", env: Mapping[str, str] = os.environ, address: tuple[str, int] | None = None) -> int:
+def run_connector(face: str = "lsp", env: Mapping[str, str] = os.environ, address: tuple[str, int] | None = None,
+                  settings: dict | None = None) -> int:
     """Relay stdio to the user's agent host (or the one at `address`, with the
     token of AGENT_LSP_HOST_TOKEN) until either side ends; the exit code."""
     import json
@@ -136,9 +123,9 @@ def run_connector(face: str = "lsp", env: Mapping[str, str] = os.environ, addres
     except (AddressError, OSError) as error:
         print(f"agent-lsp: cannot reach the agent host: {error}", file=sys.stderr)
         return 1
-    sock.sendall(hello(face, installation_tag(), token))
+    sock.sendall(hello(face, installation_tag(), token, settings))
     threading.Thread(target=_pump_stdin, args=(sock,), name="agent-lsp-stdin", daemon=True).start()
-    line, rest = read_answer(sock)
+    line, rest = receive_hello(sock)  # the host's answer: one line, like the hello
     try:
         answer = json.loads(line) if line else {"error": "the agent host closed the connection"}
     except ValueError:

@@ -19,14 +19,16 @@ import json
 import os
 from typing import Any
 
-FACES = ("lsp",)
+FACES = ("lsp", "acp")
 MAX_HELLO_BYTES = 1 << 20
 
 
-def hello(face: str, tag: str, token: str | None = None) -> bytes:
+def hello(face: str, tag: str, token: str | None = None, settings: dict[str, Any] | None = None) -> bytes:
     fields: dict[str, Any] = {"face": face, "tag": tag, "cwd": os.getcwd(), "env": dict(os.environ)}
     if token is not None:
         fields["token"] = token
+    if settings is not None:  # `agent-lsp acp --settings`: the ACP face has no initializationOptions
+        fields["settings"] = settings
     return json.dumps(fields).encode() + b"\n"
 
 
@@ -56,7 +58,22 @@ def read_hello(line: bytes, tag: str, token: str | None = None) -> tuple[dict[st
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         return None, "the hello's env is not a map of strings"
     cwd = data.get("cwd")
-    return {"face": data["face"], "env": env, "cwd": cwd if isinstance(cwd, str) else None}, None
+    settings = data.get("settings")
+    return {"face": data["face"], "env": env, "cwd": cwd if isinstance(cwd, str) else None,
+            "settings": settings if isinstance(settings, dict) else None}, None
+
+
+def receive_hello(sock: Any) -> tuple[bytes, bytes]:
+    """The hello line from a blocking socket, and the bytes that came after it
+    (the protocol's first, which the face must read first)."""
+    data = b""
+    while b"\n" not in data and len(data) <= MAX_HELLO_BYTES:
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            break
+        data += chunk
+    line, _, rest = data.partition(b"\n")
+    return line, rest
 
 
 def answer(pid: int | None = None, error: str | None = None) -> bytes:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lsp.daemon.address import TOKEN_ENV, installation_tag, lock_path, prepare_directory, token_path
-from agent_lsp.daemon.hello import MAX_HELLO_BYTES, answer, read_hello
+from agent_lsp.daemon.hello import answer, read_hello, receive_hello
 from agent_lsp.workspace.shared_sessions import SharedSessions
 
 log = logging.getLogger(__name__)
@@ -143,12 +143,12 @@ class AgentHostProcess:
         self._stopped.set_result(None)
 
     async def _serve(self, sock: socket.socket, connection_id: str, *, network: bool = False) -> None:
+        from agent_lsp.daemon.acp_connection import serve_acp_connection
         from agent_lsp.daemon.lsp_connection import serve_lsp_connection
 
         sock.setblocking(True)
-        stream = sock.makefile("rb")
         try:
-            line = await asyncio.wait_for(asyncio.to_thread(stream.readline, MAX_HELLO_BYTES), HELLO_TIMEOUT_S)
+            line, first = await asyncio.wait_for(asyncio.to_thread(receive_hello, sock), HELLO_TIMEOUT_S)
             fields, problem = read_hello(line, self.tag, self.token if network else None)
             if fields is None:
                 log.warning("refused a connection: %s", problem)
@@ -156,8 +156,12 @@ class AgentHostProcess:
                 return
             sock.sendall(answer(pid=os.getpid()))
             log.info("connection %s (%s)", connection_id, fields["face"])
-            code = await serve_lsp_connection(sock, stream, fields["env"], process=self.process,
-                                              connection_id=connection_id, shared=self.shared)
+            if fields["face"] == "acp":
+                await serve_acp_connection(sock, first, fields["env"], fields["settings"], connection_id=connection_id)
+                code = 0
+            else:
+                code = await serve_lsp_connection(sock, first, fields["env"], process=self.process,
+                                                  connection_id=connection_id, shared=self.shared)
             log.info("connection %s ended (exit code %d)", connection_id, code)
         except asyncio.TimeoutError:
             log.warning("refused a connection that sent no hello within %.0f s", HELLO_TIMEOUT_S)
@@ -168,7 +172,6 @@ class AgentHostProcess:
                 sock.shutdown(socket.SHUT_RDWR)
             except OSError:
                 pass
-            stream.close()
             sock.close()
 
 

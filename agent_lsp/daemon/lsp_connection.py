@@ -9,20 +9,44 @@ folders' sessions are closed, as when the process of a window ends.
 
 from __future__ import annotations
 
+import io
 import logging
 import socket
-from typing import Any, BinaryIO, Mapping
+from typing import Any, Mapping
 
 log = logging.getLogger(__name__)
 
 
-async def serve_lsp_connection(sock: socket.socket, stream: BinaryIO, env: Mapping[str, str], *,
+class _AfterHello(io.RawIOBase):
+    """The socket's input, the bytes read along with the hello first."""
+
+    def __init__(self, sock: socket.socket, first: bytes):
+        self._sock = sock
+        self._first = first
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._first:
+            n = min(len(buffer), len(self._first))
+            buffer[:n] = self._first[:n]
+            self._first = self._first[n:]
+            return n
+        try:
+            return self._sock.recv_into(buffer)
+        except OSError:  # shut down by the host: the end of input
+            return 0
+
+
+async def serve_lsp_connection(sock: socket.socket, first: bytes, env: Mapping[str, str], *,
                                process: Any, connection_id: str, shared: Any) -> int:
-    """Serve LSP on this connection (its reader `stream` already past the hello)
-    until its end of input or `exit`; the exit code."""
+    """Serve LSP on this connection (`first`: what came after the hello) until
+    its end of input or `exit`; the exit code."""
     from agent_lsp.lsp import server as lsp_server
     from agent_lsp.lsp.transport import FrameReader, ThreadedWriter
 
+    stream = io.BufferedReader(_AfterHello(sock, first))
     writer = ThreadedWriter(sock.makefile("wb", buffering=0))
     target = lsp_server.connection_target(writer, process, env, connection_id, shared)
     try:
