@@ -24,12 +24,12 @@ if TYPE_CHECKING:
 
 class HostWindow:
     def __init__(self, shared: SharedSessions, window_id: str, attach: Callable[["Agent"], Callable[[], None]],
-                 editor: Any):
+                 editor: Any, presence: Callable[[str, int], None]):
         self.shared = shared
         self.id = window_id
         self.editor = editor
         self._own: list[Callable[[], None]] = []  # this window's subscriptions to its hosts' agents
-        shared.add_window(Window(window_id, attach, editor))
+        shared.add_window(Window(window_id, attach, editor, presence))
 
     def editor_for(self, root: Path, editor: Any) -> WindowEditor:
         """The editor port of a folder's host: `editor` while this window is there."""

@@ -257,6 +257,11 @@ class AgentLanguageServer(LanguageServer):
             self.window.own(agent, unsubscribe)
             self.window.built(agent)
 
+    def presence(self, session_id: str, windows: int) -> None:
+        """On the agent host: how many windows have this session open (a client that renders events shows it)."""
+        if self.editor.agent_caps.events:
+            self.relay.live(session_id, "agent/session/presence", {"windows": windows})
+
     def adopt_host(self, root: Path, host: WorkspaceHost) -> None:
         """A host built before this server existed (the early phase's) is this server's."""
         host.on_agent = self.agent_built

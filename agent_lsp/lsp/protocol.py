@@ -158,6 +158,13 @@ class PermissionAnsweredParams(WireModel):
     answer: Literal["once", "session", "always", "deny"]
 
 
+class SessionPresenceParams(WireModel):
+    """On the agent host: how many windows have the session open (this one included)."""
+
+    session_id: str
+    windows: int
+
+
 class SaveDocumentsParams(WireModel):
     uris: list[str]
 
@@ -258,6 +265,7 @@ SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
     "agent/tool/progress": ToolProgressParams,
     "agent/subagent/status": SubagentStatusParams,
     "agent/permission/answered": PermissionAnsweredParams,
+    "agent/session/presence": SessionPresenceParams,
 }
 
 SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {

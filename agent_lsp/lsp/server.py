@@ -73,7 +73,7 @@ def _create_server(module: Any, process: Any, writer: Any, early_initialize: Any
     if shared is not None:  # a window of the agent host
         from agent_lsp.lsp.host_window import HostWindow
 
-        server.window = HostWindow(shared, connection_id, server.events.attach, server.editor)
+        server.window = HostWindow(shared, connection_id, server.events.attach, server.editor, server.presence)
     server.backlog = lambda: writer.backlog
     filtered = writer if early_initialize is None else InitializeFilter(writer, server.protocol, early_initialize)
     server.protocol.set_writer(filtered)

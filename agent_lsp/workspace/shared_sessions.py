@@ -43,6 +43,8 @@ class Window:
     id: str
     attach: Callable[["Agent"], Callable[[], None]]
     editor: Any
+    # tells the window how many windows have a session open: (session id, count)
+    presence: Callable[[str, int], None] = lambda session_id, windows: None
     following: dict[str, tuple["Agent", Callable[[], None]]] = field(default_factory=dict)  # by session id
 
 
@@ -88,6 +90,20 @@ class SharedSessions:
         if held is not None:
             held[1]()
         window.following[agent.session_id] = (agent, window.attach(agent))
+        if held is None:
+            self.announce(agent.session_id)
+
+    def windows_of(self, session_id: str) -> list[Window]:
+        """The windows that have the session open: the one whose host holds it, and its followers."""
+        owners = [self.windows.get(owner) for host, owner in self.hosts.items()
+                  if owner is not None and session_id in host.agents]
+        return [w for w in owners if w is not None] + self.followers(session_id)
+
+    def announce(self, session_id: str) -> None:
+        """Tell every window that has the session open how many do."""
+        windows = self.windows_of(session_id)
+        for window in windows:
+            window.presence(session_id, len(windows))
 
     def built(self, agent: Agent) -> None:
         """A host built an agent: the windows that follow its session follow it."""
@@ -100,7 +116,9 @@ class SharedSessions:
         """The window is gone: it follows nothing any more; of its hosts, those
         to close now (a host where a turn runs is kept until the turn ends)."""
         window = self.windows.pop(window_id, None)
+        left = {sid for host in hosts for sid in host.agents}
         if window is not None:
+            left |= set(window.following)
             for _, unsubscribe in window.following.values():
                 unsubscribe()
             window.following.clear()
@@ -114,6 +132,8 @@ class SharedSessions:
                     self.hosts.pop(host, None)
                     self.unfollow_closed(host)
         self.reap()  # kept ones whose turn ended meanwhile
+        for session_id in left:
+            self.announce(session_id)
         return [host for host in hosts if host not in self.hosts]
 
     def _keep(self, host: WorkspaceHost) -> bool:

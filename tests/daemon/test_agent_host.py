@@ -144,6 +144,11 @@ async def test_a_session_open_in_one_window_is_followed_live_in_another(tmp_path
             with pytest.raises(JsonRpcException) as refused:  # deleting stays the opening window's
                 await second.request("agent/session/delete", {"sessionId": sid})
             assert refused.value.code == SESSION_IN_USE_CODE
+            # both windows are told the session is open in two windows
+            assert first.of("agent/session/presence")[-1] == {"sessionId": sid, "windows": 2}
+            assert second.of("agent/session/presence")[-1] == {"sessionId": sid, "windows": 2}
+        # the second window left: the first is told it is alone again
+        await wait_until(lambda: first.of("agent/session/presence")[-1]["windows"] == 1, what="presence 1")
 
 
 async def test_a_question_is_asked_in_every_window_following_the_session_and_the_first_answer_wins(tmp_path, host_dir):

@@ -369,6 +369,7 @@ def make_client() -> tuple[LanguageClient, EditorUnderTest]:
         "agent/tool/progress",
         "agent/subagent/status",
         "agent/permission/answered",
+        "agent/session/presence",
     ):
         client.feature(method)(record(method))
 

@@ -159,6 +159,11 @@ class AgentExtension implements vscode.Disposable {
       this.statusBar.text = '$(comment-discussion) Agent';
       this.statusBar.tooltip = state === 'running' ? 'Agent idle. Click to open the panel.' : 'The agent server is stopped';
     }
+    const windows = this.sessions.sessionId ? (this.server.windows.get(this.sessions.sessionId) ?? 1) : 1;
+    if (windows > 1 && state === 'running') {
+      this.statusBar.text += ` $(multiple-windows) ${windows}`;
+      this.statusBar.tooltip += `\nThis session is open in ${windows - 1} other window${windows > 2 ? 's' : ''} too.`;
+    }
   }
 
   private previousStatus: AgentStatus = 'idle';

@@ -51,6 +51,7 @@ export const METHODS = {
   'agent/session/load': 'agent/session/load',
   'agent/session/mode': 'agent/session/mode',
   'agent/session/new': 'agent/session/new',
+  'agent/session/presence': 'agent/session/presence',
   'agent/session/rename': 'agent/session/rename',
   'agent/session/replay': 'agent/session/replay',
   'agent/session/rewind': 'agent/session/rewind',
@@ -115,6 +116,7 @@ export interface ServerNotifications {
   'agent/inbox/discarded': InboxDiscardedParams;
   'agent/inbox/inserted': InboxInsertedParams;
   'agent/permission/answered': PermissionAnsweredParams;
+  'agent/session/presence': SessionPresenceParams;
   'agent/status': StatusParams;
   'agent/subagent/status': SubagentStatusParams;
   'agent/tool/progress': ToolProgressParams;
@@ -2294,6 +2296,13 @@ export interface SessionModeResult {
 export interface SessionNewParams {
   title?: string | null;
   workspaceUri?: string | null;
+}
+/**
+ * On the agent host: how many windows have the session open (this one included).
+ */
+export interface SessionPresenceParams {
+  sessionId: string;
+  windows: number;
 }
 export interface SessionRef {
   sessionId: string;

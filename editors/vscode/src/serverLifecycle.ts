@@ -73,6 +73,8 @@ export class AgentServer {
   private permissionHandler: ((params: PermissionParams) => Promise<PermissionAnswer>) | null = null;
   /** What VS Code's diagnostics reported in this window (agent/languageQuery waits on it). */
   private readonly diagnosticsWatch = new DiagnosticsWatch();
+  /** On the agent host: how many windows have each session open (agent/session/presence). */
+  readonly windows = new Map<string, number>();
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -218,6 +220,10 @@ export class AgentServer {
       toolProgress: (p) => sessions.handleToolProgress(p.sessionId, p.callId, p.data ?? {}),
       subagentStatus: (p) => sessions.handleSubagentStatus(p.sessionId, p),
       permission: (p) => (this.permissionHandler ? this.permissionHandler(p) : questions.ask(p)),
+      sessionPresence: (p) => {
+        this.windows.set(p.sessionId, p.windows);
+        this.wiring.renderStatusBar();
+      },
       permissionAnswered: (p) => {
         if (questions.settle(p.permissionId)) {
           void vscode.window.setStatusBarMessage('agent_lsp: the question was answered in another window', 5000);

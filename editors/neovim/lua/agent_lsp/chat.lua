@@ -257,6 +257,9 @@ function M.winbar_text(s)
       parts = { " ⏸ waiting for you" }
     end
   end
+  if (s.windows or 1) > 1 then -- on the agent host: open in other windows too
+    parts[#parts + 1] = ("%d windows"):format(s.windows)
+  end
   if s.turn > 0 then
     parts[#parts + 1] = "turn " .. s.turn
   end

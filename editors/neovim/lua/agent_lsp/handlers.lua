@@ -95,6 +95,14 @@ notifications[methods["agent/permission/answered"]] = function(_, params, ctx)
   end
 end
 
+notifications[methods["agent/session/presence"]] = function(_, params, ctx)
+  local s = session_of(params, ctx)
+  if s and type(params.windows) == "number" then
+    s.windows = params.windows
+    vim.cmd("redrawstatus!")
+  end
+end
+
 notifications[methods["agent/error"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then

@@ -58,6 +58,7 @@ M.METHODS = {
   ["agent/tool/progress"] = "agent/tool/progress",
   ["agent/subagent/status"] = "agent/subagent/status",
   ["agent/permission/answered"] = "agent/permission/answered",
+  ["agent/session/presence"] = "agent/session/presence",
   ["agent/permission"] = "agent/permission",
   ["agent/saveDocuments"] = "agent/saveDocuments",
   ["agent/elicit"] = "agent/elicit",

@@ -28,6 +28,7 @@ local M = {}
 ---@field fixed_tokens integer|nil the system prompt and tools every request carries (request/context fixedTokens)
 ---@field model string|nil
 ---@field held_by {pid: integer|nil}|nil  set while another agent-lsp process has it open (read-only here)
+---@field windows integer|nil  on the agent host: how many windows have it open (agent/session/presence)
 ---@field replay_held table[]|nil  live events waiting while a paged replay draws the session
 
 ---@type table<integer, agent_lsp.ClientState>

@@ -97,6 +97,8 @@ def test_a_question_answered_in_another_window_leaves_neovim(editor: Editor, wor
         other = OtherWindow(dict(os.environ, **host_env), workspace, settings)
         loaded = other.request(2, "agent/session/load", {"sessionId": sid})
         assert loaded["result"]["status"] == "idle" and "heldByPid" not in loaded["result"]  # followed, live
+        editor.wait("T.session().windows == 2", what="the presence of the other window")
+        assert "2 windows" in editor.lua("return require('agent_lsp.chat').winbar_text(T.session())")
 
         editor.cmd("AgentAsk run it")
         editor.wait("#require('agent_lsp.state').sessions[T.session().id].events > 0 and "
