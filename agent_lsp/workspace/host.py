@@ -116,7 +116,8 @@ class WorkspaceHost:
                                                 excluded=(self.store.directory,))
         self.modes = SessionModes(self.sessions)
         # edits waiting for the user ("edits.review": "review")
-        self.review = EditReview(self.sessions, editor, self.root, mode=lambda: self.settings.edits.review)
+        self.review = EditReview(self.sessions, editor, self.root, mode=lambda: self.settings.edits.review,
+                                 intents=self.intents)
         self.models = SessionModels(lambda: self.settings.model, env, self.spawn)
         # titles the model writes ("sessions.titles": "model"), renames
         self.titles = SessionTitles(self.sessions, lambda: self.settings.sessions)
