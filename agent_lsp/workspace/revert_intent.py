@@ -39,6 +39,7 @@ from typing import Any, Callable, Iterable
 
 from agent_lsp.agent.inbox import NEXT_STEP, Inbox, make_message
 from agent_lsp.store.session import Session
+from agent_lsp.visible import visible_name
 
 log = logging.getLogger(__name__)
 
@@ -241,9 +242,9 @@ class RevertIntents:
         shown = []
         for path in paths[:most]:
             try:
-                shown.append(str(Path(path).relative_to(self.root)))
+                shown.append(visible_name(str(Path(path).relative_to(self.root))))
             except ValueError:
-                shown.append(path)
+                shown.append(visible_name(path))
         more = f" and {len(paths) - most} more" if len(paths) > most else ""
         return ", ".join(shown) + more
 
