@@ -71,6 +71,8 @@ class _Snapshot:
 class AcpEditor:
     """One per ACP connection, shared by the workspace hosts of its sessions."""
 
+    holds_unsaved_text = False  # edits land on disk, or in the client's file through fs/write_text_file
+
     def __init__(self, connection: Any, roots_of: Any, updates_sent: Any, *, permission_timeout_s: float = 300.0):
         self.connection = connection  # acp.AgentSideConnection (the client's methods)
         self._roots_of = roots_of  # () -> the workspace roots of the connection's sessions

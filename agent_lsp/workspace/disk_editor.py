@@ -45,6 +45,8 @@ def apply_text_edits(text: str, edit: TextFileEdit) -> str:
 
 
 class DiskEditor:
+    holds_unsaved_text = False  # what it edits is on disk (the review finds held edits there)
+
     def __init__(
         self,
         roots: Sequence[Path],

@@ -18,7 +18,8 @@ what the user did, and a server that starts again reads the hunks still
 pending back from the logs of its folder's sessions (`_read_logs`, on first
 use). A hunk read back carries its line number and up to 3 lines of context,
 not the whole file: it waits until its file is open in the editor (the
-unsaved text the user reviews is in the buffer, not on disk), then is found
+unsaved text the user reviews is in the buffer, not on disk; an editor whose
+edits land on disk, `holds_unsaved_text = False`, has it there), then is found
 there like a patch hunk (`agent_lsp.workspace.hunk_places`); a hunk whose
 lines or context changed meanwhile is the user's and no longer pending, so
 nothing is ever kept or undone against text it was not made on.
@@ -209,11 +210,18 @@ class EditReview:
                   and (path is None or h.path == path)]
         for file in dict.fromkeys(h.path for h in wanted):
             snapshot = self.editor.document(file)
-            if snapshot is None:
+            if snapshot is not None:
+                text = snapshot.text
+            elif getattr(self.editor, "holds_unsaved_text", True):
                 continue  # not open: the text under review is not on disk; it waits
-            now = split_keepends(snapshot.text)
+            else:  # an editor whose edits land on disk (ACP, headless): the disk holds it
+                current = current_text(self.editor, file)
+                if current is None:
+                    continue
+                text = current[0]
+            now = split_keepends(text)
             shared = tuple(now)
-            exact = text_digest(snapshot.text)
+            exact = text_digest(text)
             of_file = [h for h in wanted if h.path == file]
             for call in dict.fromkeys((h.session_id, h.call_id) for h in of_file):
                 change = [h for h in of_file if (h.session_id, h.call_id) == call]

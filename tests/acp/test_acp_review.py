@@ -62,3 +62,25 @@ async def test_acp_client_lists_keeps_and_undoes_held_edits(tmp_path):
             and e["data"]["message"].get("source") == "review"]
     assert len(told) == 1 and "-line 2\n+LINE TWO\n" in told[0]["content"][0]["text"]
     assert [e["data"]["action"] for e in events if e.get("type") == "review/resolve"] == ["undo", "keep"]
+
+
+async def test_held_edits_come_back_after_the_agent_process_restarts(tmp_path):
+    """Over ACP the held edits are on disk: a new agent process lists them from
+    the session's log and the file, and undoes them."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    app = workspace / "app.py"
+    app.write_text(ORIGINAL, encoding="utf-8")
+    sessions = tmp_path / "sessions"
+    script = [{"tools": [EDITS]}, {"text": "Edited."}]
+    async with acp_agent(AcpTestClient(answers=["allow_always"]), sessions, script, edits={"review": "review"}) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("shout")]), 30)
+        before = (await conn.ext_method("agent/review/list", {"sessionId": sid}))["hunks"]
+    assert len(before) == 2
+    async with acp_agent(AcpTestClient(), sessions, [], edits={"review": "review"}) as conn:
+        await asyncio.wait_for(conn.load_session(cwd=str(workspace), session_id=sid, mcp_servers=[]), 30)
+        assert (await conn.ext_method("agent/review/list", {"sessionId": sid}))["hunks"] == before
+        undone = await conn.ext_method("agent/review/resolve", {"sessionId": sid, "all": True, "action": "undo"})
+        assert undone == {"resolved": [h["hunkId"] for h in before], "skipped": []}
+        assert app.read_text(encoding="utf-8") == ORIGINAL
