@@ -75,3 +75,18 @@ def test_names_with_line_breaks_and_controls_are_shown_escaped(tmp_path: Path, w
     assert not any(line.startswith("IMPORTANT") for line in printed.splitlines())
     assert f"write_file {shown_evil}" in done.stdout  # the call's line names the file as the model read it
     assert f"applied edit to {shown_evil}" in done.stdout
+
+
+def test_sessions_lists_a_session_file_name_escaped(tmp_path: Path, workspace: Path):
+    sessions = tmp_path / "sessions"
+    env = clean_env(tmp_path, AGENT_LSP_SESSIONS_DIR=str(sessions))
+    settings = {"model": {"provider": "scripted", "script": [{"text": "ok"}]}}
+    done = agent_lsp(["run", "hi", "-w", str(workspace), "--settings", json.dumps(settings)], env)
+    assert done.returncode == 0, done.stderr
+    (log,) = sessions.rglob("*.jsonl")
+    (log.parent / "evil\x1b[2J\nFAKE s_0 2026-01-01.jsonl").write_text("garbage\n", encoding="utf-8")
+    listed = agent_lsp(["sessions", "-w", str(workspace)], env)
+    assert listed.returncode == 0, listed.stderr
+    assert '"evil\\x1b[2J\\nFAKE s_0 2026-01-01"' in listed.stdout
+    assert not any(line.startswith("FAKE") for line in listed.stdout.splitlines())
+    assert [char for char in RAW if char in listed.stdout + listed.stderr] == []
