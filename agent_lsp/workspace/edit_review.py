@@ -3,10 +3,11 @@
 With the `edits.review` setting at "review", an applied text edit stays in
 the editor's buffer unsaved and each of its line hunks is pending: the user
 keeps it or undoes it (one hunk, a file or all of a session). Undo puts the
-hunk's old lines back through the editor (crash-safe across files, review_undo.py) (a versioned edit, so a buffer the
+hunk's old lines back through the editor (a versioned edit, so a buffer the
 user changed meanwhile is not overwritten blindly) and tells the model, in a
 message at its next step, that the user rejected that change, so it does not
-make it again. A file is saved (the editor's save path) once none of its
+make it again; an undo of several files is all or nothing across a crash
+(review_undo.py). A file is saved (the editor's save path) once none of its
 hunks is pending.
 
 A pending hunk is found in the current text by its lines, as turn revert
