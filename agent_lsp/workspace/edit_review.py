@@ -28,6 +28,7 @@ nothing is ever kept or undone against text it was not made on.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass, field
@@ -250,16 +251,15 @@ class EditReview:
             by_file.setdefault(placed.hunk.path, []).append(placed)
         outcome = ReviewOutcome()
         if action == "undo" and by_file:
-            if self.intents is not None and self.intents.busy(session_id):
-                raise ReviewError(f"session {session_id} is reverting files now; undo again when it is done")
-            session = self.sessions.agent(session_id).session
-            undos, skipped, intent = await undo_files(self.editor, self.root, self.intents, session, by_file)
-            for file, why in skipped.items():
-                outcome.skipped += [(p.hunk.hunk_id, why) for p in by_file.pop(file)]
-            agent = self.sessions.agent(session_id)  # again: it may have been rebuilt meanwhile
-            record_undos(self.intents, intent, agent.session, undos,
-                         lambda u: (RESOLVE_EVENT, _resolve_data(u.path, "undo", u.placed, u.diff)),
-                         lambda m: agent.inject(m["content"], id=m["id"], source=m["source"], note=m["note"]))
+            async with self.intents.lock(session_id) if self.intents is not None else contextlib.nullcontext():
+                session = self.sessions.agent(session_id).session
+                undos, skipped, intent = await undo_files(self.editor, self.root, self.intents, session, by_file)
+                for file, why in skipped.items():
+                    outcome.skipped += [(p.hunk.hunk_id, why) for p in by_file.pop(file)]
+                agent = self.sessions.agent(session_id)  # again: it may have been rebuilt meanwhile
+                record_undos(self.intents, intent, agent.session, undos,
+                             lambda u: (RESOLVE_EVENT, _resolve_data(u.path, "undo", u.placed, u.diff)),
+                             lambda m: agent.inject(m["content"], id=m["id"], source=m["source"], note=m["note"]))
         elif by_file:
             session = self.sessions.session_log(session_id)
             for file, placed in by_file.items():

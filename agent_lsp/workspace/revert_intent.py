@@ -28,6 +28,7 @@ and the host keeps a notice for the session's next load.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import logging
@@ -98,13 +99,15 @@ class RevertIntents:
         self.directory = directory
         self.root = root  # files are named relative to it in what the user is told
         self._running: set[str] = set()  # sessions with a revert going on in this process: not a crash's
+        self._locks: dict[str, asyncio.Lock] = {}
 
     def path_of(self, session_id: str) -> Path:
         return self.directory / f"{session_id}.json"
 
-    def busy(self, session_id: str) -> bool:
-        """Whether this process is reverting or undoing files of the session now (one at a time)."""
-        return session_id in self._running
+    def lock(self, session_id: str) -> asyncio.Lock:
+        """Held while files of the session are reverted or undone: one operation at a
+        time per session (each has the session's one intent file)."""
+        return self._locks.setdefault(session_id, asyncio.Lock())
 
     def pending(self) -> list[str]:
         """The sessions with an intent on disk."""

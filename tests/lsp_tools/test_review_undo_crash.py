@@ -140,3 +140,39 @@ async def test_kill_9_during_an_undo_of_reviewed_changes_leaves_no_file_half_und
     finally:
         await stack.aclose()
     assert "rolled back" in outcomes or "completed" in outcomes, outcomes
+
+
+async def test_a_rewind_asked_during_an_undo_of_reviewed_changes_waits_for_it(tmp_path: Path):
+    """One file operation of a session at a time: a rewind that reverts files,
+    asked while the editor is applying an undo of reviewed changes, starts
+    once the undo is recorded; nothing is left written down for a crash."""
+    workspace, sessions = tmp_path / "ws", tmp_path / "sessions"
+    workspace.mkdir()
+    files = names()[:3]
+    for name in files:
+        (workspace / name).write_text(original(name), encoding="utf-8")
+    async with tool_server(folders=[workspace], sessions_dir=sessions, settings=REVIEW) as editor:
+        editor.permission_answer = "always"
+        writes = {"tools": [{"name": "write_file", "arguments": {"path": n, "content": changed(n)}} for n in files]}
+        sid, _ = await run_turn(editor, [writes, {"text": "done"}])
+        editor.hold_edits = asyncio.Event()  # the user looks at the first undo a while
+        edits = len(editor.applied_edits)
+        undo = asyncio.wrap_future(editor.client.protocol.send_request(
+            "agent/review/resolve", {"sessionId": sid, "all": True, "action": "undo"}))
+        await editor.wait_for(lambda: len(editor.applied_edits) > edits, what="the first undo edit")
+        rewind = asyncio.wrap_future(editor.client.protocol.send_request(
+            "agent/session/rewind", {"sessionId": sid, "turn": 1, "revertFiles": True}))
+        await asyncio.sleep(0.3)
+        assert not rewind.done() and len(editor.applied_edits) == edits + 1  # the rewind waits
+        editor.hold_edits.set()
+        await asyncio.wait_for(undo, 30)
+        await asyncio.wait_for(rewind, 30)
+        events = (await editor.request("agent/session/load", {"sessionId": sid}))["events"]
+        kinds = [e["type"] for e in events if e["type"] in ("review/resolve", "session/rewind")]
+        assert kinds == ["review/resolve"] * len(files) + ["session/rewind"]
+        assert state_of(workspace, files) == {n: original(n) for n in files}
+        assert not list(sessions.rglob("reverts/*.json"))
+
+
+def state_of(workspace: Path, files: list[str]) -> dict[str, str]:
+    return {name: (workspace / name).read_text(encoding="utf-8") for name in files}
