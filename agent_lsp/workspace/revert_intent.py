@@ -60,11 +60,14 @@ class RevertIntent:
     events: list[dict[str, Any]] = field(default_factory=list)  # phase "commit": {type, data, time?}
     # phase "commit": what the model is told once the events are recorded: {id, content, source, note?}
     messages: list[dict[str, Any]] = field(default_factory=list)
+    # files the editor held in buffers when it began: what it changed there is the editor's
+    buffers: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "id": self.id, "sessionId": self.session_id, "operation": self.operation, "turn": self.turn,
             "startSeq": self.start_seq, "phase": self.phase, "events": self.events, "messages": self.messages,
+            "buffers": self.buffers,
             "files": [{"path": path, "before": None if data is None else base64.b64encode(data).decode("ascii")}
                       for path, data in self.files.items()],
         }
@@ -74,7 +77,7 @@ class RevertIntent:
         files = {str(f["path"]): None if f.get("before") is None else base64.b64decode(f["before"]) for f in obj["files"]}
         return cls(str(obj["sessionId"]), str(obj["operation"]), int(obj["turn"]), int(obj["startSeq"]), files,
                    id=str(obj["id"]), phase=str(obj["phase"]), events=list(obj.get("events") or []),
-                   messages=list(obj.get("messages") or []))
+                   messages=list(obj.get("messages") or []), buffers=[str(b) for b in obj.get("buffers") or []])
 
     def describe(self) -> str:
         if self.operation == "review-undo":
@@ -116,8 +119,10 @@ class RevertIntents:
         except OSError:
             return []
 
-    def begin(self, session: Session, operation: str, turn: int, paths: Iterable[Path]) -> RevertIntent:
-        """Write the intent (durably) before any of `paths` is touched."""
+    def begin(self, session: Session, operation: str, turn: int, paths: Iterable[Path],
+              buffers: Iterable[Path] = ()) -> RevertIntent:
+        """Write the intent (durably) before any of `paths` is touched (`buffers`: those
+        of them the editor holds in buffers, which it changes instead of the disk)."""
         files: dict[str, bytes | None] = {}
         for path in dict.fromkeys(str(p) for p in paths):
             try:
@@ -126,7 +131,8 @@ class RevertIntents:
                 files[path] = None
             except OSError:
                 continue  # not readable now: the revert skips it too
-        intent = RevertIntent(session.id, operation, turn, len(session.events), files)
+        intent = RevertIntent(session.id, operation, turn, len(session.events), files,
+                              buffers=[str(b) for b in buffers])
         self._write(intent)
         self._running.add(session.id)
         return intent
@@ -233,7 +239,9 @@ class RevertIntents:
             message = (f"The server stopped in the middle of {intent.describe()}; "
                        + (f"these files were put back as they were before it: {self._names(paths)}. "
                           if paths else "no file had been changed yet. ")
-                       + "Nothing was reverted; run it again if you still want it.")
+                       + "Nothing was reverted; run it again if you still want it."
+                       + (f" The editor's unsaved buffers of {self._names(intent.buffers)} may hold part of it: "
+                          "look at them before saving." if intent.buffers else ""))
         session.append(RECOVERED_EVENT, {"operation": intent.operation, "turn": intent.turn, "outcome": outcome,
                                          "paths": paths, "message": message})
         session.flush()

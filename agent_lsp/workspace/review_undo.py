@@ -12,7 +12,8 @@ undone and others not, with the log saying otherwise.
 
 The intent holds each file's bytes on disk: where the editor holds a file in
 an unsaved buffer, the undo changes the buffer, which is the editor's to
-keep, and the disk is left as it was.
+keep, and the disk is left as it was; the message of a recovery names those
+files, for the user to look at before saving.
 """
 
 from __future__ import annotations
@@ -59,7 +60,8 @@ async def undo_files(editor: Editor, root: Path, intents: RevertIntents | None, 
     them with (`record_undos`)."""
     intent = None
     if intents is not None and by_file:
-        intent = intents.begin(session, OPERATION, max(p.hunk.turn for ps in by_file.values() for p in ps), by_file)
+        intent = intents.begin(session, OPERATION, max(p.hunk.turn for ps in by_file.values() for p in ps), by_file,
+                               buffers=[path for path in by_file if editor.document(path) is not None])
     done: list[FileUndo] = []
     skipped: dict[Path, str] = {}
     try:

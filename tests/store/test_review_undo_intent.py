@@ -48,3 +48,25 @@ def test_an_undo_stopped_while_recording_is_recorded_and_told_at_the_next_load(t
             ("msg_a", "review", "inject", "undo"), ("msg_b", "review", "inject", "undo")]
         assert [f.read_text(encoding="utf-8") for f in files] == ["as the user wrote it\n"] * 2
         session.close()
+
+
+def test_an_undo_stopped_half_way_puts_the_files_back_and_names_the_editors_buffers(tmp_path: Path):
+    store = SessionStore(tmp_path / "sessions")
+    session = store.create()
+    sid = session.id
+    on_disk, in_buffer = tmp_path / "disk.txt", tmp_path / "open.txt"
+    for f in (on_disk, in_buffer):
+        f.write_text("the agent's change\n", encoding="utf-8")
+    intents = RevertIntents(tmp_path / "sessions" / "reverts", tmp_path)
+    intents.begin(session, "review-undo", 1, [on_disk, in_buffer], buffers=[in_buffer])
+    on_disk.write_text("as the user wrote it\n", encoding="utf-8")  # undone; the process stops here
+    session.close()
+
+    session = store.load(sid)
+    recovery = RevertIntents(tmp_path / "sessions" / "reverts", tmp_path).recover(session)
+    assert recovery is not None and recovery.outcome == "rolled-back" and recovery.paths == [str(on_disk)]
+    assert on_disk.read_text(encoding="utf-8") == "the agent's change\n"
+    assert "put back as they were before it: disk.txt" in recovery.message
+    assert "unsaved buffers of open.txt may hold part of it" in recovery.message
+    assert [e.data["operation"] for e in session.events.held() if e.type == "revert/recovered"] == ["review-undo"]
+    session.close()
