@@ -6,6 +6,7 @@ the user rejected). Never some files undone and others still pending.
 
 The kill lands at random: just after the editor applied the k-th file's undo,
 or a random time into the undo (between edits, while its events are written).
+A seeded run of a few kills; `bench/review_undo_kill.py` runs many more.
 """
 
 from __future__ import annotations
@@ -71,7 +72,15 @@ async def pending_after_restart(editor, workspace: Path, sid: str) -> list[dict]
 
 @pytest.mark.slow
 async def test_kill_9_during_an_undo_of_reviewed_changes_leaves_no_file_half_undone(tmp_path: Path):
-    rng = random.Random(SEED)
+    outcomes = await kill_rounds(tmp_path, ROUNDS, SEED)
+    assert "rolled back" in outcomes or "completed" in outcomes, outcomes
+
+
+async def kill_rounds(tmp_path: Path, rounds: int, seed: int) -> list[str]:
+    """`rounds` undos killed at random and checked after a restart (AssertionError
+    naming the round otherwise); what became of each: "completed", "rolled back"
+    (files put back and the user told) or "not started" (killed before any edit)."""
+    rng = random.Random(seed)
     workspace, sessions = tmp_path / "ws", tmp_path / "sessions"
     workspace.mkdir()
     sid = await make_session(workspace, sessions)
@@ -85,7 +94,7 @@ async def test_kill_9_during_an_undo_of_reviewed_changes_leaves_no_file_half_und
     start = lambda: stack.enter_async_context(tool_server(folders=[workspace], sessions_dir=sessions, settings=REVIEW))  # noqa: E731
     editor = await start()
     try:
-        for round_ in range(ROUNDS):
+        for round_ in range(rounds):
             await pending_after_restart(editor, workspace, sid)  # found again, so they can be undone
             edits = len(editor.applied_edits)
             undo = asyncio.wrap_future(editor.client.protocol.send_request(
@@ -139,7 +148,7 @@ async def test_kill_9_during_an_undo_of_reviewed_changes_leaves_no_file_half_und
         assert state(workspace) == undone
     finally:
         await stack.aclose()
-    assert "rolled back" in outcomes or "completed" in outcomes, outcomes
+    return outcomes
 
 
 async def test_a_rewind_asked_during_an_undo_of_reviewed_changes_waits_for_it(tmp_path: Path):
