@@ -44,6 +44,7 @@ from agent_lsp.agent.ports import (
 from agent_lsp.acp.permission_preview import permission_diffs
 from agent_lsp.tools.paths import WorkspaceRoots
 from agent_lsp.workspace.disk_editor import DiskEditor, EditFailed, apply_text_edits
+from agent_lsp.visible import visible_name
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,8 @@ class _Snapshot:
 
 class AcpEditor:
     """One per ACP connection, shared by the workspace hosts of its sessions."""
+
+    holds_unsaved_text = False  # edits land on disk, or in the client's file through fs/write_text_file
 
     def __init__(self, connection: Any, roots_of: Any, updates_sent: Any, *, permission_timeout_s: float = 300.0):
         self.connection = connection  # acp.AgentSideConnection (the client's methods)
@@ -159,7 +162,7 @@ class AcpEditor:
                     if path.exists() and not operation.overwrite:
                         if operation.ignore_if_exists:
                             continue
-                        return ApplyResult(False, f"{operation.path} already exists")
+                        return ApplyResult(False, f"{visible_name(str(operation.path))} already exists")
                     path.parent.mkdir(parents=True, exist_ok=True)
                     await self.connection.write_text_file(session_id=session_id, path=str(path), content="")
                     if path in self._snapshots:
@@ -185,7 +188,7 @@ class AcpEditor:
         snapshot = self._snapshots.get(path)
         if snapshot is not None and edit.version is not None and (snapshot.version != edit.version or snapshot.text != current):
             self._remember(path, current)
-            return f"{edit.path} changed in the editor since the agent read it"
+            return f"{visible_name(str(edit.path))} changed in the editor since the agent read it"
         new_text = apply_text_edits(current, edit)
         await self.connection.write_text_file(session_id=session_id, path=str(path), content=new_text)
         if snapshot is not None:

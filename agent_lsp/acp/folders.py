@@ -103,3 +103,6 @@ class AcpFolders:
 
     def host_holding(self, path: Path) -> WorkspaceHost | None:
         return next((host for root, host in self.hosts.items() if path == root or root in path.parents), None)
+
+    def uri_of(self, path: Path) -> str:
+        return Path(path).as_uri()

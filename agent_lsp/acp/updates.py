@@ -42,6 +42,7 @@ from acp import (
 from acp.schema import ConfigOptionUpdate, CurrentModeUpdate, ToolCallLocation, ToolCallStart
 
 from agent_lsp.store import Event, files
+from agent_lsp.visible import visible, visible_name
 
 TOOL_KINDS = {
     "read_file": "read",
@@ -176,6 +177,9 @@ class UpdateMapper:
         subject = arguments.get(_TITLE_ARGUMENT.get(name, "path"))
         if name == "rename_file":
             subject = f"{arguments.get('oldPath', '')} -> {arguments.get('newPath', '')}"
+        if subject:  # one line, its controls escaped: a name or a command may hold any
+            subject = visible_name(str(subject)) if _TITLE_ARGUMENT.get(name, "path") == "path" else visible(
+                " ".join(str(subject).split()))
         title = f"{_TITLE_VERB.get(name, name)} {subject}" if subject else _TITLE_VERB.get(name, name)
         return title if len(title) <= MAX_TITLE_CHARS else title[: MAX_TITLE_CHARS - 1] + "…"
 

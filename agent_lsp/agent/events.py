@@ -434,7 +434,7 @@ class RevertRecovered(EventModel):
     its files all put back as before it (not recorded: it may be run again), or,
     all of them being done, its events appended just before this one."""
 
-    operation: Literal["rewind", "turn-revert"]
+    operation: Literal["rewind", "turn-revert", "review-undo"]
     turn: int
     outcome: Literal["rolled-back", "completed"]
     paths: list[str] = Field(description="rolled-back: the files put back; completed: the files it reverted")

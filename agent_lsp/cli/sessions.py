@@ -18,6 +18,7 @@ from pygls.exceptions import JsonRpcException
 from agent_lsp.cli.client import HeadlessClient
 from agent_lsp.cli.run import EXIT_OK, EXIT_TURN_FAILED, EXIT_USAGE, make_client, run_main, sessions_dir, show_image_paths
 from agent_lsp.cli.transcript import Transcript, shorten
+from agent_lsp.visible import visible_name
 
 
 def sessions_command(args: argparse.Namespace) -> int:
@@ -120,6 +121,8 @@ async def list_sessions(client: HeadlessClient, filters: dict[str, Any] | None =
         matching = " matching the filters" if filters else ""
         client.transcript.info(f"no stored sessions{matching} for {client.workspace}")
         return EXIT_OK
+    for s in sessions:  # an id is a file name in the sessions folder: shown, never acted on
+        s["sessionId"] = client.transcript.visible(visible_name(s["sessionId"]))
     id_width = max(len(s["sessionId"]) for s in sessions)
     out.write(f"{'SESSION':<{id_width}}  {'UPDATED':<16}  TURNS  {'TOKENS':>7}  {'CACHED':>7}  {'COST':>8}  TITLE\n")
     for s in sessions:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from agent_lsp.cli.images import image_line, stored_images, user_text
-from agent_lsp.visible import visible
+from agent_lsp.visible import visible, visible_name
 
 _SUMMARY_WIDTH = 100
 
@@ -44,6 +44,11 @@ def shorten(text: str, width: int = _SUMMARY_WIDTH) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def _name(value: Any) -> str:
+    """A path argument as shown: one line, its line breaks and controls escaped."""
+    return visible_name(str(value))
+
+
 def tool_call_summary(name: str, arguments: str) -> str:
     """`read_file stats.py:1-20`, `run_command pytest -q`, ... from the raw JSON arguments."""
     try:
@@ -55,12 +60,12 @@ def tool_call_summary(name: str, arguments: str) -> str:
     if "command" in args:
         return shorten(f"{name} {args['command']}")
     if "path" in args and "newPath" in args:
-        return shorten(f"{name} {args['path']} -> {args['newPath']}")
+        return shorten(f"{name} {_name(args['path'])} -> {_name(args['newPath'])}")
     if "pattern" in args:
-        where = f" in {args['path']}" if args.get("path") else ""
+        where = f" in {_name(args['path'])}" if args.get("path") else ""
         return shorten(f"{name} {args['pattern']!r}{where}")
     if "path" in args:
-        detail = str(args["path"])
+        detail = _name(args["path"])
         if args.get("startLine") or args.get("endLine"):
             detail += f":{args.get('startLine', 1)}-{args.get('endLine', '')}"
         if isinstance(args.get("edits"), list):
@@ -338,9 +343,9 @@ class Transcript:
         names = []
         for path in paths:
             try:
-                names.append(str(path.relative_to(root)) if root else str(path))
+                names.append(visible_name(str(path.relative_to(root)) if root else str(path)))
             except ValueError:
-                names.append(str(path))
+                names.append(visible_name(str(path)))
         what = ", ".join(names) or "nothing"
         self._after_tool_result.append(f"  {self.pencil} applied edit to {what}")
 

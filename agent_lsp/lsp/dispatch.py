@@ -42,6 +42,9 @@ class Serving(Protocol):
 
     def feature(self, method: str) -> Callable[[Handler], Handler]: ...
 
+    async def ready(self) -> None:
+        """Until settings the client is sending are applied."""
+
 
 class TableMismatch(Exception):
     """The method table and the registered handlers do not agree."""
@@ -69,9 +72,18 @@ def merged(tables: Iterable[Mapping[str, Handler]]) -> dict[str, Handler]:
 
 def shared_handlers(shared: Mapping[str, SharedRequest]) -> dict[str, Handler]:
     """The handlers of the requests both faces answer the same way: their service method."""
+    from pygls.exceptions import JsonRpcInvalidParams
+
+    from agent_lsp.service.requests import InvalidParams
+
     def handler_of(request: SharedRequest) -> Handler:
         async def handler(ls: Serving, params: Any) -> Any:
-            return await request.call(ls.service, params)
+            if request.settled:
+                await ls.ready()
+            try:
+                return await request.call(ls.service, params)
+            except InvalidParams as error:
+                raise JsonRpcInvalidParams(str(error)) from None
         return handler
 
     return {method: handler_of(request) for method, request in shared.items()}

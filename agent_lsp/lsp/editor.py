@@ -63,7 +63,7 @@ from agent_lsp.lsp.protocol import (
 from agent_lsp.tools.text import line_content, line_starts
 from agent_lsp.workspace.disk_editor import EditFailed, apply_text_edits, write_text_if_changed
 from agent_lsp.workspace.documents import Documents, normalise_path
-from agent_lsp.visible import visible
+from agent_lsp.visible import visible, visible_name
 
 if TYPE_CHECKING:  # the MCP layer is imported with the agent machinery, not at server start
     from agent_lsp.mcp.elicitation import Answer, Question
@@ -238,7 +238,7 @@ class LspEditor:
     def _check_version(self, op: TextFileEdit) -> None:
         current = self.documents.get(op.path)
         if current is not None and op.version is not None and current.version != op.version:
-            raise _Unsupported(f"{op.path} changed in the editor (version {current.version}, edit computed on {op.version})")
+            raise _Unsupported(f"{visible_name(str(op.path))} changed in the editor (version {current.version}, edit computed on {op.version})")
 
     def _text_edits(self, op: TextFileEdit) -> list[types.TextEdit]:
         return wire_text_edits(self._text_of(op.path), op.edits, self.position_encoding)

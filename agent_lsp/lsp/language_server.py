@@ -307,6 +307,10 @@ class AgentLanguageServer(LanguageServer):
         folder = self.folder_of(path)
         return self.host(folder) if folder is not None else None
 
+    def uri_of(self, path: Path) -> str:
+        """The URI the editor uses for the file: its own when the file is open."""
+        return self.documents.uri_of(path)
+
     def host_for_uri(self, uri: str | None) -> WorkspaceHost:
         """The host of a workspace folder URI (or of a folder containing it); no URI: the first folder."""
         if uri is None:

@@ -246,8 +246,6 @@ CLIENT_REQUESTS: dict[str, tuple[type[BaseModel], type[BaseModel]]] = {
     "agent/permission/rules": (PermissionRulesParams, PermissionRulesResult),
     "agent/permission/revoke": (PermissionRevokeParams, PermissionRulesResult),
     "agent/model/check": (ModelCheckParams, ModelCheckResult),
-    "agent/review/list": (ReviewListParams, ReviewListResult),
-    "agent/review/resolve": (ReviewResolveParams, ReviewResolveResult),
     "agent/language/status": (LanguageStatusParams, LanguageStatusResult),
 }
 

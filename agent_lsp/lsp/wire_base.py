@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 
+from agent_lsp.service.requests import Position, Range  # noqa: F401 (shared with the ACP face: the review's hunks)
+
 
 class WireModel(BaseModel):
     """Base of every wire model: camelCase on the wire, snake_case in Python.
@@ -28,18 +30,6 @@ def describe_validation_error(error: ValidationError) -> str:
         where = ".".join(str(p) for p in item["loc"]) or "params"
         parts.append(f"{where}: {item['msg']}")
     return "; ".join(parts)
-
-
-class Position(WireModel):
-    """LSP position (zero-based; character in the negotiated encoding, UTF-16 by default)."""
-
-    line: int = Field(ge=0)
-    character: int = Field(ge=0)
-
-
-class Range(WireModel):
-    start: Position
-    end: Position
 
 
 class ContentBlock(WireModel):

@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from agent_lsp.agent import events
-from agent_lsp.lsp.wire_base import Range, WireModel
+from agent_lsp.lsp.wire_base import WireModel
 
 
 # ------------------------------------------------------------------ sub-agents
@@ -159,44 +159,12 @@ class ModelCheckResult(WireModel):
 # ----------------------------------------------------------------- edit review
 
 
-class PendingHunkInfo(WireModel):
-    """An agent edit's hunk waiting for the user ("edits.review": "review"), where it is now."""
-
-    session_id: str
-    hunk_id: str
-    uri: str
-    range: Range = Field(description="its whole lines in the buffer as it is now (character 0 to character 0 of "
-                         "the line after; start = end: lines were deleted there)")
-    turn: int
-    call_id: str
-    old_text: str = Field(description="what undo puts back")
-    new_text: str
-
-
-class ReviewListParams(WireModel):
-    session_id: str | None = Field(default=None, description="no sessionId: every session's")
-    uri: str | None = Field(default=None, description="only this document's")
-
-
-class ReviewListResult(WireModel):
-    hunks: list[PendingHunkInfo]
-
-
-class ReviewResolveParams(WireModel):
-    """Keep or undo one hunk (`hunkId`), a document's (`uri`) or all of a session's (`all: true`)."""
-
-    session_id: str
-    action: Literal["keep", "undo"]
-    hunk_id: str | None = None
-    uri: str | None = None
-    all: bool = False
-
-
-class ReviewSkip(WireModel):
-    hunk_id: str
-    reason: str
-
-
-class ReviewResolveResult(WireModel):
-    resolved: list[str] = Field(description="the hunk ids kept or undone")
-    skipped: list[ReviewSkip]
+# served by both faces: agent_lsp/service/requests.py
+from agent_lsp.service.requests import (  # noqa: E402,F401
+    PendingHunkInfo,
+    ReviewListParams,
+    ReviewListResult,
+    ReviewResolveParams,
+    ReviewResolveResult,
+    ReviewSkip,
+)

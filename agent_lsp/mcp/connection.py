@@ -36,6 +36,7 @@ import anyio
 
 from agent_lsp.mcp.config import ServerConfig
 from agent_lsp.mcp.elicitation import Answer, Question
+from agent_lsp.mcp.flood import Coalesced
 from agent_lsp.mcp.http_cap import cap_responses
 from agent_lsp.mcp.oauth import OAuthSignIn
 from agent_lsp.mcp.sandboxed import sandboxed_command
@@ -95,6 +96,7 @@ class ServerConnection:
         self._settled = asyncio.Event()  # left "starting" (ready or failed)
         self._was_ready = False  # the current attempt got as far as listing the tools
         self._http_refusal: str | None = None  # "HTTP 401 Unauthorized" of the last refused request
+        self._refreshes = Coalesced(self._refresh)  # tool-list changes, one listing at a time
         self.sign_in = self._oauth(token_dir, open_url)
 
     # ------------------------------------------------------------- lifecycle
@@ -319,7 +321,7 @@ class ServerConnection:
         import mcp_types as types
 
         if isinstance(message, types.ToolListChangedNotification):
-            asyncio.ensure_future(self._refresh())
+            self._refreshes.request()  # one at a time, however many are announced (flood.py)
         elif isinstance(message, Exception):
             log.debug("MCP server %s sent something unreadable: %s", self.name, message)
 

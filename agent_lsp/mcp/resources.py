@@ -15,6 +15,7 @@ from agent_lsp.agent.ports import Editor, PermissionRequest, ToolContext, ToolOu
 from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable, error_text
 from agent_lsp.mcp.tool import cap_blocks
 from agent_lsp.tools.base import PermissionGate, ToolError, ToolInput, error_output, unless_aborted
+from agent_lsp.visible import visible_name
 
 LIST_TOOL = "mcp_list_resources"
 READ_TOOL = "mcp_read_resource"
@@ -85,8 +86,10 @@ class ListResourcesTool(_ResourceTool):
         for connection in self._with_resources(args.server):
             for resource in await connection.list_resources(timeout_s=self.timeout_s):
                 kind = f" ({resource.mime_type})" if resource.mime_type else ""
-                about = f": {resource.description}" if resource.description else ""
-                lines.append(f"{connection.name}  {resource.uri}  {resource.title or resource.name}{kind}{about}")
+                # one line each: a server's name or description cannot forge a line of the listing
+                about = f": {_one_line(resource.description)}" if resource.description else ""
+                lines.append(f"{connection.name}  {visible_name(str(resource.uri))}  "
+                             f"{_one_line(resource.title or resource.name)}{kind}{about}")
         text = "\n".join(lines) if lines else "(no resources)"
         blocks, _ = cap_blocks([{"type": "text", "text": text}], self.max_output_chars)
         return ToolOutput(content=blocks, meta={"resources": len(lines)})
@@ -117,3 +120,7 @@ def resource_blocks(result: Any) -> list[dict[str, Any]]:
             size = len(base64.b64decode(blob)) if blob else 0
             blocks.append({"type": "text", "text": f"[{content.uri}: {content.mime_type or 'binary'}, {size} bytes]"})
     return blocks or [{"type": "text", "text": "(empty)"}]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())

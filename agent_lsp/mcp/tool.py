@@ -29,6 +29,7 @@ from pydantic import BaseModel, model_validator
 
 from agent_lsp.agent.ports import Editor, PermissionRequest, ToolContext, ToolOutput
 from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable, error_text
+from agent_lsp.mcp.flood import throttled_progress
 from agent_lsp.tools.base import PermissionGate, ToolError, error_output, unless_aborted
 
 NAME_LIMIT = 64
@@ -176,6 +177,7 @@ class McpTool:
 
 
 def _progress(ctx: ToolContext):
+    @throttled_progress  # a server may report thousands of times a second (flood.py)
     async def report(progress: float, total: float | None, message: str | None) -> None:
         data: dict[str, Any] = {"progress": progress}
         if total is not None:

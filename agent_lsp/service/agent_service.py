@@ -9,6 +9,7 @@
     cancel          the running turn ends; the queue is dropped unless kept
     remove_queued   a queued message taken out
     pending_hunks   the edits waiting for the user in review mode
+    review_list, review_resolve   them listed, kept or undone (agent/review/*)
     export_session  a session as Markdown (agent/session/export)
 
 Every message that may start a turn reads the folder's changed capability
@@ -29,7 +30,20 @@ from agent_lsp.service import images
 from agent_lsp.service.capability_refresh import refresh
 from agent_lsp.service.directory import SessionDirectory
 from agent_lsp.service.messages import Message, with_attachments
-from agent_lsp.service.requests import SessionExportParams, SessionExportResult
+from agent_lsp.service.requests import (
+    InvalidParams,
+    PendingHunkInfo,
+    Position,
+    Range,
+    ReviewListParams,
+    ReviewListResult,
+    ReviewResolveParams,
+    ReviewResolveResult,
+    ReviewSkip,
+    SessionExportParams,
+    SessionExportResult,
+)
+from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.views.markdown import session_markdown, session_title
 
 if TYPE_CHECKING:
@@ -164,6 +178,32 @@ class AgentService:
             hosts = self.directory.all_hosts()
         return [placed for host in hosts for placed in host.review.pending(session_id, path)]
 
+    async def review_list(self, p: ReviewListParams) -> ReviewListResult:
+        hunks = self.pending_hunks(p.session_id or None, _document(p.uri))
+        return ReviewListResult(hunks=[self._hunk_info(placed) for placed in hunks])
+
+    async def review_resolve(self, p: ReviewResolveParams) -> ReviewResolveResult:
+        """Keep or undo one hunk, a document's or all of a session's (edit_review.py)."""
+        if p.hunk_id is None and p.uri is None and not p.all:
+            raise InvalidParams("hunkId: name a hunk, a document (uri) or all: true")
+        from agent_lsp.workspace.edit_review import ReviewError  # with the hosts, not at start-up
+
+        host = self.directory.host_for_session(p.session_id)
+        try:
+            outcome = await host.review.resolve(p.session_id, p.action, path=_document(p.uri), hunk_id=p.hunk_id)
+        except ReviewError as error:
+            raise InvalidParams(str(error)) from None
+        return ReviewResolveResult(resolved=outcome.resolved,
+                                   skipped=[ReviewSkip(hunk_id=h, reason=why) for h, why in outcome.skipped])
+
+    def _hunk_info(self, placed: PlacedHunk) -> PendingHunkInfo:
+        hunk = placed.hunk
+        return PendingHunkInfo(
+            session_id=hunk.session_id, hunk_id=hunk.hunk_id, uri=self.directory.uri_of(hunk.path),
+            range=Range(start=Position(line=placed.start, character=0), end=Position(line=placed.end, character=0)),
+            turn=hunk.turn, call_id=hunk.call_id, old_text=hunk.old, new_text=hunk.new,
+        )
+
     # ---------------------------------------------------------------- views
 
     async def export_session(self, p: SessionExportParams) -> SessionExportResult:
@@ -171,6 +211,16 @@ class AgentService:
         session = agent.session
         return SessionExportResult(title=session_title(session.events.held(), session.meta),
                                    markdown=session_markdown(p.session_id, session.events.held(), session.meta))
+
+
+def _document(uri: str | None) -> Path | None:
+    """The path of a document's file URI (as the review keys it); InvalidParams when it is not one."""
+    if uri is None:
+        return None
+    try:
+        return file_uri_to_path(uri).resolve()
+    except ValueError:
+        raise InvalidParams(f"uri: not a file URI: {uri[:80]}") from None
 
 
 def _later(agent: Agent, message: Message, message_id: str) -> None:

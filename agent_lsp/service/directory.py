@@ -31,3 +31,6 @@ class SessionDirectory(Protocol):
 
     def host_holding(self, path: Path) -> WorkspaceHost | None:
         """The host of the folder holding `path`, if one does."""
+
+    def uri_of(self, path: Path) -> str:
+        """The URI the client knows a file by (its own spelling where it has the file open)."""

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_lsp.store.event_log import EventLog
 from agent_lsp.store.store import CorruptSessionError, event_of, parse_header
+from agent_lsp.visible import visible_name
 
 
 @dataclass
@@ -53,4 +54,4 @@ def _reason(error: Exception) -> str:
 
 def describe(error: CorruptSessionError) -> str:
     """The damage as a person reads it, naming the file (not its directory) and the line."""
-    return f"session file {error.path.name} is damaged at line {error.line}: {error.reason}"
+    return f"session file {visible_name(error.path.name)} is damaged at line {error.line}: {error.reason}"

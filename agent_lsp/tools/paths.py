@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Sequence
 from urllib.parse import urlparse
 
+from agent_lsp.visible import name_from_shown, visible_name
+
 # What urllib.request.url2pathname is, without importing urllib.request (and
 # with it http.client and email: a tenth of a second at every start).
 if os.name == "nt":
@@ -50,9 +52,10 @@ class WorkspaceRoots:
             raise OutsideWorkspaceError("empty path")
         if "\0" in text:
             raise OutsideWorkspaceError("path contains a NUL character")
-        candidate = Path(os.path.expanduser(_uri_to_path(text)))
-        if not candidate.is_absolute():
-            candidate = (base or self.primary) / candidate
+        candidate = self._candidate(text, base)
+        named = name_from_shown(text)  # a name `display` showed quoted and escaped, passed back
+        if named is not None and "\0" not in named and not os.path.lexists(candidate):
+            candidate = self._candidate(named, base)
         lexical = Path(os.path.normpath(candidate))
         real = candidate.resolve()
         for root, real_root in zip(self.roots, self._resolved):
@@ -67,6 +70,10 @@ class WorkspaceRoots:
             f"'{text}' is outside the workspace; tools only reach files under {self._roots_text()} "
             "(use a path relative to the workspace root)"
         )
+
+    def _candidate(self, text: str, base: Path | None) -> Path:
+        candidate = Path(os.path.expanduser(_uri_to_path(text)))
+        return candidate if candidate.is_absolute() else (base or self.primary) / candidate
 
     def contains(self, path: Path) -> bool:
         try:
@@ -83,12 +90,15 @@ class WorkspaceRoots:
 
     def display(self, path: Path) -> str:
         """How a confined path is shown to the model: relative to the first root
-        (what `resolve` accepts back), absolute for the other roots."""
+        (what `resolve` accepts back), absolute for the other roots; quoted with
+        its line breaks and control characters escaped when it has any
+        (`visible_name`: a name never forges a line of a result), which `resolve`
+        accepts back too."""
         if path == self.primary:
             return "."
         if path.is_relative_to(self.primary):
-            return path.relative_to(self.primary).as_posix()
-        return str(path)
+            return visible_name(path.relative_to(self.primary).as_posix())
+        return visible_name(str(path))
 
     def relative(self, path: Path) -> str:
         """Path relative to the root holding it (for rule globs and .gitignore)."""

@@ -23,6 +23,7 @@ from agent_lsp.agent.ports import ToolContext, ToolOutput
 from agent_lsp.tools.base import BuiltinTool, ToolEnv, ToolError, ToolInput
 from agent_lsp.tools.ignore import glob_to_regex, is_ignored, list_entries, walk_files
 from agent_lsp.tools.text import decode
+from agent_lsp.visible import visible_name
 
 MAX_LIST_ENTRIES = 1000
 MAX_GLOB_RESULTS = 500
@@ -53,7 +54,7 @@ class ListDir(BuiltinTool):
             raise ToolError(f"'{shown}' is a file, not a folder; use read_file", "NOT_A_DIRECTORY")
         root = self.env.roots.root_of(folder) or self.env.roots.primary
         entries, ignored = list_entries(root, folder)
-        names = [e.path.name + ("/" if e.is_dir else "") for e in entries]
+        names = [visible_name(e.path.name + ("/" if e.is_dir else "")) for e in entries]
         lines = names[:MAX_LIST_ENTRIES]
         if len(names) > MAX_LIST_ENTRIES:
             lines.append(f"[{len(names) - MAX_LIST_ENTRIES} more entries not shown]")

@@ -27,6 +27,7 @@ The front matter read here is the `key: value` lines of `name` and
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,7 @@ from pydantic import Field
 from agent_lsp.agent.ports import ToolContext, ToolOutput
 from agent_lsp.tools.base import ToolError, ToolInput, error_output
 from agent_lsp.tools.front_matter import Fields, field_text, split_front_matter
+from agent_lsp.visible import name_from_shown, visible_name
 
 SKILL_FILE = "SKILL.md"
 PROJECT_FOLDERS = (".claude/skills", ".agents/skills")  # lowest precedence first
@@ -67,13 +69,16 @@ class Skill:
         found = []
         for path in sorted(self.folder.rglob("*")):
             if path.is_file() and path != self.path:
-                found.append(path.relative_to(self.folder).as_posix())
+                found.append(visible_name(path.relative_to(self.folder).as_posix()))  # one line, read back by `read`
             if len(found) >= MAX_LISTED_FILES:
                 break
         return found
 
     def read(self, relative: str) -> str:
         folder = self.folder.resolve()
+        named = name_from_shown(relative)  # a name `files` showed quoted
+        if named is not None and not os.path.lexists(folder / relative):
+            relative = named
         target = (folder / relative).resolve()
         if not target.is_relative_to(folder):
             raise ToolError(f"'{relative}' is outside the folder of skill '{self.name}'", "OUTSIDE_SKILL")

@@ -27,6 +27,7 @@ from agent_lsp.agent.ports import (
 )
 from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.tools.text import OverlappingEdits, line_starts, offset_of, replace_spans
+from agent_lsp.visible import visible_name
 
 
 class EditFailed(Exception):
@@ -41,10 +42,12 @@ def apply_text_edits(text: str, edit: TextFileEdit) -> str:
     try:
         return replace_spans(text, spans)
     except OverlappingEdits:
-        raise EditFailed(f"overlapping or inverted ranges in the edit of {edit.path}") from None
+        raise EditFailed(f"overlapping or inverted ranges in the edit of {visible_name(str(edit.path))}") from None
 
 
 class DiskEditor:
+    holds_unsaved_text = False  # what it edits is on disk (the review finds held edits there)
+
     def __init__(
         self,
         roots: Sequence[Path],
@@ -82,7 +85,7 @@ class DiskEditor:
         except (EditFailed, OutsideWorkspaceError) as e:
             return ApplyResult(False, str(e))
         except OSError as e:
-            return ApplyResult(False, f"{e.strerror}: {e.filename}")
+            return ApplyResult(False, f"{e.strerror}: {visible_name(str(e.filename))}")
         return ApplyResult(True)
 
     # ------------------------------------------------------------- operations
@@ -105,11 +108,11 @@ class DiskEditor:
     def _edit_text(self, edit: TextFileEdit) -> None:
         path = self._confine(edit.path)
         if not path.is_file():
-            raise EditFailed(f"{edit.path} does not exist")
+            raise EditFailed(f"{visible_name(str(edit.path))} does not exist")
         try:
             text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError:
-            raise EditFailed(f"{edit.path} is not UTF-8 text") from None
+            raise EditFailed(f"{visible_name(str(edit.path))} is not UTF-8 text") from None
         write_text(path, apply_text_edits(text, edit))
 
     def _create(self, op: CreateFile) -> None:
@@ -118,7 +121,7 @@ class DiskEditor:
             if op.ignore_if_exists and not op.overwrite:
                 return
             if not op.overwrite:
-                raise EditFailed(f"{op.path} already exists")
+                raise EditFailed(f"{visible_name(str(op.path))} already exists")
         path.parent.mkdir(parents=True, exist_ok=True)
         write_text(path, "")
 
@@ -132,14 +135,14 @@ class DiskEditor:
         elif path.exists() or path.is_symlink():
             path.unlink()
         else:
-            raise EditFailed(f"{op.path} does not exist")
+            raise EditFailed(f"{visible_name(str(op.path))} does not exist")
 
     def _rename(self, op: RenameFile) -> None:
         old, new = self._confine(op.old_path), self._confine(op.new_path)
         if not old.exists():
-            raise EditFailed(f"{op.old_path} does not exist")
+            raise EditFailed(f"{visible_name(str(op.old_path))} does not exist")
         if new.exists() and not op.overwrite:
-            raise EditFailed(f"{op.new_path} already exists")
+            raise EditFailed(f"{visible_name(str(op.new_path))} already exists")
         new.parent.mkdir(parents=True, exist_ok=True)
         os.replace(old, new)
 

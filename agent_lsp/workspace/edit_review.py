@@ -6,7 +6,8 @@ keeps it or undoes it (one hunk, a file or all of a session). Undo puts the
 hunk's old lines back through the editor (a versioned edit, so a buffer the
 user changed meanwhile is not overwritten blindly) and tells the model, in a
 message at its next step, that the user rejected that change, so it does not
-make it again. A file is saved (the editor's save path) once none of its
+make it again; an undo of several files is all or nothing across a crash
+(review_undo.py). A file is saved (the editor's save path) once none of its
 hunks is pending.
 
 A pending hunk is found in the current text by its lines, as turn revert
@@ -18,7 +19,8 @@ what the user did, and a server that starts again reads the hunks still
 pending back from the logs of its folder's sessions (`_read_logs`, on first
 use). A hunk read back carries its line number and up to 3 lines of context,
 not the whole file: it waits until its file is open in the editor (the
-unsaved text the user reviews is in the buffer, not on disk), then is found
+unsaved text the user reviews is in the buffer, not on disk; an editor whose
+edits land on disk, `holds_unsaved_text = False`, has it there), then is found
 there like a patch hunk (`agent_lsp.workspace.hunk_places`); a hunk whose
 lines or context changed meanwhile is the user's and no longer pending, so
 nothing is ever kept or undone against text it was not made on.
@@ -26,26 +28,27 @@ nothing is ever kept or undone against text it was not made on.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
-from agent_lsp.agent.ports import Editor, TextEdit, TextFileEdit, ToolContext
+from agent_lsp.agent.ports import Editor, ToolContext
 from agent_lsp.tools.journal_record import CONTEXT_LINES, FileChange, PatchHunk, text_digest
-from agent_lsp.tools.paths import WorkspaceRoots
-from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans, unified_diff
-from agent_lsp.tools.text import line_starts, position_of, split_keepends
+from agent_lsp.tools.hunks import hunks_by_diff, hunks_from_spans
+from agent_lsp.tools.text import split_keepends
 from agent_lsp.workspace.documents import normalise_path
 from agent_lsp.workspace.hunk_places import current_text, exact_places, find_places, line_map, mapped_range
+from agent_lsp.workspace.review_undo import record_undos, undo_files
 
 if TYPE_CHECKING:
     from agent_lsp.workspace.open_sessions import OpenSessions
+    from agent_lsp.workspace.revert_intent import RevertIntents
 
 PENDING_EVENT = "review/pending"
 RESOLVE_EVENT = "review/resolve"
-MESSAGE_SOURCE = "review"
 
 Action = Literal["keep", "undo"]
 
@@ -103,8 +106,10 @@ class EditReview:
     """The pending hunks of one workspace folder's sessions (its tools' ChangeReview):
     edits of the folder at `root` through `editor`, held while `mode()` is "review"."""
 
-    def __init__(self, sessions: OpenSessions, editor: Editor, root: Path, *, mode: Callable[[], str]):
+    def __init__(self, sessions: OpenSessions, editor: Editor, root: Path, *, mode: Callable[[], str],
+                 intents: RevertIntents | None = None):
         self.sessions = sessions
+        self.intents = intents  # where an undo writes down what it is about to do (crash-safe)
         self.editor = editor
         self.root = root
         self._mode = mode
@@ -207,11 +212,18 @@ class EditReview:
                   and (path is None or h.path == path)]
         for file in dict.fromkeys(h.path for h in wanted):
             snapshot = self.editor.document(file)
-            if snapshot is None:
+            if snapshot is not None:
+                text = snapshot.text
+            elif getattr(self.editor, "holds_unsaved_text", True):
                 continue  # not open: the text under review is not on disk; it waits
-            now = split_keepends(snapshot.text)
+            else:  # an editor whose edits land on disk (ACP, headless): the disk holds it
+                current = current_text(self.editor, file)
+                if current is None:
+                    continue
+                text = current[0]
+            now = split_keepends(text)
             shared = tuple(now)
-            exact = text_digest(snapshot.text)
+            exact = text_digest(text)
             of_file = [h for h in wanted if h.path == file]
             for call in dict.fromkeys((h.session_id, h.call_id) for h in of_file):
                 change = [h for h in of_file if (h.session_id, h.call_id) == call]
@@ -228,71 +240,48 @@ class EditReview:
 
     async def resolve(self, session_id: str, action: Action, *, path: Path | None = None,
                       hunk_id: str | None = None) -> ReviewOutcome:
-        """Keep or undo one hunk (`hunk_id`), a file's (`path`) or all of the session's."""
+        """Keep or undo one hunk (`hunk_id`), a file's (`path`) or all of the session's.
+        An undo of several files is all or nothing across a crash (review_undo.py)."""
         self._read_logs()
         chosen = [p for p in self.pending(session_id, path) if hunk_id is None or p.hunk.hunk_id == hunk_id]
         if hunk_id is not None and not chosen:
             raise ReviewError(f"hunkId: no pending change {hunk_id} in session {session_id}")
+        by_file: dict[Path, list[PlacedHunk]] = {}
+        for placed in chosen:
+            by_file.setdefault(placed.hunk.path, []).append(placed)
         outcome = ReviewOutcome()
-        for file in dict.fromkeys(p.hunk.path for p in chosen):
-            of_file = [p for p in chosen if p.hunk.path == file]
-            if action == "undo":
-                why = await self._undo(session_id, file, of_file)
-                if why is not None:
-                    outcome.skipped += [(p.hunk.hunk_id, why) for p in of_file]
-                    continue
-            else:
-                self._record(session_id, file, action, of_file, None)
-            done = {p.hunk for p in of_file}  # hunk ids are unique within a session only
+        if action == "undo" and by_file:
+            async with self.intents.lock(session_id) if self.intents is not None else contextlib.nullcontext():
+                session = self.sessions.agent(session_id).session
+                undos, skipped, intent = await undo_files(self.editor, self.root, self.intents, session, by_file)
+                for file, why in skipped.items():
+                    outcome.skipped += [(p.hunk.hunk_id, why) for p in by_file.pop(file)]
+                agent = self.sessions.agent(session_id)  # again: it may have been rebuilt meanwhile
+                record_undos(self.intents, intent, agent.session, undos,
+                             lambda u: (RESOLVE_EVENT, _resolve_data(u.path, "undo", u.placed, u.diff)),
+                             lambda m: agent.inject(m["content"], id=m["id"], source=m["source"], note=m["note"]))
+        elif by_file:
+            session = self.sessions.session_log(session_id)
+            for file, placed in by_file.items():
+                session.append(RESOLVE_EVENT, _resolve_data(file, action, placed, None))
+            try:
+                session.flush()
+            except OSError:
+                pass  # the store logs a failing write and retries it
+        for file, placed in by_file.items():
+            done = {p.hunk for p in placed}  # hunk ids are unique within a session only
             self._pending = [h for h in self._pending if h not in done]
-            outcome.resolved += [p.hunk.hunk_id for p in of_file]
+            outcome.resolved += [p.hunk.hunk_id for p in placed]
             if not any(h.path == file for h in [*self._pending, *(self._logged or ())]):
                 await self.editor.save([file])
         return outcome
 
-    async def _undo(self, session_id: str, file: Path, placed: list[PlacedHunk]) -> str | None:
-        """Put the hunks' old lines back; why not, or None when done."""
-        current = current_text(self.editor, file)
-        if current is None:
-            return "the file no longer exists or is not text"
-        text, version = current
-        offsets = [0]
-        for line in split_keepends(text):
-            offsets.append(offsets[-1] + len(line))
-        starts = line_starts(text)
-        edits = tuple(
-            TextEdit(position_of(starts, offsets[p.start]), position_of(starts, offsets[p.end]), p.hunk.old)
-            for p in placed
-        )
-        # "review" whatever the setting is now: a plugin must not save the buffer while
-        # another hunk of it is pending; `resolve` saves it once none is
-        result = await self.editor.apply_edit([TextFileEdit(file, edits, version)], "agent: undo change",
-                                                   review="review")
-        if not result.applied:
-            return f"the editor refused the undo: {result.failure_reason}"
-        undone = "".join(_replaced(text, offsets, placed))
-        shown = WorkspaceRoots([self.root]).display(file)
-        rejected = unified_diff(undone, text, shown)
-        self._record(session_id, file, "undo", placed, rejected)
-        agent = self.sessions.agent(session_id)
-        agent.inject(
-            f"The user rejected this change of yours and undid it:\n{rejected}\n"
-            "Do not make this change again unless the user asks for it.",
-            source=MESSAGE_SOURCE,
-            note={"kind": "undo", "text": f"↶ you undid a change in {shown}"},
-        )
-        return None
 
-    def _record(self, session_id: str, file: Path, action: Action, placed: list[PlacedHunk], diff: str | None) -> None:
-        data: dict[str, Any] = {"action": action, "path": str(file), "hunks": [_hunk_data(p.hunk) for p in placed]}
-        if diff is not None:
-            data["diff"] = diff
-        session = self.sessions.session_log(session_id)
-        session.append(RESOLVE_EVENT, data)
-        try:
-            session.flush()
-        except OSError:
-            pass  # the store logs a failing write and retries it
+def _resolve_data(file: Path, action: Action, placed: list[PlacedHunk], diff: str | None) -> dict[str, Any]:
+    data: dict[str, Any] = {"action": action, "path": str(file), "hunks": [_hunk_data(p.hunk) for p in placed]}
+    if diff is not None:
+        data["diff"] = diff
+    return data
 
 
 def _hunk_data(hunk: PendingHunk) -> dict[str, Any]:
@@ -328,14 +317,3 @@ def _logged_hunks(session_id: str, events: Any) -> list[LoggedHunk]:
             except (KeyError, TypeError, ValueError):
                 continue  # a damaged record cannot be found again; the others can
     return list(pending.values())
-
-
-def _replaced(text: str, offsets: list[int], placed: list[PlacedHunk]) -> list[str]:
-    """The pieces of `text` with each placed hunk's lines replaced by its old text."""
-    pieces, cursor = [], 0
-    for p in sorted(placed, key=lambda p: p.start):
-        pieces.append(text[cursor : offsets[p.start]])
-        pieces.append(p.hunk.old)
-        cursor = offsets[p.end]
-    pieces.append(text[cursor:])
-    return pieces

@@ -2,7 +2,9 @@
 rewind cuts off. The files are put back through the editor (EditJournal), and
 the events that say so are recorded once every file is done; the intent is
 written down before the first file is touched, so a crash in between is
-finished or undone at the next start (revert_intent.py)."""
+finished or undone at the next start (revert_intent.py). One file operation
+of a session runs at a time (a revert, a rewind, an undo of reviewed changes:
+`RevertIntents.lock`); the next waits for it."""
 
 from __future__ import annotations
 
@@ -37,20 +39,21 @@ class FileReverts:
         """Undo the file changes the agent made in one turn (text the user changed
         since is left alone), and record the revert in the session log
         (`turn/revert`), so the turn is not reverted twice, after a restart too."""
-        session = self.session_log(session_id)
-        self._rebuilt(session_id, session)
-        intent = self.intents.begin_turns(session, "turn-revert", turn, [turn], self.journal)
-        try:
-            report = await self.journal.revert(self.editor, session_id, turn)
-        except BaseException:
-            self.intents.abandon(intent, self.journal, session_id)
-            raise
-        if session.closed:  # its agent was retired while the editor applied the revert
+        async with self.intents.lock(session_id):  # one file operation of a session at a time
             session = self.session_log(session_id)
-        # not model-visible (no surfaceOp); a live agent's observers (the client relay) see it
-        recorded = [(REVERT_EVENT, revert_event_data(turn, report), report.reverted_at)] if report.reverted_at is not None else []
-        self.intents.record(intent, session, recorded)
-        return report
+            self._rebuilt(session_id, session)
+            intent = self.intents.begin_turns(session, "turn-revert", turn, [turn], self.journal)
+            try:
+                report = await self.journal.revert(self.editor, session_id, turn)
+            except BaseException:
+                self.intents.abandon(intent, self.journal, session_id)
+                raise
+            if session.closed:  # its agent was retired while the editor applied the revert
+                session = self.session_log(session_id)
+            # not model-visible (no surfaceOp); a live agent's observers (the client relay) see it
+            recorded = [(REVERT_EVENT, revert_event_data(turn, report), report.reverted_at)] if report.reverted_at is not None else []
+            self.intents.record(intent, session, recorded)
+            return report
 
     async def rewind(self, agent: Agent, turn: int, *, revert_files: bool) -> RewindOutcome:
         """Cut the session's history back to before `turn` (a durable
@@ -62,6 +65,10 @@ class FileReverts:
         outcome = RewindOutcome()
 
         async def rewind(token) -> None:
+            async with self.intents.lock(session_id):  # one file operation of a session at a time
+                await rewind_now()
+
+        async def rewind_now() -> None:
             data = rewind_data(agent.session, turn)
             outcome.removed_messages = sum(
                 1 for seq in data["removedSeqs"] if agent.session.events[seq].data.get("message") is not None

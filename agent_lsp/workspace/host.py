@@ -117,7 +117,8 @@ class WorkspaceHost:
                                                 excluded=(self.store.directory,))
         self.modes = SessionModes(self.sessions)
         # edits waiting for the user ("edits.review": "review")
-        self.review = EditReview(self.sessions, editor, self.root, mode=lambda: self.settings.edits.review)
+        self.review = EditReview(self.sessions, editor, self.root, mode=lambda: self.settings.edits.review,
+                                 intents=self.intents)
         self.models = SessionModels(lambda: self.settings.model, env, self.spawn)
         # with only a base URL set, the endpoint's one model (workspace/endpoint_model.py)
         self.endpoint_model = EndpointModel(self.models, lambda: self.settings.model, env)

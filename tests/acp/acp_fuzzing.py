@@ -262,6 +262,12 @@ def cases(workspace: Path, session_ids: list[str]) -> st.SearchStrategy[tuple[An
         "_session/steering": st.fixed_dictionaries({"sessionId": session_id, "prompt": text}),
         "_agent-lsp/steer": st.fixed_dictionaries({"sessionId": session_id, "prompt": st.one_of(text, st.lists(block, max_size=2))}),
         "_agent-lsp/queue/remove": st.fixed_dictionaries({"sessionId": session_id, "messageId": text}),
+        # the requests both faces answer from one table
+        "_agent/session/export": st.fixed_dictionaries({"sessionId": session_id}),
+        "_agent/review/list": st.fixed_dictionaries({}, optional={"sessionId": session_id, "uri": uri}),
+        "_agent/review/resolve": st.fixed_dictionaries(
+            {"sessionId": session_id, "action": st.one_of(st.sampled_from(["keep", "undo"]), text)},
+            optional={"hunkId": text, "uri": uri, "all": st.booleans()}),
         "_nope/x": st.fixed_dictionaries({}, optional={"sessionId": session_id}),
     }
 

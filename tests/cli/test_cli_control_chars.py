@@ -59,8 +59,8 @@ def test_run_shows_control_characters_escaped(tmp_path: Path, workspace: Path):
     printed = done.stdout + done.stderr
     assert f"model:{SHOWN}" in done.stdout
     assert "output:␛]52;c;eA==␇|␛[2J|<U+202E>x" in done.stdout  # the command's live output
-    assert "→ read_file missing␛]52;c;aGk=␇<U+202E>.py" in done.stdout  # the call's line
-    assert "missing␛]52;c;aGk=␇<U+202E>.py" in done.stdout.split("✗ ", 1)[1]  # its error's line
+    assert "→ read_file \"missing\\x1b]52;c;aGk=\\x07\\u202e.py\"" in done.stdout  # the call's line
+    assert "\"missing\\x1b]52;c;aGk=\\x07\\u202e.py\"" in done.stdout.split("✗ ", 1)[1]  # its error's line
     assert "boom:␛]52;c;aGk=␇|␛[2J|␀|<U+202E>evil|" in done.stdout  # the failed MCP call's line (its first)
     assert [char for char in RAW if char in printed] == []
     # the session log keeps what the model and the tools said as it was: there it is data

@@ -44,9 +44,7 @@ async def session_load(ls: AgentLanguageServer, p: wire.SessionRef) -> WithEvent
     await ls.ready()
     answer = load_session(ls, p.session_id)
     if answer.result.problem:
-        ls.window_show_message(types.ShowMessageParams(
-            type=types.MessageType.Warning,
-            message=f"agent-lsp: {answer.result.problem}; showing what comes before it, read-only"))
+        ls.show(f"agent-lsp: {answer.result.problem}; showing what comes before it, read-only", types.MessageType.Warning)
     recovered = ls.host_for_session(p.session_id).take_recovered(p.session_id)  # a revert a crash interrupted
     if recovered:
         ls.show(f"agent-lsp: {recovered}", types.MessageType.Warning)

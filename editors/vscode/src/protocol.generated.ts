@@ -1125,7 +1125,7 @@ export interface RevertRecovered {
    * what was done, in words, naming the files
    */
   message: string;
-  operation: 'rewind' | 'turn-revert';
+  operation: 'rewind' | 'turn-revert' | 'review-undo';
   outcome: 'rolled-back' | 'completed';
   /**
    * rolled-back: the files put back; completed: the files it reverted
