@@ -39,7 +39,8 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
-from agent_lsp.agent.events import CLIENT_LIVE_EVENTS, AgentEvent
+from agent_lsp.agent.events import AgentEvent
+from agent_lsp.agent.live_events import CLIENT_LIVE_EVENTS
 from agent_lsp.llm.types import message_text
 from agent_lsp.lsp.plain_transcript import transcript_line
 from agent_lsp.secrets import mask, mask_value
