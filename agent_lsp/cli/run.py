@@ -14,7 +14,8 @@ from typing import Any, Coroutine, Iterator, Mapping
 
 from pygls.exceptions import JsonRpcException
 
-from agent_lsp.cli.client import HeadlessClient, ServerError, TurnResult
+from agent_lsp.cli.client import HeadlessClient, ServerError
+from agent_lsp.cli.session_state import TurnResult
 from agent_lsp.cli.images import image_block, with_images
 from agent_lsp.cli.permission_prompt import PermissionResponder
 from agent_lsp.cli.settings_arg import UsageError, load_settings  # noqa: F401 (the commands' usage errors)
