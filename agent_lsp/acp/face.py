@@ -69,7 +69,7 @@ from agent_lsp.acp.terminal import run_in_terminal
 from agent_lsp.acp.tool_calls import around_tool_hook
 from agent_lsp.acp.updates import UpdateMapper
 from agent_lsp.agent import Agent
-from agent_lsp.config import SettingsLayers
+from agent_lsp.config.layers import SettingsLayers
 from agent_lsp.service import AgentService, ImageProblem, Message
 from agent_lsp.service.requests import SHARED_REQUESTS
 from agent_lsp.service.session_list import list_sessions

@@ -51,7 +51,7 @@ def folder_of_session(session_id: str, start: Path, settings: dict[str, Any]) ->
 def sessions_dir(folder: Path, settings: dict[str, Any], env: Mapping[str, str]) -> Path:
     """Where the server keeps the sessions of `folder`, resolved the way the
     server does it (user config file < env < the settings we send)."""
-    from agent_lsp.config import SettingsLayers
+    from agent_lsp.config.layers import SettingsLayers
     from agent_lsp.workspace.session_location import sessions_dir_for
 
     layers = SettingsLayers(env)
@@ -64,7 +64,7 @@ def check_configuration(env: Mapping[str, str], settings: dict[str, Any] | None 
     unknown provider, a bad value) stops a command here, before it would run
     with something else, e.g. the scripted model. Unknown keys only warn: the
     server reports those."""
-    from agent_lsp.config import configuration_errors
+    from agent_lsp.config.layers import configuration_errors
 
     errors = configuration_errors(env, settings, source="--settings")
     if errors:

@@ -23,7 +23,10 @@ from typing import TYPE_CHECKING, Callable, Mapping
 from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
 from agent_lsp.agent.ports import Editor
 from agent_lsp.agent.tool_set import attach_tool_set
-from agent_lsp.config import LanguageSettings, Settings, config_dir, model_environment, read_policy
+from agent_lsp.config import LanguageSettings, Settings
+from agent_lsp.config.environment import model_environment
+from agent_lsp.config.files import config_dir
+from agent_lsp.config.policy import read_policy
 from agent_lsp.language import document_reader, workspace_language
 from agent_lsp.mcp import McpManager
 from agent_lsp.sandbox import SandboxPolicy
