@@ -50,7 +50,8 @@ async def measure() -> dict:
         host = WorkspaceHost(folder, settings=settings, editor=DiskEditor([folder]), env={})
         host.editor_language = lambda _settings: object()  # as when the editor's language servers answer
         try:
-            system = host.system_prompt()
+            prompt = host.system_prompt
+            system = prompt.whole() if hasattr(prompt, "whole") else prompt()  # with the folder's part
             specs = host.tool_registry().specs()
         finally:
             await host.close()

@@ -3,10 +3,13 @@
     .venv/bin/python bench/sandbox.py [--runs 20] [--tests 200] [--no-pytest]
 
 Each command runs through run_command's runner (`agent_lsp.tools.shell.run_shell`,
-the output pumped and the process group reaped as for the agent), in bubblewrap
-and without it, alternating, median of --runs: `true`, `ls` of the workspace, and
-`pytest -q` of a project of --tests tests (its cache in the workspace). Target:
-at most 30 ms added to a trivial command.
+the output pumped and the process group reaped as for the agent), alternating,
+median of --runs: unsandboxed; in bubblewrap without the seccomp filter; as
+commands run by default (bubblewrap and the filter); with a network allow list
+(the in-sandbox bridge to the proxy starts first); and with the Landlock
+fallback (bubblewrap hidden from it). Commands: `true`, `ls`
+of the workspace, and `pytest -q` of a project of --tests tests (its cache in
+the workspace). Target: at most 30 ms added to a trivial command by default.
 
 Then the permission questions a scripted ten-command task asks with the
 default settings, sandboxed and unsandboxed (the policy's decisions, no editor).
@@ -20,7 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from agent_lsp.agent.ports import PermissionRequest
@@ -78,21 +81,29 @@ async def overhead(runs: int, tests: int, pytest: bool = True) -> None:
         sandboxed = policy.place("true")
         if not sandboxed.sandboxed:
             raise SystemExit(f"no sandbox here: {sandboxed.why}")
-        print(f"sandbox: {policy.describe()}; median of {runs} runs, alternating\n")
-        print(f"{'command':<28} {'unsandboxed':>12} {'sandboxed':>12} {'added':>10}")
+        variants = {"unsandboxed": None, "no filter": replace(sandboxed, seccomp=False), "default": sandboxed,
+                    "allow list": SandboxPolicy(roots=(root,), allowed_domains=("pypi.org",)).place("true")}
+        (root / "no-bwrap").mkdir()
+        landlocked = SandboxPolicy(roots=(root,), search_path=str(root / "no-bwrap")).place("true")
+        if landlocked.kind == "landlock":  # the fallback where bubblewrap does not work
+            variants["Landlock"] = landlocked
+        print(f"sandbox: {policy.describe()}; median of {runs} runs, alternating; added: default - unsandboxed\n")
+        print(f"{'command':<24}" + "".join(f"{name:>14}" for name in variants) + f"{'added':>10}")
         commands = [("true", "true"), ("ls", "ls")]
         if pytest:
             commands.append((f"pytest -q ({tests} tests)", f"{sys.executable} -m pytest -q -x"))
         for label, command in commands:
-            plain, boxed = [], []
-            await timed(command, root, None)  # warm the file cache
-            await timed(command, root, sandboxed)
+            times: dict[str, list[float]] = {name: [] for name in variants}
+            for placement in variants.values():
+                await timed(command, root, placement)  # warm the file cache
             for _ in range(runs):
-                plain.append(await timed(command, root, None))
-                boxed.append(await timed(command, root, sandboxed))
-            a, b = statistics.median(plain), statistics.median(boxed)
-            mark = "" if label not in ("true", "ls") else ("  (target <= 30 ms)" if b - a <= TARGET_MS else "  OVER TARGET")
-            print(f"{label:<28} {a:>10.1f} ms {b:>10.1f} ms {b - a:>7.1f} ms{mark}")
+                for name, placement in variants.items():
+                    times[name].append(await timed(command, root, placement))
+            medians = {name: statistics.median(t) for name, t in times.items()}
+            added = medians["default"] - medians["unsandboxed"]
+            mark = "" if label not in ("true", "ls") else (
+                "  (target <= 30 ms)" if added <= TARGET_MS else "  OVER TARGET")
+            print(f"{label:<24}" + "".join(f"{m:>11.1f} ms" for m in medians.values()) + f"{added:>7.1f} ms{mark}")
 
 
 def questions(sandboxed: bool) -> int:

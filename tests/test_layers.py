@@ -22,6 +22,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "agent_lsp"
 RANK = {
     "__main__": 8,  # `python -m ...` entry points, above everything
     "cli": 7,
+    "daemon": 6.5,  # the agent host: one process serving every window's connection through the faces
     "lsp": 6,
     "acp": 6,  # the ACP face: beside lsp, above workspace
     "service": 5.5,  # the application service: what both faces do when a request arrives, above workspace

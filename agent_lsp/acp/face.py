@@ -174,8 +174,9 @@ class AcpAgent:
         old = self.sessions.pop(agent.session_id, None)
         if old is not None:
             old.close()
-        self.sessions[agent.session_id] = AcpSession(agent, UpdateMapper(host.root), self._send_update)
         self.models[agent.session_id] = ModelChoice(host, agent)
+        self.sessions[agent.session_id] = AcpSession(
+            agent, UpdateMapper(host.root, model_option=self.models[agent.session_id].option), self._send_update)
         if agent.session_id in self.client_mcp:  # a rebuilt agent of a session with client servers
             self.client_mcp[agent.session_id].attach(agent)
         editor = self.editor

@@ -24,7 +24,7 @@ from __future__ import annotations
 import base64
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from acp import (
     image_block,
@@ -39,7 +39,7 @@ from acp import (
     update_user_message,
     update_user_message_text,
 )
-from acp.schema import CurrentModeUpdate, ToolCallLocation, ToolCallStart
+from acp.schema import ConfigOptionUpdate, CurrentModeUpdate, ToolCallLocation, ToolCallStart
 
 from agent_lsp.store import Event, files
 
@@ -88,9 +88,10 @@ class UpdateMapper:
     """The updates of one session's events, in order; keeps the tool calls'
     arguments between `tool/call` and `tool/result`."""
 
-    def __init__(self, root: Path, files: Path | None = None):
+    def __init__(self, root: Path, files: Path | None = None, model_option: Callable[[], Any] | None = None):
         self.root = root
         self.files = files  # where the session's images are (store/files.py): a replay shows them
+        self.model_option = model_option  # the session's model option, sent again when the model switches
         self._arguments: dict[str, dict[str, Any]] = {}
 
     def updates(self, event: Event, *, replay: bool = False) -> list[Any]:
@@ -109,6 +110,9 @@ class UpdateMapper:
                                            status=item["status"]) for item in data.get("items") or ())]
         if kind == "session/mode":
             return [CurrentModeUpdate(session_update="current_mode_update", current_mode_id=data["mode"])]
+        if kind == "session/model" and not replay and self.model_option is not None:
+            # a switch the client did not ask for (the endpoint's one model) shows too
+            return [ConfigOptionUpdate(session_update="config_option_update", config_options=[self.model_option()])]
         if kind == "user/message" and replay and data.get("surfaceOp") == "append":
             message = data.get("message") or {}
             if message.get("source", "user") == "user":

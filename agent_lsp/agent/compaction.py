@@ -47,8 +47,11 @@ from agent_lsp.agent.context_budget import (
     raw_envelope_tokens,
     raw_message_tokens,
 )
+from agent_lsp.agent.history import derive_messages
+from agent_lsp.agent.image_data import IMAGE_TOKENS, dropped_images_note, images_sent
 from agent_lsp.agent.inbox import new_message_id
 from agent_lsp.agent.signal import Aborted
+from agent_lsp.agent.workspace_part import envelope_text
 from agent_lsp.agent.surface_cuts import PRUNE_MARKER, last_reply_at, message_of, prune_results, select_range
 from agent_lsp.llm.types import CONTEXT_WINDOW_EXCEEDED, LlmError, LlmFailure, ModelRequest
 
@@ -144,8 +147,8 @@ class Compaction:
         actual = int(usage.get("inputTokens") or 0)
         if actual > 0:  # calibrate: the server's count of the request this reply answered (the surface before it)
             header = self.agent.last_header or {}
-            raw = raw_envelope_tokens(str(header.get("system") or ""), header.get("tools") or ())
-            raw += self._tally.raw(self.agent.session) - self.estimate.raw_of_event(event)
+            raw = raw_envelope_tokens(envelope_text(header), header.get("tools") or ())
+            raw += self._tally.raw(self.agent.session) - self.estimate.raw_of_event(event) + self._image_raw()
             self.estimate.observe(actual, raw)
 
     # ---------------------------------------------------------------- measure
@@ -156,7 +159,7 @@ class Compaction:
     def _envelope(self) -> tuple[str, tuple[Any, ...]]:
         """The fixed prompt of the next request: the step's assembly, else the last header's."""
         source = self.agent.assembly or self._last_header()
-        return str(source.get("system") or ""), tuple(source.get("tools") or ())
+        return envelope_text(source), tuple(source.get("tools") or ())
 
     def _trigger_of(self, window: int, target: tuple[str, str]) -> int:
         """Pressure starts here: `threshold_ratio` of the window, or the budget (window less the reply's room)."""
@@ -166,8 +169,15 @@ class Compaction:
         """Estimated tokens of the next request: the fixed prompt, the surface
         and the messages about to enter (`extra`), calibrated."""
         system, tools = self._envelope()
+        extra = list(extra)
         raw = self.estimate.raw_request(system, tools, (), extra) + self._tally.raw(self.agent.session)
-        return self.estimate.scale(raw)
+        return self.estimate.scale(raw + self._image_raw(extra))
+
+    def _image_raw(self, extra: Iterable[dict[str, Any]] = ()) -> int:
+        """What the images the next request sends cost (those of the last
+        `image_turns` user messages, agent/image_data.py), as raw tokens."""
+        messages = derive_messages(self.agent.session) + list(extra)
+        return IMAGE_TOKENS * images_sent(messages, self.options.image_turns)
 
     def _fixed(self) -> int:
         system, tools = self._envelope()
@@ -219,7 +229,7 @@ class Compaction:
         shadowed = [m for s in rng if (m := message_of(events[s]))]
         shadowed_tokens = sum(estimate_tokens(m) for m in shadowed)
         summary, provider_name, model, usage = await self._summarise(shadowed, signal, window)
-        framed = CHECKPOINT_HEADER + summary.strip()
+        framed = CHECKPOINT_HEADER + summary.strip() + dropped_images_note(shadowed)
         checkpoint = {"role": "user", "id": new_message_id(), "source": "compaction",
                       "compactionId": compaction_id, "content": [{"type": "text", "text": framed}]}
         if estimate_tokens(checkpoint) >= shadowed_tokens:
@@ -373,6 +383,10 @@ class Compaction:
                        f"compaction: the next request would take about {now} tokens (the system prompt and {tools} "
                        f"tool descriptions about {fixed}), and a reply needs {reserve} more. Start a new session, "
                        "send a shorter message, run the model with a larger context, or offer fewer tools.")
+            images = images_sent(derive_messages(self.agent.session), self.options.image_turns)
+            if images:
+                message += (f" The images of the last messages ({images}) take about "
+                            f"{self.estimate.scale(images * IMAGE_TOKENS)} tokens of it: send fewer or smaller ones.")
             if error is not None:
                 message += f" (Compacting failed: {error}.)"
         return {"code": CONTEXT_WINDOW_EXCEEDED, "message": message, "provider": target[0], "model": target[1],
@@ -440,7 +454,7 @@ class Compaction:
         estimate; the window is learned (agent/context_window.py)."""
         session = self.agent.session
         system, tools = self._envelope()
-        raw = raw_envelope_tokens(system, tools) + self._tally.raw(session)
+        raw = raw_envelope_tokens(system, tools) + self._tally.raw(session) + self._image_raw()
         prompt = failure.get("promptTokens")
         if isinstance(prompt, int) and prompt > 0:
             self.estimate.observe(prompt, raw)

@@ -6,7 +6,11 @@ the window the server named (llama.cpp's `n_ctx`), else a guess below the
 rejected request's size. A provider that asks its server for the window
 (`discover_soon`, `context_window_within`) is asked as the agent is built,
 and a route's first step waits for the answer at most `DISCOVERY_WAIT_S`;
-while it is still coming, `PENDING_WINDOW` stands in.
+while it is still coming, `PENDING_WINDOW` stands in. What the stand-in
+would change for the session (the tool set, a compaction) may wait longer,
+`PROBE_WAIT_S` at most for a route in all: a slow or hanging server never
+holds the first request back longer, and its answer, once in, serves the
+next step.
 """
 
 from __future__ import annotations
@@ -25,7 +29,10 @@ log = logging.getLogger(__name__)
 OVERFLOW_AIM = 0.9  # with no window named, a rejected request's size times this is taken as the window
 DISCOVERY_WAIT_S = 0.2  # the first step of a route waits this long for the server to say its window
 PENDING_WINDOW = 8192  # the window reckoned with while the server's answer is still coming
-PROBE_WAIT_S = 10.0  # how long a step that would compact under the stand-in waits for the real window
+# How long, in all, a route's steps wait beyond that for the real window where the
+# stand-in would change the session (the tool set chosen, a compaction): the first
+# request goes out within DISCOVERY_WAIT_S + PROBE_WAIT_S of a hanging server.
+PROBE_WAIT_S = 1.0
 
 Route = tuple[str, str]
 
@@ -36,6 +43,7 @@ class ContextWindows:
         self.learned: dict[Route, int] = {}  # windows the server's rejections taught
         self.refused: dict[Route, int] = {}  # a rejected size, where the window is only a guess from it
         self._asked: set[Route] = set()  # routes whose server was waited for once
+        self._longer_until: dict[Route, float] = {}  # until when a route's longer waits may go
         self._warned: set[Route] = set()
 
     def ask_soon(self) -> None:
@@ -74,6 +82,9 @@ class ContextWindows:
         shared = wait is None
         if wait is None:
             wait = 0.0 if route in self._asked else DISCOVERY_WAIT_S
+        else:  # a longer wait: at most `wait` from the route's first one, whoever waits
+            clock = asyncio.get_running_loop().time()
+            wait = max(0.0, self._longer_until.setdefault(route, clock + wait) - clock)
         self._asked.add(route)
         try:
             _, pending = await ask(route[1], wait, shared=shared)

@@ -149,6 +149,8 @@ class RequestHeaderFields(EventModel):
     model: str
     system: str
     tools: list[ToolSpec]
+    workspace: str | None = Field(default=None, description=(
+        "the folder's part of the fixed prompt (its roots and project instructions), sent as the first message"))
     max_tokens: int | None = None
     temperature: float | None = None
 

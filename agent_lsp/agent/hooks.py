@@ -12,7 +12,8 @@ callable; `first=True` makes the listener outermost.
 Points, payloads (dicts) and results:
 
     system-prompt/assemble  {turn, signal, system: str, tools: [ToolSpec]}
-                            -> {"system": str, "tools": [ToolSpec]}
+                            -> {"system": str, "tools": [ToolSpec], "workspace"?: str}
+                               (workspace: the folder's part, sent as the first message)
     agent/pre-step          {messages: [user message], turn, step, signal}
                             -> {"kind": "enter", "messages": [...]} | {"kind": "reject", "reason"?}
     agent/request           {config: {provider, model, maxTokens, temperature, options?}, turn, step, signal}

@@ -26,6 +26,7 @@ from agent_lsp.agent.inbox import Inbox, make_message
 from agent_lsp.agent.model_stream import error_chain, stream_reply
 from agent_lsp.agent.scheduler import ToolCallScheduler
 from agent_lsp.agent.signal import Aborted, CancelToken
+from agent_lsp.agent.workspace_part import envelope_text, leading_messages
 import agent_lsp.llm.precedence as precedence
 from agent_lsp.llm.types import LlmError, ModelProvider, ModelRequest
 
@@ -260,13 +261,17 @@ class TurnLoop:
                 "maxTokens": config.get("maxTokens"),
                 "temperature": config.get("temperature"),
             }
+            if assembly.get("workspace"):  # the folder's part, sent as the first message
+                header["workspace"] = assembly["workspace"]
             self._log_header(header)
-            self._log_route(provider, provider_name, model, raw_envelope_tokens(system, tools))
+            self._log_route(provider, provider_name, model, raw_envelope_tokens(envelope_text(header), tools))
             request = ModelRequest(
                 provider=provider_name,
                 model=model,
                 system=system,
-                messages=tuple(with_image_data(derive_messages(self.session), self.session.files)),
+                messages=(*leading_messages(assembly),
+                          *with_image_data(derive_messages(self.session), self.session.files,
+                                           self.options.compaction.image_turns)),
                 tools=tools,
                 max_tokens=config.get("maxTokens"),
                 temperature=config.get("temperature"),

@@ -36,6 +36,9 @@ class CompactionOptions:
     summary_provider: str | None = None  # default: the routed provider/model
     summary_model: str | None = None
     summary_max_tokens: int | None = None
+    # The images of the last this-many user messages are sent to the model; older
+    # ones are a short note in the request (agent/image_data.py). None: all of them.
+    image_turns: int | None = 3
 
 
 @dataclass

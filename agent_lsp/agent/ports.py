@@ -139,6 +139,9 @@ class PermissionRequest:
     # A command that runs sandboxed with no network: the policy may allow it without
     # asking (`permissions.sandboxedCommands`), unless a rule asks or denies.
     sandboxed: bool = False
+    # Set when the question is asked in several windows at once (the agent host): the
+    # first answer wins, and the others are told it was answered (`permission_settled`).
+    permission_id: str | None = None
 
     def __post_init__(self) -> None:
         # One line, whatever a command, a path or a server's tool name holds: a

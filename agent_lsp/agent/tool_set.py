@@ -8,8 +8,11 @@ language servers. `"full"` and `"small"` choose one set whatever the window.
 The choice is made per step from the window of the route the step goes to
 (agent/context_window.py), so it follows a model switch. A server still
 being asked for its window is waited for (a choice that changed at the next
-step would void the server's prompt cache); a window nobody knows gets the
-full set.
+step would void the server's prompt cache), but only a moment
+(context_window.py's `PROBE_WAIT_S`, shared with compaction): a server
+slower than that gets the stand-in window's set (the full one) at its first
+step and the set of its real window from the step after its answer. A
+window nobody knows gets the full set.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@
                        [--workspace DIR]
     agent-lsp demo
     agent-lsp acp                      serve the Agent Client Protocol on stdio (Zed, JetBrains, ...)
+    agent-lsp --host                   serve on stdio through the user's agent host (one process for every window)
+    agent-lsp daemon                   run the agent host itself (the first `--host` window starts it)
 
 Only argparse is imported up front: `agent-lsp --version` and `--help` stay
 fast, and each command imports what it needs.
@@ -62,6 +64,12 @@ def _add_transport_options(parser: argparse.ArgumentParser, *, top_level: bool) 
                        help="listen for one LSP client on a TCP port (host defaults to 127.0.0.1)")
     group.add_argument("--ws", type=parse_address, default=default, metavar="HOST:PORT",
                        help="listen for one LSP client over WebSocket (needs the websockets package: the ws extra)")
+    host = parser.add_mutually_exclusive_group()
+    host.add_argument("--host", dest="host", action="store_const", const=True, default=default,
+                      help="on stdio: connect to the user's agent host (started if none runs), which serves every "
+                      "window from one warm process; also AGENT_LSP_HOST=1")
+    host.add_argument("--no-host", dest="host", action="store_const", const=False, default=default,
+                      help="on stdio: serve from this process alone (the default)")
 
 
 def _add_client_options(parser: argparse.ArgumentParser) -> None:
@@ -192,6 +200,16 @@ def build_parser() -> argparse.ArgumentParser:
     acp.add_argument("--settings", default=None, metavar="JSON|FILE",
                      help="agentLsp settings (as an LSP client's initializationOptions): JSON text or a JSON file")
     _add_logging_options(acp, top_level=False)
+
+    daemon = commands.add_parser("daemon", help="run the user's agent host (editors' `agent-lsp --host` start it)",
+                                 description="Run the agent host: one process that serves every editor window "
+                                 "connecting with `agent-lsp --host`, on a Unix socket only this user can reach. "
+                                 "It stops after --idle-timeout seconds with no connection.")
+    daemon.add_argument("--socket", type=Path, default=None, metavar="PATH",
+                        help="the socket to listen on (default: in the user's runtime directory; AGENT_LSP_HOST_SOCKET)")
+    daemon.add_argument("--idle-timeout", type=_positive_seconds, default=None, metavar="SECONDS",
+                        help="stop after this long with no connection (default 600; AGENT_LSP_HOST_IDLE_S)")
+    _add_logging_options(daemon, top_level=False)
     return parser
 
 
@@ -245,6 +263,24 @@ def serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def daemon_command(args: argparse.Namespace) -> int:
+    from agent_lsp.cli import server_process as process
+    from agent_lsp.daemon import address
+    from agent_lsp.daemon.listener import serve_host
+
+    socket_file = args.socket or address.socket_path(os.environ)
+    idle_s = args.idle_timeout or address.idle_seconds(os.environ)
+    around = process.ServerProcess()
+    around.install_sigterm_handler()
+    try:
+        code = serve_host(socket_file, idle_s, around)
+    except address.AddressError as error:
+        print(f"agent-lsp daemon: {error}", file=sys.stderr)
+        return 1
+    around.kill_running_commands()  # no shell command outlives the host
+    return code
+
+
 def acp_command(args: argparse.Namespace) -> int:
     from agent_lsp.acp import server
     from agent_lsp.cli import server_process as process
@@ -266,6 +302,18 @@ def acp_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _use_host(args: argparse.Namespace) -> bool:
+    """On stdio, through the agent host: --host, or AGENT_LSP_HOST=1 unless --no-host."""
+    if getattr(args, "tcp", None) or getattr(args, "ws", None):
+        return False
+    chosen = getattr(args, "host", None)
+    if chosen is not None:
+        return chosen
+    from agent_lsp.daemon.address import host_enabled
+
+    return host_enabled(os.environ)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _main(argv)
@@ -280,6 +328,10 @@ def _main(argv: Sequence[str] | None) -> int:
     if args.log_level is None:
         args.log_level = _log_level_from_env()
     configure_logging(args.log_level, args.log_file)
+    if command == "serve" and _use_host(args):
+        from agent_lsp.daemon.connector import run_connector
+
+        return run_connector("lsp")
     if command == "serve":
         if args.command is None and not (args.tcp or args.ws) and sys.stdin.isatty():
             # Someone typed `agent-lsp` at a prompt: say what is happening.
@@ -296,6 +348,8 @@ def _main(argv: Sequence[str] | None) -> int:
         return sessions.sessions_command(args)
     if command == "acp":
         return acp_command(args)
+    if command == "daemon":
+        return daemon_command(args)
     if command == "config":
         from agent_lsp.cli import config_show
 

@@ -48,6 +48,16 @@ def folder_of_session(session_id: str, start: Path, settings: dict[str, Any]) ->
     return start
 
 
+def show_image_paths(client: HeadlessClient, transcript: Transcript, session_id: str | None = None) -> None:
+    """The transcript prints each image of a user's message with the path of its
+    file in the session's folder of files (`<id>.files/`), once the session is known."""
+    def folder() -> Path | None:
+        sid = client.last_session_id or session_id
+        env = os.environ if client.env is None else client.env
+        return None if sid is None else sessions_dir(client.workspace, client.settings, env) / f"{sid}.files"
+    transcript.image_folder = folder
+
+
 def sessions_dir(folder: Path, settings: dict[str, Any], env: Mapping[str, str]) -> Path:
     """Where the server keeps the sessions of `folder`, resolved the way the
     server does it (user config file < env < the settings we send)."""
@@ -167,6 +177,7 @@ async def _run(args: argparse.Namespace) -> int:
         raise UsageError("the prompt is empty")
     transcript = Transcript()
     async with make_client(args, transcript) as client:
+        show_image_paths(client, transcript, args.session)
         try:
             result = await client.followup(with_images(prompt, images), session_id=args.session, timeout=args.timeout)
         except asyncio.CancelledError:
@@ -217,6 +228,7 @@ async def _chat(args: argparse.Namespace) -> int:
     images: list[dict[str, Any]] = []  # attached with /image, sent with the next message
     async with make_client(args, transcript, permissions=PermissionResponder(
             getattr(args, "permission", None), transcript, lines)) as client:
+        show_image_paths(client, transcript, session_id)
         transcript.info(f"chatting in {client.workspace} · model: {await _model_named(client)}\n"
                         "Ctrl-C cancels a turn; Ctrl-D or /exit quits.")
         if session_id:
@@ -276,6 +288,7 @@ async def replay_session(client: HeadlessClient, session_id: str) -> None:
     """Print the conversation so far, so a continued chat starts in context."""
     loaded = await client.request("agent/session/load", {"sessionId": session_id})
     replay = Transcript(client.transcript.out, client.transcript.err, show_user=True)
+    show_image_paths(client, replay, session_id)
     state = client.session(session_id)
     for event in loaded.get("events") or []:
         replay.event(event)

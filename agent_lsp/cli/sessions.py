@@ -16,7 +16,7 @@ from typing import Any
 from pygls.exceptions import JsonRpcException
 
 from agent_lsp.cli.client import HeadlessClient
-from agent_lsp.cli.run import EXIT_OK, EXIT_TURN_FAILED, EXIT_USAGE, make_client, run_main, sessions_dir
+from agent_lsp.cli.run import EXIT_OK, EXIT_TURN_FAILED, EXIT_USAGE, make_client, run_main, sessions_dir, show_image_paths
 from agent_lsp.cli.transcript import Transcript
 from agent_lsp.views.lines import shorten
 
@@ -140,6 +140,7 @@ async def list_sessions(client: HeadlessClient, filters: dict[str, Any] | None =
 async def show_session(client: HeadlessClient, session_id: str) -> int:
     result = await client.request("agent/session/load", {"sessionId": session_id})
     transcript = client.transcript
+    show_image_paths(client, transcript, session_id)
     held = result.get("heldByPid")
     where = f", open in agent-lsp process {held or '?'}: read-only" if held is not None else ""
     transcript.heading(f"session {session_id}  ({result.get('status', '?')}{where})")

@@ -11,8 +11,9 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
+from agent_lsp.cli.images import image_line, stored_images, user_text
 from agent_lsp.views.lines import failure_text, first_line, shorten, tool_call_summary
 from agent_lsp.visible import visible
 
@@ -42,6 +43,11 @@ def _content_text(content: Any) -> str:
     if isinstance(content, list):
         return "".join(b.get("text", "") for b in content if isinstance(b, dict))
     return ""
+
+
+def message_of_user(data: dict[str, Any]) -> bool:
+    message = data.get("message")
+    return isinstance(message, dict) and message.get("source") == "user"
 
 
 class Transcript:
@@ -76,6 +82,10 @@ class Transcript:
         # What the model replies cost, added up over the events seen, and which model answered.
         self.usage: dict[str, int] = {}
         self.model: str | None = None
+        # Where the session's images are kept (`<id>.files/`), once known; a user
+        # message's images wait for it in `_images`.
+        self.image_folder: Callable[[], Path | None] = lambda: None
+        self._images: list[dict[str, Any]] = []
 
     # ---------------------------------------------------------------- output
 
@@ -171,7 +181,12 @@ class Transcript:
             message = data.get("message") or {}
             if message.get("source") == "runtime-context":
                 return  # the editor state the server told the model, not something the user said
-            self._line(self.style("> " + _content_text(message.get("content")).strip(), "1"))
+            self._line(self.style("> " + user_text(message.get("content")).strip(), "1"))
+            self._images += stored_images(message.get("content"))
+            self.flush_images()
+        elif kind == "user/message" and message_of_user(data):
+            self._images += stored_images(data["message"].get("content"))
+            self.flush_images()
         elif kind == "turn/end":
             self._end_reasoning()
             self.flush_notes()
@@ -197,6 +212,8 @@ class Transcript:
             self.info(f"(model call failed with {code}; retrying{when})")
         elif kind == "assistant/message":
             self._count_usage(data)
+        elif kind == "session/model":
+            self.info(f"(model: {data.get('provider', '?')} {data.get('model', '?')}, was {data.get('previousModel', '?')})")
         elif kind == "compaction/end":
             failure = data.get("error")
             if failure:
@@ -297,3 +314,14 @@ class Transcript:
         notes, self._after_tool_result = self._after_tool_result, []
         for note in notes:
             self.note(note)
+        self.flush_images()
+
+    def flush_images(self) -> None:
+        """A line for each image of the user's messages, with the path of its file
+        (waiting, in a live run, until the session's folder is known)."""
+        folder = self.image_folder()
+        if not self._images or (folder is None and not self.show_user):
+            return
+        images, self._images = self._images, []
+        for block in images:
+            self.note(f"  {image_line(block, folder)}")

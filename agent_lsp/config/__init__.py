@@ -23,12 +23,13 @@ Every layer's secrets (keys, tokens, headers) are registered with
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 from agent_lsp.llm.settings import ModelSettings
+from agent_lsp.sandbox.domains import checked_entry
 
 
 class SettingsModel(BaseModel):
@@ -72,6 +73,12 @@ class ShellSettings(SettingsModel):
         default="auto", description='"auto": sandboxed where a sandbox works, else asked about as unsandboxed; '
         '"require": never run a command unsandboxed; "off": no sandbox')
     network: Literal["off", "on"] = Field(default="off", description="may sandboxed commands use the network")
+    allowed_domains: list[Annotated[str, AfterValidator(checked_entry)]] = Field(
+        default_factory=list, description='with network "off": the hosts (pypi.org, *.github.com) sandboxed commands '
+        "reach through the sandbox's proxy")
+    allow_unix_sockets: bool = Field(default=False, description="sandboxed commands may make Unix sockets")
+    landlock: bool = Field(default=True, description="where bubblewrap does not work, sandbox with Landlock and "
+                           "seccomp (weaker); false: unsandboxed, asked about")
     writable_paths: list[str] = Field(default_factory=list,
                                       description="writable in the sandbox besides the workspace and the temp folder")
     readable_paths: list[str] = Field(default_factory=list,
@@ -96,6 +103,8 @@ class McpSettings(SettingsModel):
     elicitation_timeout_seconds: float = Field(
         default=300.0, gt=0, le=3600, description="an MCP server's question the user leaves unanswered this long is cancelled"
     )
+    sandbox: Literal["off", "auto", "require"] = Field(default="off", description='"auto": stdio servers run in the '
+        'commands\' sandbox (the shell settings) where one works; "require": never unsandboxed; "off": as the user')
 
 
 class EditSettings(SettingsModel):

@@ -105,10 +105,11 @@ class LateEditor:
 class EarlyPhase:
     """Answers the opening messages of a connection until the server takes over."""
 
-    def __init__(self, writer: Any, process: Any, env: Mapping[str, str] = os.environ):
+    def __init__(self, writer: Any, process: Any, env: Mapping[str, str] = os.environ, window: str | None = None):
         self.writer = writer
         self.process = process
         self.env = env
+        self.window = window  # the connection of the agent host this is (None: the process serves one)
         self.open = True  # False once a message had to be left to the server
         self.initialize: EarlyInitialize | None = None  # the `initialize` seen (answered here or not)
         self.initialize_body: bytes | None = None  # set when it was answered here
@@ -337,9 +338,15 @@ class EarlyPhase:
             self.process.host_built()
             # A client that relays its language servers gets them from the hand-over on
             # (`use_editor_language`); until then the agent's own servers answer.
-            host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
+            editor: Any = self.editor
+            if self.window is not None:  # a window of the agent host: see lsp/host_window.py
+                from agent_lsp.workspace.window_editor import WindowEditor
+
+                editor = WindowEditor(self.editor, [root])
+            host = WorkspaceHost(root, settings=self.settings.current, editor=editor, env=self.env,
                                  on_agent=self.agents.append,
-                                 editor_language=_not_yet if _relays_language(self.params) else None)
+                                 editor_language=_not_yet if _relays_language(self.params) else None,
+                                 window=self.window)
             host.warm_up()
             self.hosts[root] = host
         return host
@@ -373,11 +380,9 @@ class EarlyPhase:
             protocol.receive(body)
         self.editor.target = server.editor
         for root, host in self.hosts.items():
-            host.on_agent = server.events.attach
-            host.use_editor_language(server.editor_language())
-            server.folders[root] = host
+            server.adopt_host(root, host)
         for agent in self.agents:
-            server.events.attach(agent)
+            server.agent_built(agent)
         # the server holds them now (and its own settings, equal to these)
         self.agents, self.hosts, self.settings, self.deferred = [], {}, None, []
         return self._end([])

@@ -54,6 +54,7 @@ from agent_lsp.lsp.protocol import (
     ApplyEditAgentLsp,
     ElicitParams,
     ElicitResult,
+    PermissionAnsweredParams,
     PermissionParams,
     PermissionResult,
     SaveDocumentsResult,
@@ -295,6 +296,7 @@ class LspEditor:
                 choices=list(request.choices),
                 asks_every_time=request.asks_every_time,
                 diff=request.diff,
+                permission_id=request.permission_id,
             )
             try:
                 reply = await _shielded(self.server.protocol.send_request_async("agent/permission", wire_dump(params)))
@@ -325,6 +327,12 @@ class LspEditor:
         title = getattr(reply, "title", None) if reply is not None else None
         return PERMISSION_ACTIONS.get(title or "", "deny") if title in titles else "deny"
 
+
+    def permission_settled(self, request: PermissionRequest, answer: PermissionAnswer) -> None:
+        """The question, asked here too, was answered in another window: the client drops it."""
+        if self.agent_caps.permissions and request.permission_id:
+            self.server.protocol.notify("agent/permission/answered", wire_dump(PermissionAnsweredParams(
+                session_id=request.session_id, permission_id=request.permission_id, answer=answer)))
 
     async def elicit(self, question: Question) -> Answer:
         """An MCP server's question: `agent/elicit` when the client declared it, else

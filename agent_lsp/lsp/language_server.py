@@ -40,6 +40,7 @@ from agent_lsp.workspace.documents import Documents
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
+    from agent_lsp.lsp.host_window import HostWindow
     from agent_lsp.workspace.host import WorkspaceHost
 
 __all__ = ["AgentLanguageServer", "ProcessPort", "raw_params_converter", "uri_to_path"]
@@ -128,6 +129,8 @@ class AgentLanguageServer(LanguageServer):
         # applied there (its problems shown). None: the server asks itself.
         self.early_configuration: asyncio.Future | bool | None = None
         self.process = process or _NoProcess()
+        self.connection_id: str | None = None  # which connection of the agent host this is (None: the process serves one)
+        self.window: HostWindow | None = None  # this server's part of the host's shared sessions (on the agent host)
         self._tasks: set[asyncio.Task] = set()
         self.service = AgentService(self)  # the handlers' operations; this server is its SessionDirectory
 
@@ -217,10 +220,14 @@ class AgentLanguageServer(LanguageServer):
             from agent_lsp.workspace.host import WorkspaceHost
 
             self.process.host_built()
-            host = WorkspaceHost(root, settings=self.settings.current, editor=self.editor, env=self.env,
-                                 on_agent=self.events.attach, editor_language=self.editor_language())
+            editor = self.editor if self.window is None else self.window.editor_for(root, self.editor)
+            host = WorkspaceHost(root, settings=self.settings.current, editor=editor, env=self.env,
+                                 on_agent=self.agent_built, editor_language=self.editor_language(),
+                                 window=self.connection_id)
             host.warm_up()
             self.folders[root] = host
+            if self.window is not None:
+                self.window.joined(host)
         return host
 
     def editor_language(self):
@@ -242,9 +249,37 @@ class AgentLanguageServer(LanguageServer):
     def live_hosts(self) -> list[WorkspaceHost]:
         return [host for host in self.folders.values() if host is not None]
 
+    def agent_built(self, agent: Agent) -> None:
+        """A host of this server built an agent: its events go to this client
+        (and, on the agent host, to the windows that follow its session)."""
+        unsubscribe = self.events.attach(agent)
+        if self.window is not None:
+            self.window.own(agent, unsubscribe)
+            self.window.built(agent)
+
+    def adopt_host(self, root: Path, host: WorkspaceHost) -> None:
+        """A host built before this server existed (the early phase's) is this server's."""
+        host.on_agent = self.agent_built
+        host.use_editor_language(self.editor_language())
+        self.folders[root] = host
+        if self.window is not None:
+            self.window.joined(host)
+
+    async def close_hosts(self) -> None:
+        """Close every folder's host (its sessions, their turns and commands) and
+        the relay; on the agent host, the hosts other windows still follow stay."""
+        hosts, self.folders = self.live_hosts, {}
+        if self.window is not None:
+            hosts = self.window.left(hosts)
+        for host in hosts:
+            await host.close()
+        self.relay.close()
+
     async def remove_folder(self, root: Path) -> None:
         host = self.folders.pop(root.resolve(), None)
         if host is not None:
+            if self.window is not None:
+                self.window.removed(host)
             await host.close()
 
     def review_mode_of(self, paths: list[Path]) -> str:
@@ -309,6 +344,9 @@ class AgentLanguageServer(LanguageServer):
         except KeyError:  # UnknownSession: deleted meanwhile
             raise unknown_session(session_id) from None
         except SessionLockedError as error:
+            followed = self.window.follow(host, session_id) if self.window is not None else None
+            if followed is not None:  # open in another window of the agent host: followed, live
+                return followed
             raise SessionInUse(error) from None
         except CorruptSessionError as error:  # agent/session/load shows what is readable (session_requests.py)
             raise SessionDamaged(session_id, error) from None

@@ -142,9 +142,19 @@ class PermissionParams(WireModel):
     )
     asks_every_time: str | None = Field(default=None, description="why this is asked every time, for the user")
     diff: str | None = Field(default=None, description='an edit waiting for approval ("edits.review": "ask"): its unified diff')
+    permission_id: str | None = Field(default=None, description="set when the question is asked in several windows at "
+                                      "once (the agent host): agent/permission/answered names it once one answered")
 
 
 class PermissionResult(WireModel):
+    answer: Literal["once", "session", "always", "deny"]
+
+
+class PermissionAnsweredParams(WireModel):
+    """A question asked in several windows was answered in another one: drop it here."""
+
+    session_id: str | None = None
+    permission_id: str
     answer: Literal["once", "session", "always", "deny"]
 
 
@@ -247,6 +257,7 @@ SERVER_NOTIFICATIONS: dict[str, type[WireModel]] = {
     "agent/error": AgentErrorParams,
     "agent/tool/progress": ToolProgressParams,
     "agent/subagent/status": SubagentStatusParams,
+    "agent/permission/answered": PermissionAnsweredParams,
 }
 
 SERVER_REQUESTS: dict[str, tuple[type[WireModel], type[WireModel]]] = {

@@ -250,9 +250,10 @@ class AgentEvents:
         self.command_sessions = command_sessions
         self._relayed: dict[str, int] = {}  # session id -> the next seq the client has not been sent
 
-    def attach(self, agent: Agent) -> None:
+    def attach(self, agent: Agent) -> Callable[[], None]:
         """Stream a new agent's events to the client: one subscription, each
-        event sent as it comes (payloads are complete at the source)."""
+        event sent as it comes (payloads are complete at the source); returns
+        the unsubscribe."""
         sid = agent.session_id
         relay = self.relay
         progress = self.progress
@@ -283,7 +284,7 @@ class AgentEvents:
             elif kind in CLIENT_LIVE_EVENTS:
                 relay.live(sid, kind, event.data)
 
-        agent.subscribe(send if self.renders_events() else self._plain(agent))
+        return agent.subscribe(send if self.renders_events() else self._plain(agent))
 
     def _plain(self, agent: Agent):
         """The subscriber for a client that does not render events: log lines, progress, status."""

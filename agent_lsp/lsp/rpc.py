@@ -27,7 +27,7 @@ import asyncio
 import concurrent.futures
 import functools
 import logging
-from typing import Any, Generator, TypeVar
+from typing import Any, Callable, Generator, TypeVar
 from urllib.parse import unquote
 
 from cattrs import ClassValidationError, transform_error
@@ -108,6 +108,9 @@ class AgentProtocol(LanguageServerProtocol):
         self._table: Table = {}  # our methods: params and result models (`serve`)
         self._results: dict[Any, type[BaseModel]] = {}  # the result model of each of our requests not answered yet
         self.exit_received = False
+        # Where one process serves several connections (the agent host, `agent_lsp.daemon`):
+        # called with the exit code on `exit`, which then ends this connection, not the process.
+        self.end_connection: Callable[[int], None] | None = None
 
     def serve(self, table: Table) -> None:
         """Parse the params of these methods with their models before the
@@ -201,6 +204,17 @@ class AgentProtocol(LanguageServerProtocol):
             yield user_handler, args, None
         self._shutdown = True
         return None
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' exit (which ends the process), or, for one of several connections
+        of a process, the end of this connection alone (`end_connection`)."""
+        if self.end_connection is None:
+            yield from super().lsp_exit(*args)
+            return
+        if (user_handler := self.fm.features.get(types.EXIT)) is not None:
+            yield user_handler, args, None
+        self.end_connection(0 if self._shutdown else 1)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams) -> Generator[Any, Any, None]:

@@ -66,8 +66,14 @@ def _import_server(modules: tuple[str, ...] = COMPILING_MODULES) -> Any:
     return module
 
 
-def _create_server(module: Any, process: Any, writer: Any, early_initialize: Any = None) -> Any:
-    server = module.create_server(process=process)
+def _create_server(module: Any, process: Any, writer: Any, early_initialize: Any = None, *,
+                   env: Any = os.environ, connection_id: str | None = None, shared: Any = None) -> Any:
+    server = module.create_server(env, process=process)
+    server.connection_id = connection_id
+    if shared is not None:  # a window of the agent host
+        from agent_lsp.lsp.host_window import HostWindow
+
+        server.window = HostWindow(shared, connection_id, server.events.attach, server.editor)
     server.backlog = lambda: writer.backlog
     filtered = writer if early_initialize is None else InitializeFilter(writer, server.protocol, early_initialize)
     server.protocol.set_writer(filtered)
@@ -83,7 +89,7 @@ def serve_stdio(*, process: Any = None) -> int:
     writer = ThreadedWriter(rpc_out)
     frames = FrameReader(sys.stdin.buffer)
     if os.environ.get(DISABLE_ENV):
-        code = _run(_Serving(_create_server(_import_server(), process, writer)), frames)
+        code = _run(Serving(_create_server(_import_server(), process, writer)), frames)
     else:
         starting = _Starting(writer, process)
         # The first message is read before the event loop starts (asyncio takes a
@@ -98,16 +104,26 @@ def serve_stdio(*, process: Any = None) -> int:
     return code
 
 
-class _Serving:
+class Serving:
     """Messages to the loaded server."""
 
-    def __init__(self, server: Any):
+    def __init__(self, server: Any, *, one_of_many: bool = False):
         self.server = server
         self.protocol = server.protocol
+        self.one_of_many = one_of_many  # one of several connections of the process (the agent host)
+        self.exit_code: int | None = None
 
     def begin(self, loop: Any, stop_event: threading.Event, ended: Any, release: Callable[[], None]) -> None:
         self.server._stop_event = stop_event
         self._release = release
+        if self.one_of_many:  # `exit` ends this connection only
+
+            def end_connection(code: int) -> None:
+                self.exit_code = code
+                if not ended.done():
+                    ended.set_result(None)
+
+            self.protocol.end_connection = end_connection
 
     def handle(self, item: bytes | Oversized) -> None:
         self._release()
@@ -128,8 +144,12 @@ class _Serving:
 
         protocol = self.protocol
         await protocol.settle_requests(END_OF_INPUT_GRACE_S)
-        if protocol.exit_received:
+        if protocol.exit_received and not self.one_of_many:
             await asyncio.sleep(END_OF_INPUT_GRACE_S)
+
+    async def close(self) -> None:
+        """The connection is over (one of several): close its folders' hosts."""
+        await self.server.close_hosts()
 
 
 class _Starting:
@@ -137,12 +157,16 @@ class _Starting:
     rest waits in order for the server, which then takes over (see the module's
     docstring)."""
 
-    def __init__(self, writer: ThreadedWriter, process: Any):
+    def __init__(self, writer: ThreadedWriter, process: Any, *, env: Any = os.environ, connection_id: str | None = None,
+                 shared: Any = None):
         self.writer = writer
         self.process = process
-        self.early = EarlyPhase(writer, process)
+        self.env = env
+        self.connection_id = connection_id  # one of several connections of the process (the agent host)
+        self.shared = shared  # the host's live sessions (agent_lsp.workspace.shared_sessions)
+        self.early = EarlyPhase(writer, process, env, connection_id)
         self.waiting: list[bytes | Oversized] = []
-        self.serving: _Serving | None = None
+        self.serving: Serving | None = None
         # typing's forward references (our models', lsprotocol's) from the code cache,
         # for the early answers and the loader alike; closed when the loader is done
         self.forward_refs = StartCodeCache(("typing",)).open()
@@ -204,8 +228,9 @@ class _Starting:
 
     def _take_over(self, module: Any) -> None:
         try:
-            server = _create_server(module or _import_server(), self.process, self.writer, self.early.initialize)
-            serving = _Serving(server)
+            server = _create_server(module or _import_server(), self.process, self.writer, self.early.initialize,
+                                    env=self.env, connection_id=self.connection_id, shared=self.shared)
+            serving = Serving(server, one_of_many=self.connection_id is not None)
             serving.begin(self.loop, self.stop_event, self.ended, self.release)
             held = self.early.hand_over(server)
         except BaseException as error:  # the server cannot start: the process ends with the error
@@ -226,12 +251,25 @@ class _Starting:
         assert self.serving is not None
         await self.serving.end_of_input()
 
+    @property
+    def exit_code(self) -> int | None:
+        return self.serving.exit_code if self.serving is not None else None
+
+    async def close(self) -> None:
+        """The connection is over: close what it opened, loaded or not."""
+        if self.serving is not None:
+            await self.serving.close()
+            return
+        hosts, self.early.hosts = list(self.early.hosts.values()), {}
+        for host in hosts:
+            await host.close()
+
 
 MAX_UNHANDLED = 64  # messages read ahead of the loop; the reader waits beyond that
 END_OF_INPUT_GRACE_S = 2.0
 
 
-def _run(target: _Serving | _Starting, frames: FrameReader, first: bytes | Oversized | None = None) -> int:
+def _run(target: Serving | _Starting, frames: FrameReader, first: bytes | Oversized | None = None) -> int:
     """pygls' `run_async`, over our frame reader (bounded frames; every body is
     answered, see `agent_lsp.lsp.rpc`).
 
@@ -241,6 +279,20 @@ def _run(target: _Serving | _Starting, frames: FrameReader, first: bytes | Overs
     cancel) is read at once and handled in the next turn, not one per turn."""
     import asyncio
 
+    try:
+        asyncio.run(serve_frames(target, frames, first))
+    except SystemExit as exit_:
+        return exit_.code if isinstance(exit_.code, int) else 0
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass
+    return 0
+
+
+async def serve_frames(target: Any, frames: FrameReader, first: bytes | Oversized | None = None) -> None:
+    """Hand the frames read to `target` in order until the end of input (or, for
+    one of several connections, its `exit`); see `_run`."""
+    import asyncio
+
     stop_event = threading.Event()
     room = threading.Semaphore(MAX_UNHANDLED)
 
@@ -248,45 +300,37 @@ def _run(target: _Serving | _Starting, frames: FrameReader, first: bytes | Overs
         for item in batch:
             target.handle(item)
 
-    async def serve() -> None:
-        loop = asyncio.get_running_loop()
-        ended = loop.create_future()
-        target.begin(loop, stop_event, ended, room.release)
+    loop = asyncio.get_running_loop()
+    ended = loop.create_future()
+    target.begin(loop, stop_event, ended, room.release)
 
-        def read() -> None:
-            try:
-                item = frames.read() if first is None else first
-                while item is not None and not stop_event.is_set():
-                    # What already arrived goes to the loop in one hand-over: each one
-                    # costs this thread the GIL, which a busy loop gives back only
-                    # every few ms.
-                    batch = [item]
-                    while len(batch) < MAX_UNHANDLED and frames.ready():
-                        batch.append(frames.read())
-                    for _ in batch:
-                        room.acquire()
-                    loop.call_soon_threadsafe(handle_all, batch)
-                    item = frames.read()
-            except RuntimeError:  # the loop has closed: the server is done
-                return
-            except Exception:
-                log.exception("reading from the client failed")
-            try:
-                loop.call_soon_threadsafe(lambda: ended.done() or ended.set_result(None))
-            except RuntimeError:
-                pass
+    def read() -> None:
+        try:
+            item = frames.read() if first is None else first
+            while item is not None and not stop_event.is_set():
+                # What already arrived goes to the loop in one hand-over: each one
+                # costs this thread the GIL, which a busy loop gives back only
+                # every few ms.
+                batch = [item]
+                while len(batch) < MAX_UNHANDLED and frames.ready():
+                    batch.append(frames.read())
+                for _ in batch:
+                    room.acquire()
+                loop.call_soon_threadsafe(handle_all, batch)
+                item = frames.read()
+        except RuntimeError:  # the loop has closed: the server is done
+            return
+        except Exception:
+            log.exception("reading from the client failed")
+        try:
+            loop.call_soon_threadsafe(lambda: ended.done() or ended.set_result(None))
+        except RuntimeError:
+            pass
 
-        threading.Thread(target=read, name="agent-lsp-reader", daemon=True).start()
-        await ended
-        await target.end_of_input()
-
-    try:
-        asyncio.run(serve())
-    except SystemExit as exit_:
-        return exit_.code if isinstance(exit_.code, int) else 0
-    except (BrokenPipeError, KeyboardInterrupt):
-        pass
-    return 0
+    threading.Thread(target=read, name="agent-lsp-reader", daemon=True).start()
+    await ended
+    stop_event.set()
+    await target.end_of_input()
 
 
 def serve_tcp(host: str, port: int, *, process: Any = None) -> int:
@@ -298,13 +342,25 @@ def serve_tcp(host: str, port: int, *, process: Any = None) -> int:
         connection, _ = listener.accept()
     with connection:
         writer = ThreadedWriter(connection.makefile("wb", buffering=0))
-        code = _run(_Serving(_create_server(module, process, writer)), FrameReader(connection.makefile("rb")))
+        code = _run(Serving(_create_server(module, process, writer)), FrameReader(connection.makefile("rb")))
         writer.close()
         try:  # wakes the reader thread, which may still wait for a client that waits for us
             connection.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
     return code
+
+
+def connection_target(writer: ThreadedWriter, process: Any, env: Any, connection_id: str,
+                      shared: Any) -> "Serving | _Starting":
+    """What serves one of several connections of the process (the agent host):
+    the loaded server, or, while the process has not loaded it yet (its first
+    connection), the early phase and the loader, as on stdio."""
+    if IMPLEMENTATION in sys.modules and AGENT_CODE in sys.modules:
+        module = sys.modules[IMPLEMENTATION]
+        return Serving(_create_server(module, process, writer, env=env, connection_id=connection_id, shared=shared),
+                       one_of_many=True)
+    return _Starting(writer, process, env=env, connection_id=connection_id, shared=shared)
 
 
 def serve_ws(host: str, port: int, *, process: Any = None) -> None:

@@ -60,6 +60,8 @@ class ImageBlock(WireModel):
     data: str | None = Field(default=None, description="the image's bytes, base64")
     media_type: str | None = Field(default=None, description="what the client believes it is (the bytes decide)")
     uri: str | None = Field(default=None, description="instead of data: a file inside the workspace")
+    file: str | None = Field(default=None, description="instead of data: an image the session keeps (the `file` of "
+                             "a reference its events hold), to send a message of the transcript again")
     name: str | None = Field(default=None, description="the file name to show")
 
 

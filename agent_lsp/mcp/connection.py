@@ -34,9 +34,10 @@ import anyio
 
 from agent_lsp.mcp.config import ServerConfig
 from agent_lsp.mcp.elicitation import Answer, Question
-from agent_lsp.mcp.failure_text import describe, with_stderr
+from agent_lsp.mcp.failure_text import ServerUnavailable, describe, with_stderr
 from agent_lsp.mcp.oauth import OAuthSignIn
 from agent_lsp.mcp.transport import open_transport
+from agent_lsp.sandbox import SandboxPolicy
 
 log = logging.getLogger(__name__)
 
@@ -48,10 +49,6 @@ STABLE_S = 60.0  # up this long: the next crash counts from the first restart ag
 State = Literal["needs-trust", "starting", "authorizing", "ready", "failed", "stopped", "denied", "unauthorized"]
 UNSETTLED: tuple[State, ...] = ("starting", "authorizing")  # wait_settled waits while in these
 NEEDS_AUTHORIZATION: tuple[State, ...] = ("needs-trust", "denied", "authorizing", "unauthorized")
-
-
-class ServerUnavailable(Exception):
-    """The server is not connected (not started, failed, restarting)."""
 
 
 class ServerConnection:
@@ -66,8 +63,10 @@ class ServerConnection:
         client_version: str = "0",
         token_dir: Path | None = None,
         open_url: Callable[[str, str], Awaitable[None]] | None = None,
+        sandbox: SandboxPolicy | None = None,
     ):
         self.config = config
+        self.sandbox = sandbox  # where a stdio server runs (mcp/sandboxed.py)
         self.name = config.name
         self.root = root
         self.connect_timeout_s = connect_timeout_s
@@ -244,7 +243,7 @@ class ServerConnection:
         async with AsyncExitStack() as stack:
             client = Client(
                 await open_transport(self.config, self.root, stack, errlog, self._closed, self.sign_in,
-                                     self._note_refusal),
+                                     self._note_refusal, self.sandbox),
                 client_info=types.Implementation(name=CLIENT_NAME, version=self.client_version),
                 list_roots_callback=self._roots,
                 elicitation_callback=self._elicit,

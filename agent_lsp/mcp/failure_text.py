@@ -1,10 +1,15 @@
-"""What a failed MCP server or request says: the reason a connection ended
-(with the tail of a stdio server's stderr) and the message of a failed request."""
+"""How an MCP server or request fails: `ServerUnavailable` (the server is not
+connected), what a failure says: the reason a connection ended (with the tail
+of a stdio server's stderr) and the message of a failed request."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
+
+
+class ServerUnavailable(Exception):
+    """The server is not connected (not started, failed, restarting)."""
 
 
 STDERR_TAIL = 600  # characters of the server's stderr kept for the failure reason

@@ -34,6 +34,7 @@ from agent_lsp.mcp.elicitation import Answer, Question
 from agent_lsp.mcp.oauth import SIGN_IN_TIMEOUT_S
 from agent_lsp.mcp.resources import LIST_TOOL, READ_TOOL, ListResourcesTool, ReadResourceTool
 from agent_lsp.mcp.tool import McpTool, server_prefix
+from agent_lsp.sandbox import SandboxPolicy
 from agent_lsp.tools.base import PermissionGate
 
 log = logging.getLogger(__name__)
@@ -58,8 +59,10 @@ class McpManager:
         elicitation_timeout_s: float = 300.0,
         client_version: str = "0",
         token_dir: Path | None = None,  # OAuth tokens of HTTP servers (token_store.py); None: no OAuth
+        sandbox: SandboxPolicy | None = None,  # where stdio servers run (mcp/sandboxed.py); None: as the user
     ):
         self.root = root
+        self.sandbox = sandbox
         self.token_dir = token_dir
         self.editor = editor
         self.policy = policy
@@ -97,7 +100,7 @@ class McpManager:
     def _connection(self, config: ServerConfig) -> ServerConnection:
         return ServerConnection(config, root=self.root, connect_timeout_s=self.connect_timeout_s,
                                 on_change=self._changed, on_question=self._ask_user,
-                                client_version=self.client_version, token_dir=self.token_dir,
+                                client_version=self.client_version, token_dir=self.token_dir, sandbox=self.sandbox,
                                 open_url=getattr(self.editor, "open_url", None))
 
     def reload(self, servers: Iterable[ServerConfig], problems: Iterable[ServerProblem] = ()) -> list[str]:

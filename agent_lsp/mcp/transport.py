@@ -15,8 +15,11 @@ from typing import Any, AsyncIterator, Awaitable, Callable
 import anyio
 
 from agent_lsp.mcp.config import ServerConfig
+from agent_lsp.mcp.failure_text import ServerUnavailable
 from agent_lsp.mcp.http_cap import cap_responses
 from agent_lsp.mcp.oauth import OAuthSignIn
+from agent_lsp.mcp.sandboxed import sandboxed_command
+from agent_lsp.sandbox import SandboxPolicy
 
 log = logging.getLogger(__name__)
 
@@ -25,10 +28,11 @@ LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 
 
 async def open_transport(config: ServerConfig, root: Path, stack: AsyncExitStack, errlog: Any, closed: asyncio.Event,
-                         sign_in: OAuthSignIn | None, on_response: Callable[[Any], Awaitable[None]]) -> Any:
+                         sign_in: OAuthSignIn | None, on_response: Callable[[Any], Awaitable[None]],
+                         sandbox: SandboxPolicy | None) -> Any:
     """The transport of one connection attempt to the server `config` names (its
     streams), `closed` set when the server's side ends; `on_response` sees every
-    HTTP answer."""
+    HTTP answer; a stdio server runs where `sandbox` places it (mcp/sandboxed.py)."""
     if config.transport == "http":
         from mcp.client.streamable_http import streamable_http_client
         from mcp.shared._httpx_utils import create_mcp_http_client
@@ -43,11 +47,15 @@ async def open_transport(config: ServerConfig, root: Path, stack: AsyncExitStack
         return _watched(streamable_http_client(config.url or "", http_client=http), closed)
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
+    cwd = root / config.cwd if config.cwd else root
+    command, placement = await asyncio.to_thread(sandboxed_command, config, cwd, sandbox)
+    if placement is not None and placement.refused:
+        raise ServerUnavailable(placement.refused)
     params = StdioServerParameters(
         command=sys.executable,
-        args=["-I", "-S", LAUNCHER, str(os.getpid()), config.command or "", *config.args],
+        args=["-I", "-S", LAUNCHER, str(os.getpid()), *command],
         env=dict(config.env),
-        cwd=str(root / config.cwd) if config.cwd else str(root),
+        cwd=str(cwd),
     )
     return _watched(stdio_client(params, errlog=errlog), closed)
 

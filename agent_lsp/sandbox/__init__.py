@@ -6,7 +6,12 @@
 
 - `policy.py`: the policy (settings in, one `Placement` per command out);
 - `paths.py`: which parts of $HOME a sandboxed command sees, and which never;
-- `bwrap.py`: bubblewrap's command line on Linux, and whether it works here;
+- `detect.py`: which sandbox works here (asked once per process);
+- `bwrap.py`: bubblewrap's command line on Linux;
+- `seccomp.py`: the seccomp filter (no Unix sockets, no io_uring), a small BPF program;
+- `domains.py`, `proxy.py`, `bridge.py`: the network allow list: the hosts, the
+  server's HTTP proxy, and the bridge to it inside the sandbox;
+- `landlock.py`: Landlock and the filter where bubblewrap does not work;
 - `seatbelt.py`: the `sandbox-exec` profile on macOS (generated, not tested on macOS);
 - `blocked.py`: a failure the sandbox caused, in words.
 

@@ -26,13 +26,16 @@ _NETWORK = ("Network is unreachable", "Temporary failure in name resolution", "C
 def blocked_by_sandbox(output: str, policy, network: bool) -> str | None:
     """What the sandbox blocked, e.g. "write to /etc/hosts", or None when nothing says so."""
     for line in output.splitlines()[-400:]:
+        path = _path_before(line, _MISSING + _WRITE)  # bubblewrap: missing; Landlock: permission denied
+        if path is not None and policy.home is not None and _hidden(path, policy) and os.path.lexists(path):
+            return f"{path} is hidden (the sandbox shows no part of $HOME but the toolchains and shell.readablePaths)"
         path = _path_before(line, _WRITE)
         if path is not None and not policy.may_write(path):
             return f"write to {path} (only the workspace, the temp folder and shell.writablePaths are writable)"
-        path = _path_before(line, _MISSING)
-        if path is not None and policy.home is not None and _hidden(path, policy) and os.path.lexists(path):
-            return f"{path} is hidden (the sandbox shows no part of $HOME but the toolchains and shell.readablePaths)"
         if not network and any(sign in line for sign in _NETWORK):
+            if getattr(policy, "allowed_domains", ()):
+                return ('network access (shell.network is "off"; only shell.allowedDomains are reachable, '
+                        "through the proxy in HTTP_PROXY/HTTPS_PROXY)")
             return 'network access (shell.network is "off")'
     return None
 

@@ -13,9 +13,16 @@ Mounts, in order (a later one covers an earlier one):
    sockets other programs keep in the temp folder (X11, tmux, ssh agents,
    D-Bus, PostgreSQL, MySQL); `SSH_AUTH_SOCK` and the like are unset.
 
-A Unix socket elsewhere that the sandbox shows (read-only does not stop a
-connect) is still reachable: a seccomp filter on `socket(AF_UNIX)` is not
-there yet (docs/sandbox.md).
+A seccomp filter (`seccomp.py`) refuses new Unix sockets and io_uring where
+the kernel takes one: a Unix socket the sandbox shows (read-only does not stop
+a connect) is out of reach. bubblewrap loads it from a file descriptor; to keep
+the command line self-contained (any caller only runs it), the line starts
+with `/bin/sh -c 'exec "$@" 9<"$0"'`, which opens the filter and becomes
+bubblewrap.
+
+With a network allow list (`proxy_socket`), the host's proxy socket is mounted
+in and the sandbox's first process is the bridge (`bridge.py`), which serves
+it on the sandbox's loopback and loads the filter into the command.
 
 Namespaces: a user namespace with every capability dropped (also when the
 server runs as root), its own pids (when the sandbox's first process dies,
@@ -34,7 +41,9 @@ import re
 from pathlib import Path
 from typing import Sequence
 
+from agent_lsp.sandbox.bridge import PROXY_SOCKET_IN_SANDBOX, PROXY_SOCKET_WITHOUT_RUN, bridge_argv, bridge_python
 from agent_lsp.sandbox.paths import is_under, secret_paths, toolchain_paths
+from agent_lsp.sandbox.seccomp import filter_path
 
 # Sockets of other programs in a temp folder, hidden from the command.
 TEMP_SOCKETS = (".X11-unix", ".ICE-unix", ".XIM-unix", ".font-unix", "tmux-*", "ssh-*", "dbus-*", ".s.PGSQL.*",
@@ -50,12 +59,18 @@ BASE_OPTIONS = ("--die-with-parent", "--new-session", "--unshare-user", "--unsha
 
 
 def bwrap_argv(exe: str, argv: Sequence[str], *, cwd: Path, writable: Sequence[Path], readable: Sequence[Path] = (),
-               temp_dirs: Sequence[Path] = (), home: Path | None = None, network: bool = False) -> list[str]:
+               temp_dirs: Sequence[Path] = (), home: Path | None = None, network: bool = False,
+               seccomp: bytes | None = None, proxy_socket: Path | None = None) -> list[str]:
+    """`seccomp`: the filter to load (None: none); `proxy_socket`: the host's
+    proxy for the allowed domains (network stays off but for it)."""
     out = [exe, *BASE_OPTIONS]
     if not network:
         out.append("--unshare-net")
+    if proxy_socket is not None:
+        out.append("--as-pid-1")  # the bridge is process 1: nothing else in the sandbox runs unfiltered
     out += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    if os.path.isdir("/run") and not os.path.islink("/run"):
+    own_run = os.path.isdir("/run") and not os.path.islink("/run")
+    if own_run:
         out += ["--tmpfs", "/run"]
         for path in RESOLVER_PATHS:
             out += ["--ro-bind-try", path, path]
@@ -89,6 +104,18 @@ def bwrap_argv(exe: str, argv: Sequence[str], *, cwd: Path, writable: Sequence[P
         out += _mask(Path(agent).parent if Path(agent).parent != Path("/") else Path(agent))
     for name in AGENT_VARIABLES:
         out += ["--unsetenv", name]
+    if proxy_socket is not None:
+        python, installation = bridge_python()
+        if home is not None and any(is_under(installation, h) for h in _hidden_homes(home)):
+            out += ["--ro-bind-try", str(installation), str(installation)]
+        if any(is_under(proxy_socket, p) for p in (*temp_dirs, *writable)):
+            out += _mask(proxy_socket.parent)  # no command may replace the socket for the next one
+        inside = PROXY_SOCKET_IN_SANDBOX if own_run else PROXY_SOCKET_WITHOUT_RUN
+        out += ["--ro-bind", str(proxy_socket), inside]
+        argv = bridge_argv(python, seccomp, argv, inside)
+    elif seccomp is not None:
+        out += ["--seccomp", "9"]
+        out = ["/bin/sh", "-c", 'exec "$@" 9<"$0"', filter_path(seccomp), *out]
     out += ["--chdir", str(cwd), "--", *argv]
     return out
 
@@ -122,6 +149,7 @@ def _mask(path: Path) -> list[str]:
     return []
 
 
-def probe_argv(exe: str) -> list[str]:
+def probe_argv(exe: str, seccomp: bytes | None = None) -> list[str]:
     """A command that starts only where every command would (network namespace included)."""
-    return bwrap_argv(exe, ["/bin/sh", "-c", "exit 0"], cwd=Path("/"), writable=(), home=None, network=False)
+    return bwrap_argv(exe, ["/bin/sh", "-c", "exit 0"], cwd=Path("/"), writable=(), home=None, network=False,
+                      seccomp=seccomp)

@@ -23,6 +23,10 @@ class SandboxAvailability:
     kind: str | None  # "bubblewrap" | "seatbelt" | None
     executable: str | None = None
     why_not: str = ""  # when kind is None: why no sandbox works, with how to fix it
+    seccomp: bool = False  # bubblewrap: the seccomp filter loads here
+    seccomp_why_not: str = ""
+    landlock_abi: int = 0  # kind "landlock": the kernel's Landlock ABI
+    landlock_why_not: str = ""  # kind None: why the Landlock fallback does not work either
 
     @property
     def works(self) -> bool:
@@ -30,7 +34,12 @@ class SandboxAvailability:
 
     def describe(self) -> str:
         if self.kind == "bubblewrap":
-            return f"bubblewrap ({self.executable})"
+            filtered = "seccomp filter on" if self.seccomp else f"no seccomp filter: {self.seccomp_why_not}"
+            return f"bubblewrap ({self.executable}), {filtered}"
+        if self.kind == "landlock":
+            filtered = "the seccomp filter" if self.seccomp else f"no seccomp filter ({self.seccomp_why_not})"
+            return (f"Landlock (ABI {self.landlock_abi}) and {filtered}, weaker than bubblewrap (no process or "
+                    f"loopback of its own, no allow list), which does not work here: {self.why_not}")
         if self.kind == "seatbelt":
             return f"Seatbelt ({self.executable}; not tested on macOS)"
         return f"none: {self.why_not}"
@@ -47,8 +56,33 @@ def sandbox_availability(path: str | None = None) -> SandboxAvailability:
         return SandboxAvailability(None, why_not=f"no sandbox is supported on {sys.platform}")
     exe = shutil.which("bwrap", path=path)
     if exe is None:
-        return SandboxAvailability(None, why_not=f"bubblewrap is not installed: {INSTALL_HINT}")
-    return _probe_bwrap(exe)
+        return _landlock_fallback(f"bubblewrap is not installed: {INSTALL_HINT}")
+    found = _probe_bwrap(exe)
+    return found if found.works else _landlock_fallback(found.why_not)
+
+
+@functools.lru_cache(maxsize=8)
+def _landlock_fallback(why_bwrap_not: str) -> SandboxAvailability:
+    """Landlock and the seccomp filter, tried once (landlock.py); else no sandbox, and why."""
+    from agent_lsp.sandbox.landlock import landlock_abi, landlock_argv
+    from agent_lsp.sandbox.seccomp import native_filter
+
+    abi, why = landlock_abi()
+    if not abi:
+        return SandboxAvailability(None, why_not=why_bwrap_not, landlock_why_not=why)
+    program = native_filter(deny_inet=True)
+    argv = landlock_argv(sys.executable, ["/bin/sh", "-c", "exit 0"], writable=(), home=None, seccomp=program)
+    try:
+        done = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return SandboxAvailability(None, why_not=why_bwrap_not, landlock_why_not=str(error))
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return SandboxAvailability(None, why_not=why_bwrap_not,
+                                   landlock_why_not=said[-1] if said else f"exit code {done.returncode}")
+    return SandboxAvailability("landlock", sys.executable, why_not=why_bwrap_not, seccomp=program is not None,
+                               seccomp_why_not="" if program else "none written for this processor",
+                               landlock_abi=abi)
 
 
 @functools.lru_cache(maxsize=8)
@@ -65,4 +99,26 @@ def _probe_bwrap(exe: str) -> SandboxAvailability:
         return SandboxAvailability(None, why_not=(
             f"bubblewrap ({exe}) cannot make a sandbox here ({detail}); user namespaces may be off: "
             "sysctl kernel.unprivileged_userns_clone=1 (Debian) or kernel.apparmor_restrict_unprivileged_userns=0 (Ubuntu)"))
-    return SandboxAvailability("bubblewrap", exe)
+    why = _probe_seccomp(exe)
+    return SandboxAvailability("bubblewrap", exe, seccomp=not why, seccomp_why_not=why)
+
+
+def _probe_seccomp(exe: str) -> str:
+    """Why the seccomp filter does not load here ("" when it does)."""
+    import platform
+
+    from agent_lsp.sandbox.bwrap import probe_argv
+    from agent_lsp.sandbox.seccomp import native_filter
+
+    program = native_filter()
+    if program is None:
+        return f"none written for this processor ({platform.machine()})"
+    try:
+        done = subprocess.run(probe_argv(exe, program), stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=PROBE_TIMEOUT_S)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return f"bubblewrap could not load it: {error}"
+    if done.returncode != 0:
+        said = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bubblewrap could not load it ({said[-1] if said else f'exit code {done.returncode}'})"
+    return ""

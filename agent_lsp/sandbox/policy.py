@@ -4,6 +4,9 @@
     sandbox = "auto"        # "auto": sandboxed where a sandbox works, else asked as unsandboxed;
                             # "require": refuse to run a command unsandboxed; "off": never sandboxed
     network = "off"         # "on": sandboxed commands may use the network
+    allowedDomains = []     # with network "off": hosts reachable through the sandbox's proxy
+    allowUnixSockets = false  # true: no seccomp filter on new Unix sockets
+    landlock = true         # where bubblewrap does not work: Landlock and seccomp (false: unsandboxed)
     writablePaths = []      # writable besides the workspace roots and the temp folder
     readablePaths = []      # visible (read-only) besides the system and the toolchains in $HOME
     sandboxExceptions = ["docker"]   # command prefixes run outside the sandbox, always asked about
@@ -16,11 +19,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Callable, Literal, Sequence
 
 from agent_lsp.sandbox.detect import SandboxAvailability, sandbox_availability
+from agent_lsp.sandbox.domains import clean_domains
 from agent_lsp.sandbox.paths import is_under
 
 SandboxMode = Literal["auto", "require", "off"]
@@ -32,22 +36,31 @@ class Placement:
 
     sandboxed: bool
     network: bool  # may it reach the network (always true unsandboxed)
-    kind: str | None = None  # "bubblewrap" | "seatbelt" when sandboxed
+    kind: str | None = None  # "bubblewrap" | "landlock" | "seatbelt" when sandboxed
     why: str = ""  # unsandboxed: why; sandboxed with network: why
     refused: str | None = None  # set: the command must not run at all ("require" and no sandbox)
     exception: bool = False  # unsandboxed on purpose (an exception or asked for): always asked about
     policy: "SandboxPolicy | None" = field(default=None, repr=False, compare=False)
     executable: str | None = None
+    domains: tuple[str, ...] = ()  # no network but these hosts, through the proxy (shell.allowedDomains)
+    seccomp: bool = False  # the seccomp filter is loaded (bubblewrap)
 
     @property
     def quiet(self) -> bool:
-        """Sandboxed with no network: what it can do is confined to the workspace (journaled) and temp."""
+        """Sandboxed with no network (or only the hosts the user allowed): what it can do is
+        confined to the workspace (journaled), temp, and those hosts."""
         return self.sandboxed and not self.network
 
     def label(self) -> str:
         """For the permission question, the tool result and the tool card."""
         if self.sandboxed:
-            return f"sandboxed, with network ({self.why})" if self.network else "sandboxed, no network"
+            where = "sandboxed (Landlock)" if self.kind == "landlock" else "sandboxed"
+            if self.network:
+                return f"{where}, with network ({self.why})"
+            if self.domains:
+                shown = ", ".join(self.domains[:5]) + (", …" if len(self.domains) > 5 else "")
+                return f"{where}, network only to {shown}"
+            return f"{where}, no network" + (f" ({self.why})" if self.why else "")
         return f"not sandboxed: {self.why}"
 
     def meta(self) -> dict:
@@ -56,7 +69,17 @@ class Placement:
             data["kind"] = self.kind
         if self.why:
             data["why"] = self.why
+        if self.domains:
+            data["allowedDomains"] = list(self.domains)
         return data
+
+    def refused_hosts(self, since: float) -> list[str]:
+        """The hosts the proxy refused since `since` (time.monotonic()) for this allow list."""
+        if not self.domains:
+            return []
+        from agent_lsp.sandbox.proxy import proxy_endpoint
+
+        return proxy_endpoint(self.domains).refused_since(since)
 
     def wrap(self, argv: Sequence[str], cwd: Path) -> list[str]:
         """The command line that runs `argv` where this placement says."""
@@ -69,9 +92,24 @@ class Placement:
             return seatbelt_argv(self.executable, argv, writable=policy.writable_paths(), readable=policy.readable,
                                  home=policy.home, network=self.network)
         from agent_lsp.sandbox.bwrap import bwrap_argv
+        from agent_lsp.sandbox.seccomp import native_filter
 
+        if self.kind == "landlock":
+            from agent_lsp.sandbox.landlock import landlock_argv
+
+            program = native_filter(policy.allow_unix_sockets, deny_inet=not self.network) if self.seccomp else None
+            return landlock_argv(self.executable, argv, writable=policy.writable_paths(), readable=policy.readable,
+                                 temp_dirs=policy.temp_dirs, home=policy.home, network=self.network, seccomp=program)
+
+        proxy = None
+        if self.domains and not self.network:
+            from agent_lsp.sandbox.proxy import proxy_endpoint
+
+            proxy = proxy_endpoint(self.domains).socket_path
         return bwrap_argv(self.executable, argv, cwd=cwd, writable=policy.writable_paths(), readable=policy.readable,
-                          temp_dirs=policy.temp_dirs, home=policy.home, network=self.network)
+                          temp_dirs=policy.temp_dirs, home=policy.home, network=self.network,
+                          seccomp=native_filter(policy.allow_unix_sockets) if self.seccomp else None,
+                          proxy_socket=proxy)
 
 
 @dataclass(frozen=True)
@@ -82,6 +120,10 @@ class SandboxPolicy:
     readable: tuple[Path, ...] = ()  # extra read-only paths
     network: bool = False
     exceptions: tuple[str, ...] = ()  # command prefixes that run outside the sandbox
+    allowed_domains: tuple[str, ...] = ()  # without network: the hosts the proxy lets through
+    allow_unix_sockets: bool = False  # no seccomp filter on socket(AF_UNIX)
+    landlock: bool = True  # where bubblewrap does not work: the Landlock fallback (landlock.py)
+    mode_setting: str = "shell.sandbox"  # the setting `mode` comes from, for the messages (MCP: mcp.sandbox)
     temp_dirs: tuple[Path, ...] = field(default_factory=lambda: (Path(tempfile.gettempdir()),))
     home: Path | None = field(default_factory=lambda: Path(os.path.expanduser("~")))
     search_path: str | None = None  # the PATH bubblewrap is looked for on (None: the server's)
@@ -100,6 +142,9 @@ class SandboxPolicy:
         return cls(mode=shell.sandbox, roots=tuple(Path(os.path.abspath(r)) for r in roots),
                    writable=paths(shell.writable_paths), readable=paths(shell.readable_paths),
                    network=shell.network == "on", exceptions=tuple(shell.sandbox_exceptions),
+                   allowed_domains=clean_domains(getattr(shell, "allowed_domains", ())),
+                   allow_unix_sockets=bool(getattr(shell, "allow_unix_sockets", False)),
+                   landlock=bool(getattr(shell, "landlock", True)),
                    home=Path(home), search_path=env.get("PATH"))
 
     def writable_paths(self) -> tuple[Path, ...]:
@@ -118,7 +163,12 @@ class SandboxPolicy:
         return None
 
     def status(self) -> SandboxAvailability:
-        return self.availability(self.search_path)
+        found = self.availability(self.search_path)
+        if found.kind == "landlock" and not self.landlock:
+            return SandboxAvailability(None, why_not=found.why_not)
+        if found.kind is None and self.landlock and found.landlock_why_not:
+            return replace(found, why_not=f"{found.why_not}; no Landlock either: {found.landlock_why_not}")
+        return found
 
     def describe(self) -> str:
         """One line for `config show` and the health checks: which sandbox is active, or why none."""
@@ -126,6 +176,9 @@ class SandboxPolicy:
             return 'off (shell.sandbox is "off"): commands run unsandboxed'
         found = self.status()
         net = "with network" if self.network else "no network"
+        if not self.network and self.allowed_domains and found.kind == "bubblewrap":
+            shown = ", ".join(self.allowed_domains[:5]) + (", …" if len(self.allowed_domains) > 5 else "")
+            net = f"network only to {shown}, through the sandbox's proxy"
         if found.works:
             return f"{found.describe()}, {net}"
         if self.mode == "require":
@@ -146,7 +199,15 @@ class SandboxPolicy:
         if not found.works:
             if self.mode == "require":
                 return Placement(False, True, why=found.why_not,
-                                 refused=f'Not run: shell.sandbox is "require" and no sandbox works here: {found.why_not}')
+                                 refused=f'Not run: {self.mode_setting} is "require" and no sandbox works here: '
+                                 f"{found.why_not}")
             return Placement(False, True, why=found.why_not)
-        return Placement(True, self.network, found.kind, 'the setting shell.network is "on"' if self.network else "",
-                         policy=self, executable=found.executable)
+        why = 'the setting shell.network is "on"' if self.network else ""
+        domains = () if self.network else self.allowed_domains
+        network = self.network
+        if found.kind != "bubblewrap" and domains:  # the proxy needs the sandbox's own loopback
+            why, domains = "shell.allowedDomains needs bubblewrap", ()
+        if found.kind == "landlock" and not network and not found.seccomp:  # the filter is what keeps sockets out
+            network, why, domains = True, "Landlock without the seccomp filter cannot keep the network out", ()
+        return Placement(True, network, found.kind, why, policy=self, executable=found.executable,
+                         domains=domains, seccomp=found.seccomp and found.kind in ("bubblewrap", "landlock"))

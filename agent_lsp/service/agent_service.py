@@ -86,11 +86,11 @@ class AgentService:
             agent = host.current() if use_current else host.new_session()
         try:
             images.refuse_model(message, host, agent)
+            message = images.stored(message, agent)
         except images.ImageProblem:
             if session_id is None and not use_current:  # the session made for this message goes too
                 await host.delete_session(agent.session_id)
             raise
-        message = images.stored(message, agent)
         if before_queue is not None:
             before_queue(agent)
         if after_s > 0:

@@ -1,8 +1,10 @@
 """The images of a user's message, from either face to the session's files.
 
 A message's content may hold image blocks as the faces take them:
-`{"type": "image", "data": <base64>, "mediaType"?, "name"?}` or
-`{"type": "image", "uri": <file URI or path inside the workspace>, "name"?}`.
+`{"type": "image", "data": <base64>, "mediaType"?, "name"?}`,
+`{"type": "image", "uri": <file URI or path inside the workspace>, "name"?}`, or
+`{"type": "image", "file": <name>, "name"?}`, an image the session already keeps
+(a client sending a message of the transcript again gives back its reference).
 `read` checks each one (decoded, its media type known from its bytes, the size
 limit; `llm/images.py`) before anything is queued; `stored` writes the bytes
 once beside the session log (`store/files.py`) and leaves in the message a
@@ -48,6 +50,9 @@ def read(message: Message, host: WorkspaceHost) -> Message:
 def _read(block: dict[str, Any], host: WorkspaceHost, index: int) -> dict[str, Any]:
     name = block.get("name") if isinstance(block.get("name"), str) and block.get("name") else None
     declared = block.get("mediaType") if isinstance(block.get("mediaType"), str) else None
+    if isinstance(block.get("file"), str) and not isinstance(block.get("data"), str):
+        # one the session keeps: read from its folder once the session is known (`stored`)
+        return {"type": "image", "file": block["file"], **({"name": PurePath(name).name} if name else {})}
     if isinstance(block.get("data"), str):
         try:
             data = base64.b64decode(block["data"], validate=True)
@@ -106,11 +111,16 @@ def stored(message: Message, agent: Agent) -> Message:
     content: list[dict[str, Any]] = []
     assert not isinstance(message.content, str)
     for block in message.content:
-        if block.get("type") != "image" or "data" not in block:
+        if block.get("type") != "image" or ("data" not in block and "file" not in block):
             content.append(block)
             continue
-        data = base64.b64decode(block["data"])
-        media_type = block["mediaType"]
+        if "data" in block:
+            data, media_type = base64.b64decode(block["data"]), block["mediaType"]
+        else:
+            data = _kept(folder, block["file"], block.get("name"))
+            media_type = checked(data, block.get("name") or block["file"])
+            if content and content[-1].get("type") == "text" and str(content[-1].get("text")).startswith("[image: "):
+                content.pop()  # the placeholder of the message sent again: written afresh below
         reference = {"type": "image", "mediaType": media_type,
                      "file": files.put(folder, data, MEDIA_TYPES[media_type]), "size": len(data)}
         label = media_type
@@ -120,3 +130,10 @@ def stored(message: Message, agent: Agent) -> Message:
         content.append({"type": "text", "text": f"[image: {label}, {size_text(len(data))}]"})
         content.append(reference)
     return replace(message, content=content)
+
+
+def _kept(folder: Any, file: str, name: str | None) -> bytes:
+    try:
+        return files.read(folder, file)
+    except OSError:
+        raise ImageProblem(f"the image {name or file} is not one this session keeps") from None

@@ -1,8 +1,8 @@
 """Files a session's messages refer to (the images a user sent), written once
 beside the session log: `<id>.files/<sha256>.<ext>` next to `<id>.jsonl`,
 named by their content, so the same image sent twice is stored once. The
-events hold the name, never the bytes; a fork gets the folder's files (hard
-links where the file system allows), a delete removes the folder."""
+events hold the name, never the bytes; a fork gets the files of the events it
+keeps (hard links where the file system allows), a delete removes the folder."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import hashlib
 import os
 import shutil
 from pathlib import Path
+from typing import Any, Iterable
 
 
 def files_dir(log_path: Path) -> Path:
@@ -36,13 +37,26 @@ def read(folder: Path, name: str) -> bytes:
     return (folder / name).read_bytes()
 
 
-def copy(source: Path, target: Path) -> None:
-    """The files of a session for its fork (nothing when it has none)."""
-    if not source.is_dir():
+def referenced(events: Iterable[Any]) -> set[str]:
+    """The files the messages of these events (objects with `.type` and `.data`) refer to."""
+    names: set[str] = set()
+    for event in events:
+        message = event.data.get("message") if event.type == "user/message" else None
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if isinstance(block, dict) and block.get("type") == "image" and isinstance(block.get("file"), str):
+                names.add(block["file"])
+    return names
+
+
+def copy(source: Path, target: Path, names: set[str] | None = None) -> None:
+    """The files of a session for its fork: those named (all when None); nothing
+    when it has none."""
+    if not source.is_dir() or names == set():
         return
     target.mkdir(parents=True, exist_ok=True)
     for path in source.iterdir():
-        if path.name.startswith(".") or not path.is_file():
+        if path.name.startswith(".") or not path.is_file() or (names is not None and path.name not in names):
             continue
         try:
             os.link(path, target / path.name)

@@ -9,7 +9,10 @@ holder dies, so a crash never leaves a session locked.
 
 Within one process a session may be opened more than once (a store's
 re-load, a second store on the same directory): the lock is counted per path
-and released when the last holder lets go.
+and released when the last holder lets go. One process may serve several
+editor windows (the agent host, `agent_lsp.daemon`): each window's stores
+name their window as the `holder`, and a window that is not the one holding
+the session gets `SessionLockedError` as another process would.
 
 Windows: `msvcrt.locking` on the first byte of the lock file gives the same
 exclusion; elsewhere without either, locking is skipped.
@@ -32,17 +35,22 @@ except ImportError:  # Windows
 class SessionLockedError(Exception):
     """The session is open in another live process."""
 
-    def __init__(self, session_id: str, pid: int | None, path: Path):
+    def __init__(self, session_id: str, pid: int | None, path: Path, *, same_process: bool = False):
         self.session_id = session_id
         self.pid = pid
         self.path = path
-        holder = f"process {pid}" if pid else "another process"
+        if same_process:
+            super().__init__(f"session {session_id} is open in another window of this agent-lsp host "
+                             f"(process {pid}; lock {path})")
+            return
+        holder = f"process {pid}" if pid else "process"
         super().__init__(f"session {session_id} is open in another agent-lsp {holder} (lock {path})")
 
 
 class _Held:
-    def __init__(self, fd: int):
+    def __init__(self, fd: int, holder: str | None):
         self.fd = fd
+        self.holder = holder  # the window of this process that holds it (None: the process)
         self.count = 0
 
 
@@ -83,11 +91,14 @@ def _key(lock_path: Path) -> str:
     return os.path.realpath(lock_path)
 
 
-def acquire(lock_path: Path, session_id: str) -> SessionLock:
-    """Lock a session for this process, or raise SessionLockedError."""
+def acquire(lock_path: Path, session_id: str, holder: str | None = None) -> SessionLock:
+    """Lock a session for this process (for its window `holder`, where the
+    process serves several), or raise SessionLockedError."""
     key = _key(lock_path)
     with _guard:
         held = _held.get(key)
+        if held is not None and held.holder != holder:
+            raise SessionLockedError(session_id, os.getpid(), lock_path, same_process=True)
         if held is None:
             fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
             if not _try_lock(fd):
@@ -95,20 +106,23 @@ def acquire(lock_path: Path, session_id: str) -> SessionLock:
                 os.close(fd)
                 raise SessionLockedError(session_id, pid, lock_path)
             _write_pid(fd)
-            held = _held[key] = _Held(fd)
+            held = _held[key] = _Held(fd, holder)
         held.count += 1
     return SessionLock(lock_path, key)
 
 
-def holder_pid(lock_path: Path) -> int | None:
-    """The pid of the live process holding this lock, None when nobody holds it."""
+def holder_pid(lock_path: Path, holder: str | None = None) -> int | None:
+    """The pid of the live process holding this lock, None when nobody holds it;
+    -1 when it is held but the pid is unknown or the holder is another window of
+    this process."""
     try:
         fd = os.open(lock_path, os.O_RDWR)
     except OSError:
         return None
     try:
-        if _key(lock_path) in _held:
-            return os.getpid()
+        held = _held.get(_key(lock_path))
+        if held is not None:
+            return os.getpid() if held.holder == holder else -1
         if _try_lock(fd):
             _unlock(fd)
             return None

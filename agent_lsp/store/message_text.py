@@ -19,7 +19,8 @@ def _is_context_block(block: dict[str, Any]) -> bool:
 def user_text(message: dict[str, Any]) -> str:
     """The sender's own words: the text blocks of a user message without the
     context blocks `make_message` appends for the attached context items
-    (file, selection, diagnostic; verbatim in `context`)."""
+    (file, selection, diagnostic; verbatim in `context`) and without the
+    placeholders of its images (which are its words when it has no others)."""
     content = message.get("content")
     if isinstance(content, str):
         return content
@@ -28,7 +29,26 @@ def user_text(message: dict[str, Any]) -> str:
     attached = len(context) if isinstance(context, list) else 0
     if attached:
         blocks = blocks[:-attached] if attached < len(blocks) else []  # appended last, one block per item
-    return "".join(b.get("text", "") for b in blocks if b.get("type") == "text" and not _is_context_block(b))
+    placeholders = _placeholder_indexes(blocks)
+    own = "".join(b.get("text", "") for i, b in enumerate(blocks)
+                  if b.get("type") == "text" and not _is_context_block(b) and i not in placeholders)
+    if own.strip() or not placeholders:
+        return own
+    return " ".join(blocks[i]["text"] for i in sorted(placeholders))  # images alone: what they are
+
+
+def image_placeholders(message: dict[str, Any]) -> list[str]:
+    """The placeholder (`[image: shot.png, image/png, 12 KB]`) of each image a user
+    message's content refers to (the server writes one before each image it stores)."""
+    content = message.get("content")
+    blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
+    return [blocks[i]["text"] for i in sorted(_placeholder_indexes(blocks))]
+
+
+def _placeholder_indexes(blocks: list[dict[str, Any]]) -> set[int]:
+    """The text blocks that stand for the stored image after them."""
+    return {i for i in range(len(blocks) - 1) if blocks[i].get("type") == "text" and blocks[i + 1].get("type") == "image"
+            and isinstance(blocks[i + 1].get("file"), str)}
 
 
 def assistant_text(message: dict[str, Any]) -> str:

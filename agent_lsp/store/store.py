@@ -47,11 +47,12 @@ class SessionStore:
     locked for this process until closed (`agent_lsp.store.lock`); opening one
     that another live process holds raises `SessionLockedError`."""
 
-    def __init__(self, directory: Path, fsync: bool = False, *, lock: bool = False):
+    def __init__(self, directory: Path, fsync: bool = False, *, lock: bool = False, lock_holder: str | None = None):
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.fsync = fsync
         self.lock = lock
+        self.lock_holder = lock_holder  # the window of a multi-window process this store serves
         self._live: weakref.WeakValueDictionary[str, Session] = weakref.WeakValueDictionary()
         # per file: (mtime, size) when summarised, the summary, the record saved for it
         self._summary_cache: dict[str, tuple[tuple[int, int], SessionSummary, dict[str, Any] | None]] = {}
@@ -69,10 +70,10 @@ class SessionStore:
 
     def holder_of(self, session_id: str) -> int | None:
         """The pid of the live process that has the session open (this one included), if any."""
-        return session_lock.holder_pid(self.lock_path_of(session_id))
+        return session_lock.holder_pid(self.lock_path_of(session_id), self.lock_holder)
 
     def _acquire(self, session_id: str) -> "session_lock.SessionLock | None":
-        return session_lock.acquire(self.lock_path_of(session_id), session_id) if self.lock else None
+        return session_lock.acquire(self.lock_path_of(session_id), session_id, self.lock_holder) if self.lock else None
 
     @staticmethod
     def _hold(session: Session, handle: "session_lock.SessionLock | None") -> None:
@@ -202,7 +203,8 @@ class SessionStore:
         session = Session(session_id, prefix, writer=JsonlWriter(path, fsync=self.fsync), meta=child_meta,
                           created=created, resumed=True, parent_session=source_id, inherited_length=n)
         session.events.attach(path, offsets[1:], session.flush)
-        session_files.copy(session_files.files_dir(self.path_of(source_id)), session_files.files_dir(path))
+        session_files.copy(session_files.files_dir(self.path_of(source_id)), session_files.files_dir(path),
+                           session_files.referenced(prefix))
         if title:
             session.meta.setdefault("title", title)
         self._hold(session, handle)

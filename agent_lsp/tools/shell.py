@@ -31,6 +31,7 @@ import codecs
 import os
 import shutil
 import signal
+import time
 from dataclasses import replace
 from pathlib import Path
 
@@ -234,7 +235,8 @@ async def run_shell(command: str, cwd: Path, timeout_s: float, ctx: ToolContext,
     env = command_env(env_policy)
     argv = [shutil.which("bash") or "/bin/sh", "-c", command]
     if placement is not None:
-        argv = placement.wrap(argv, cwd)
+        argv = await asyncio.to_thread(placement.wrap, argv, cwd)  # the first with an allow list starts its proxy
+    started = time.monotonic()
     proc = await asyncio.create_subprocess_exec(
         *argv,
         cwd=str(cwd),
@@ -253,14 +255,22 @@ async def run_shell(command: str, cwd: Path, timeout_s: float, ctx: ToolContext,
     finally:
         if guard is not None:
             guard.release()
-    return output if placement is None else _report_sandbox(output, placement)
+    return output if placement is None else _report_sandbox(output, placement, started)
 
 
-def _report_sandbox(output: ToolOutput, placement: Placement) -> ToolOutput:
-    """Where the command ran, in its text and meta; what the sandbox blocked, when the output shows it."""
+def _report_sandbox(output: ToolOutput, placement: Placement, started: float) -> ToolOutput:
+    """Where the command ran, in its text and meta; what the sandbox blocked, when the output
+    shows it or the proxy refused a host."""
     meta = {**(output.meta or {}), "sandbox": placement.meta()}
     lines = [f"[{placement.label()}]"]
-    if placement.sandboxed and meta.get("exitCode") not in (0, None) and placement.policy is not None:
+    refused = placement.refused_hosts(started)
+    if refused:
+        meta["sandbox"]["refusedHosts"] = refused
+        meta["sandbox"]["blocked"] = f"network access to {', '.join(refused)} (not in shell.allowedDomains)"
+        lines.append(f"[blocked by the sandbox: network access to {', '.join(refused)}: not in shell.allowedDomains, "
+                     "which only the user can change. If the task needs it, run the command again with "
+                     "outsideSandbox: true; the user is asked first.]")
+    elif placement.sandboxed and meta.get("exitCode") not in (0, None) and placement.policy is not None:
         blocked = blocked_by_sandbox(output.content, placement.policy, placement.network)
         if blocked is not None:
             meta["sandbox"]["blocked"] = blocked

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from agent_lsp.store.event import TITLE_EVENT
-from agent_lsp.store.message_text import PERSON_SOURCES, assistant_text, user_text
+from agent_lsp.store.message_text import PERSON_SOURCES, assistant_text, image_placeholders, user_text
 from agent_lsp.views.lines import call_arguments, cut, failure_text, first_line
 
 TITLE_CHARS = 80
@@ -47,6 +47,8 @@ def _part(kind: str, data: dict[str, Any]) -> str | None:
     message = data.get("message") if isinstance(data.get("message"), dict) else {}
     if kind == "user/message" and message.get("source") in PERSON_SOURCES:
         text = user_text(message).strip()
+        images = [p for p in image_placeholders(message) if p not in text]
+        text = "\n\n".join(part for part in (text, "\n".join(images)) if part)
         return f"## You\n\n{text}" if text else None
     if kind == "assistant/message":
         text = assistant_text(message).strip()

@@ -57,7 +57,7 @@ async def _measure(root: Path, settings: Settings, env: Mapping[str, str]) -> Fi
         if settings.language.enabled:
             host.editor_language = lambda _settings: object()  # as when the editor's servers answer
         try:
-            system = host.system_prompt()
+            system = host.system_prompt.whole()  # the system prompt and the folder's part
             specs = host.tool_registry().specs()
         finally:
             await host.close()

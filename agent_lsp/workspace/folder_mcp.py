@@ -7,6 +7,7 @@ setting, less those the managed policy does not allow (workspace/managed.py).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
@@ -16,6 +17,7 @@ from agent_lsp.config.policy import ManagedPolicy
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.mcp.token_store import DIR_NAME as TOKEN_DIR_NAME
+from agent_lsp.sandbox import SandboxPolicy
 from agent_lsp.workspace.managed import allowed_servers
 
 if TYPE_CHECKING:
@@ -41,7 +43,16 @@ def make_manager(servers: list, problems: list, *, root: Path, settings: Setting
         max_output_chars=mcp.max_output_chars, first_step_wait_s=mcp.first_step_wait_seconds,
         elicitation_timeout_s=mcp.elicitation_timeout_seconds,
         token_dir=data_dir(env) / TOKEN_DIR_NAME,
+        sandbox=mcp_sandbox(settings, root, env),
     )
+
+
+def mcp_sandbox(settings: Settings, root: Path, env: Mapping[str, str]) -> SandboxPolicy | None:
+    """Where stdio servers run: the commands' sandbox (the `shell` settings) under `mcp.sandbox`."""
+    if settings.mcp.sandbox == "off":
+        return None
+    policy = SandboxPolicy.from_settings(settings.shell, [root], dict(env))
+    return replace(policy, mode=settings.mcp.sandbox, mode_setting="mcp.sandbox")
 
 
 def offer_tools(manager: McpManager, agent: Agent) -> None:

@@ -51,9 +51,10 @@ from agent_lsp.workspace.revert_intent import INTENTS_DIR, RevertIntents
 from agent_lsp.workspace.managed import guard_denied_tools
 from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
-from agent_lsp.workspace.instructions import SystemPrompt, runtime_context
+from agent_lsp.workspace.instructions import SystemPrompt, attach_workspace_prompt, runtime_context
 from agent_lsp.workspace.listing_warm_up import ListingWarmUp
 from agent_lsp.workspace.model_warm_up import ModelWarmUp
+from agent_lsp.workspace.endpoint_model import EndpointModel
 from agent_lsp.workspace.permissions import PermissionPolicy
 from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
@@ -90,6 +91,7 @@ class WorkspaceHost:
         env: Mapping[str, str] = os.environ,
         on_agent: Callable[[Agent], None] | None = None,
         editor_language: Callable[[LanguageSettings], LanguageIntelligence | None] | None = None,
+        window: str | None = None,
     ):
         self.root = Path(root).resolve()
         self.uri = self.root.as_uri()
@@ -99,11 +101,10 @@ class WorkspaceHost:
         self.on_agent = on_agent  # called with every Agent the host creates (the LSP relay attaches)
         self.editor_language = editor_language  # the editor's own language servers, where it relays them
         self.current_session_id: str | None = None
-        self.store = open_store(self.root, settings, env)
+        self.store = open_store(self.root, settings, env, lock_holder=window)  # window: of a multi-window process
         self.sessions = OpenSessions(self.store, load=self._make_agent, build=self.build_agent, spawn=self.spawn,
                                      read=self._load)
         self.listing_warm_up = ListingWarmUp(self.store)  # started by the servers, not by one-shot commands
-        self.model_warm_up = ModelWarmUp(lambda: self.settings.model.provider, self.resolve_model)
         self.managed_policy, self.managed_policy_path, _ = read_policy(env)  # its problems: the settings report them
         self.journal = EditJournal()
         # reverts written down before they touch a file: one a crash interrupted is finished or undone
@@ -120,6 +121,10 @@ class WorkspaceHost:
         # edits waiting for the user ("edits.review": "review")
         self.review = EditReview(self.sessions, editor, self.root, mode=lambda: self.settings.edits.review)
         self.models = SessionModels(lambda: self.settings.model, env, self.spawn)
+        # with only a base URL set, the endpoint's one model (workspace/endpoint_model.py)
+        self.endpoint_model = EndpointModel(self.models, lambda: self.settings.model, env)
+        self.model_warm_up = ModelWarmUp(lambda: self.settings.model.provider, self.resolve_model,
+                                         self.endpoint_model.start)
         # titles the model writes ("sessions.titles": "model"), renames
         self.titles = SessionTitles(self.sessions, lambda: self.settings.sessions)
         self.policy = self._make_policy()
@@ -128,7 +133,7 @@ class WorkspaceHost:
         self._mcp: McpManager | None = None  # made with the first session (servers start then)
         self._language: LazyLanguage | None = None  # the language servers we run, made with the tools
         self._asked_language: EditorFirst | None = None  # what the tools ask: the editor's servers, then ours
-        self.system_prompt = SystemPrompt([self.root])  # the stable start of every request
+        self.system_prompt = SystemPrompt([self.root])  # the stable start of every request, then the folder's part
         self.subagents = Subagents(self.sessions, self.modes, self.uri,
                                    agent_type_folders(self.root, config_dir(env), Path.home()),
                                    tools=self.tool_registry, system_prompt=lambda: self.system_prompt())
@@ -345,6 +350,7 @@ class WorkspaceHost:
         self.checkpoints.close()
         await self.listing_warm_up.stop()
         await self.model_warm_up.stop()
+        await self.endpoint_model.stop()
         self.store.index.close()
 
     # -------------------------------------------------------------- building
@@ -373,8 +379,10 @@ class WorkspaceHost:
         options = agent_options(resolved, self.settings, system_prompt=system_prompt, runtime_context=self._runtime_context)
         agent = Agent(session, providers=model_providers(resolved), tools=tools, options=options)
         self.user_hooks().attach(agent)
+        self.endpoint_model.attach(agent)
         attach_tool_set(agent, self.settings.tool_set,  # in plan mode the plan is written with todo_write
                         lambda: ("todo_write",) if self.modes.mode_of(agent.session_id) == "plan" else ())
+        attach_workspace_prompt(agent, self.system_prompt.workspace)  # after the stable system prompt and tools
         attach_rules(agent, self.root, self.rules())  # rules and memory as runtime context, after the stable prefix
         guard_denied_tools(agent, self.managed_policy, self.managed_policy_path)  # first on the bus: before the hooks
         self.sessions.agents[agent.session_id] = agent

@@ -9,7 +9,12 @@ and wins where they disagree.
 The system prompt is the start of every request, so it must stay byte-identical
 from step to step for the providers' prompt caches to hit: `SystemPrompt`
 rebuilds it only when an instruction file appears, changes (mtime or size),
-disappears, or the date changes. What changes while the user works (which
+disappears, or the date changes. It is the same in every folder (who the
+agent is, how to work, the machine and the date); the folder's own part (its
+roots and project instructions, `SystemPrompt.workspace`) goes in a hidden
+first message after the tools (`attach_workspace_prompt`, agent/workspace_part.py),
+so a model server shared by several projects reuses the system prompt and the
+tool schemas of every one of them. What changes while the user works (which
 files are open) goes into `runtime_context`, which the agent loop enters into
 the history as a message only when it changed (R4.5 in docs/agent-loop.md).
 """
@@ -20,7 +25,10 @@ import datetime as _dt
 import os
 import platform
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+if TYPE_CHECKING:
+    from agent_lsp.agent import Agent
 
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md")
 MAX_INSTRUCTION_CHARS = 32_000
@@ -61,14 +69,17 @@ def _read_capped(path: Path) -> str:
     return text.strip()
 
 
-def build_system_prompt(roots: Sequence[Path], now: _dt.datetime | None = None) -> str:
-    """What is the same in every folder first (who the agent is, how to work, the
-    machine and the date), then the folder's own part (its roots and project
-    instructions): a shared model server's prompt cache reuses the first part
-    across projects."""
+def build_system_prompt(now: _dt.datetime | None = None) -> str:
+    """What is the same in every folder: who the agent is, how to work, the machine
+    and the date (a shared model server's prompt cache reuses it across projects)."""
     now = now or _dt.datetime.now().astimezone()
-    sections = [IDENTITY, GUIDE, f"Operating system: {platform.system()} {platform.release()}. Date: {now.date().isoformat()}.",
-                "Workspace roots: " + ", ".join(str(r) for r in roots)]
+    return "\n\n".join([IDENTITY, GUIDE,
+                        f"Operating system: {platform.system()} {platform.release()}. Date: {now.date().isoformat()}."])
+
+
+def build_workspace_prompt(roots: Sequence[Path]) -> str:
+    """The folder's own part of the fixed prompt: its roots and project instructions."""
+    sections = ["Workspace roots: " + ", ".join(str(r) for r in roots)]
     seen: set[Path] = set()
     for root in roots:
         for path in find_instruction_files(Path(root)):
@@ -108,6 +119,7 @@ class SystemPrompt:
         self._candidates = [path for root in self.roots for path in instruction_candidates(root)]
         self._signature: tuple | None = None
         self._text = ""
+        self._workspace = ""
 
     def _stat_signature(self) -> tuple:
         signature: list = [self._today()]
@@ -120,13 +132,37 @@ class SystemPrompt:
                 signature.append((st.st_mtime_ns, st.st_size))
         return tuple(signature)
 
-    def __call__(self) -> str:
+    def _current(self) -> tuple[str, str]:
         signature = self._stat_signature()
         if signature != self._signature:
             today = signature[0]
-            self._text = build_system_prompt(self.roots, now=_dt.datetime(today.year, today.month, today.day))
+            self._text = build_system_prompt(now=_dt.datetime(today.year, today.month, today.day))
+            self._workspace = build_workspace_prompt(self.roots)
             self._signature = signature
-        return self._text
+        return self._text, self._workspace
+
+    def __call__(self) -> str:
+        """The system prompt: the same in every folder."""
+        return self._current()[0]
+
+    def workspace(self) -> str:
+        """The folder's part: its roots and project instructions."""
+        return self._current()[1]
+
+    def whole(self) -> str:
+        """Both, as the model reads them."""
+        return "\n\n".join(self._current())
+
+
+def attach_workspace_prompt(agent: Agent, text: Callable[[], str]) -> None:
+    """Send `text()` (the folder's part of the fixed prompt) as the hidden first
+    message of each of `agent`'s requests, after the system prompt and the tools."""
+
+    async def assemble(payload: dict[str, Any], next_: Callable) -> Any:
+        result = await next_(payload)
+        return {**result, "workspace": text()} if isinstance(result, dict) else result
+
+    agent.hooks.register("system-prompt/assemble", assemble)
 
 
 def _show(path: Path, roots: Sequence[Path]) -> str:

@@ -7,7 +7,8 @@ folder.
 - Then, on the event loop: the configured model's provider is made and the
   model server is asked its context window (llm/window_probe.py); the answer
   is kept for the process, so the first session's first request finds it and
-  does not wait for the probe.
+  does not wait for the probe. With a base URL and no model name set, the
+  endpoint is asked its models too (workspace/endpoint_model.py).
 
 Nothing here is needed: a failure is logged at debug level and the first
 request does what is left itself. The scripted provider has nothing to warm.
@@ -33,11 +34,14 @@ def _prepare_transport(provider: str) -> None:
 
 
 class ModelWarmUp:
-    def __init__(self, provider: Callable[[], str], resolve: Callable[[], Any]):
+    def __init__(self, provider: Callable[[], str], resolve: Callable[[], Any],
+                 list_models: Callable[[], Any] = lambda: None):
         """`provider`: the configured provider's name ("auto" when chosen by the
-        environment); `resolve`: the configured model, as the host resolves it."""
+        environment); `resolve`: the configured model, as the host resolves it;
+        `list_models`: starts asking the endpoint its models, where that is needed."""
         self._provider = provider
         self._resolve = resolve
+        self._list_models = list_models
         self._task: asyncio.Task | None = None
 
     def start(self) -> None:
@@ -53,6 +57,7 @@ class ModelWarmUp:
         resolved = None
         try:
             await asyncio.to_thread(_prepare_transport, self._provider())
+            self._list_models()
             resolved = self._resolve()
             if resolved.provider_name == "scripted":
                 return

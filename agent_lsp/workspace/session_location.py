@@ -36,7 +36,7 @@ def sessions_dir_for(folder: Path, settings: Settings, env: Mapping[str, str] = 
     return sessions_root(settings, env) / folder_key(folder)
 
 
-def open_store(folder: Path, settings: Settings, env: Mapping[str, str]) -> SessionStore:
+def open_store(folder: Path, settings: Settings, env: Mapping[str, str], lock_holder: str | None = None) -> SessionStore:
     """The store of `folder`'s sessions, its directory made and marked."""
     directory = sessions_dir_for(folder, settings, env)
     directory.mkdir(parents=True, exist_ok=True)
@@ -44,5 +44,6 @@ def open_store(folder: Path, settings: Settings, env: Mapping[str, str]) -> Sess
     if not marker.exists():
         marker.write_text(json.dumps({"folder": str(folder), "uri": folder.as_uri()}) + "\n", encoding="utf-8")
     # locked: a second server on the same folder (another editor window) cannot
-    # open a session this one has open (agent_lsp.store.lock)
-    return SessionStore(directory, lock=True)
+    # open a session this one has open (agent_lsp.store.lock), nor another window
+    # of the same agent host (`lock_holder`)
+    return SessionStore(directory, lock=True, lock_holder=lock_holder)

@@ -67,15 +67,18 @@ class SessionModels:
         self.env = env
         self.spawn = spawn
         self._listings: dict[tuple[str, str], tuple[float, list[str]]] = {}  # (provider, base URL) -> (when, ids)
+        # with no model name set, the one model the endpoint lists, once known (workspace/endpoint_model.py)
+        self.unnamed: Callable[[], str | None] = lambda: None
 
     # ------------------------------------------------------------ switching
 
     def configured(self) -> tuple[str, str]:
-        """(provider, model) the settings choose."""
+        """(provider, model) the settings choose (with a base URL and no model name,
+        the endpoint's one model once its list is in)."""
         from agent_lsp.llm.factory import chosen_model
 
         provider, model, _why = chosen_model(self.settings(), model_environment(self.env))
-        return provider, model
+        return provider, self.unnamed() or model
 
     def _settings_for(self, provider: str, model: str) -> ModelSettings:
         from agent_lsp.llm.factory import fallback_settings
@@ -83,6 +86,8 @@ class SessionModels:
         base = self.settings()
         kind, configured_model = self.configured()
         if provider == kind and model == configured_model:
+            if model == self.unnamed():  # no name set: the endpoint's one model, which the settings describe
+                return base.model_copy(update={"model": model, "fallback": None})
             return base.model_copy(update={"fallback": None})
         fallback = fallback_settings(base, kind)
         if fallback is not None and provider == fallback.provider and model == fallback.model:

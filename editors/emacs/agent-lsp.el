@@ -22,6 +22,7 @@
 ;;   M-x agent-lsp-steer                 send into the running turn
 ;;   M-x agent-lsp-cancel                stop the running turn
 ;;   M-x agent-lsp-ask-about-selection   ask a question about the region
+;;   M-x agent-lsp-attach-image          attach an image to the next message
 ;;   M-x agent-lsp-run-skill             run one of the project's skills
 ;;   M-x agent-lsp-new-session           start a new session
 ;;   M-x agent-lsp-resume                show an earlier session and go on in it
@@ -40,6 +41,7 @@
 (require 'seq)
 (require 'subr-x)
 (require 'agent-lsp-language)
+(require 'agent-lsp-images)
 
 (defgroup agent-lsp nil
   "The agent_lsp coding agent."
@@ -213,12 +215,12 @@ its appearing, are dropped."
   (apply #'agent-lsp--insert (append strings '("\n"))))
 
 (defun agent-lsp--user-text (message)
-  "What the user wrote in MESSAGE, without the attached context blocks."
+  "What the user wrote in MESSAGE, without the attached context blocks and images."
   (mapconcat (lambda (block) (plist-get block :text))
              (seq-filter (lambda (block)
                            (and (equal (plist-get block :type) "text")
                                 (not (string-prefix-p "<context>" (plist-get block :text)))))
-                         (plist-get message :content))
+                         (agent-lsp-images-text-blocks (plist-get message :content)))
              ""))
 
 (defun agent-lsp--arguments (arguments)
@@ -249,7 +251,8 @@ its appearing, are dropped."
                (t (agent-lsp--line (propertize (if (equal (plist-get message :delivery) "steer")
                                                    "You (steering): " "You: ")
                                                'face 'bold)
-                                   (agent-lsp--user-text message))))))
+                                   (agent-lsp--user-text message))
+                  (mapc #'agent-lsp-images-insert (agent-lsp-images-of (plist-get message :content)))))))
       ("assistant/chunk"
        (let ((chunk (plist-get data :chunk)))
          (when (equal (plist-get chunk :type) "text-delta")
@@ -333,12 +336,13 @@ its appearing, are dropped."
       result)))
 
 (defun agent-lsp--message (content)
-  "The followup/steer argument for CONTENT: into the session shown, once known."
-  (if agent-lsp--session
-      (if (stringp content)
-          (list :content content :sessionId agent-lsp--session)
-        (plist-put (copy-sequence content) :sessionId agent-lsp--session))
-    content))
+  "The followup/steer argument for CONTENT: text, blocks or a plist."
+  (let ((content (if (vectorp content) (list :content content) content)))
+    (if agent-lsp--session
+        (if (stringp content)
+            (list :content content :sessionId agent-lsp--session)
+          (plist-put (copy-sequence content) :sessionId agent-lsp--session))
+      content)))
 
 (defun agent-lsp--request (method params)
   "Send METHOD with PARAMS to this project's agent-lsp and return the result."
@@ -360,14 +364,16 @@ its appearing, are dropped."
   "Send TEXT to the agent of this project.
 It starts a turn, or is queued after the running one."
   (interactive (list (read-string "Ask the agent: ")))
-  (agent-lsp--command 'agentLsp.followup (agent-lsp--message text))
+  (agent-lsp-images-send
+   (lambda () (agent-lsp--command 'agentLsp.followup (agent-lsp--message (agent-lsp-images-content text)))))
   (agent-lsp-show))
 
 ;;;###autoload
 (defun agent-lsp-steer (text)
   "Send TEXT into the running turn: the agent reads it at its next step."
   (interactive (list (read-string "Steer the agent: ")))
-  (agent-lsp--command 'agentLsp.steer (agent-lsp--message text)))
+  (agent-lsp-images-send
+   (lambda () (agent-lsp--command 'agentLsp.steer (agent-lsp--message (agent-lsp-images-content text))))))
 
 ;;;###autoload
 (defun agent-lsp-cancel ()

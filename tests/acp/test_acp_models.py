@@ -80,3 +80,17 @@ async def test_choosing_the_configured_fallback_sends_the_next_request_to_its_se
     assert [r.body["model"] for r in fake.requests] == ["house-model-7b"]
     assert [r.body["model"] for r in second.requests] == ["gemma-fallback"]
     assert client.text(sid) == "onetwo"
+
+
+async def test_with_only_a_base_url_the_endpoint_s_one_model_is_used_and_shown(tmp_path, fake):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    fake.routes["GET /v1/models"] = Reply.json(200, {"object": "list", "data": [{"id": "qwen-local.gguf"}]})
+    fake.queue(reply("hello"))
+    client = AcpTestClient()
+    async with acp_agent(client, tmp_path / "sessions", model_extra={"provider": "auto", "baseUrl": fake.url + "/v1"}) as conn:
+        sid = (await conn.new_session(cwd=str(workspace), mcp_servers=[])).session_id
+        await asyncio.wait_for(conn.prompt(session_id=sid, prompt=[acp.text_block("hi")]), 30)
+        updates = [u for u in client.of(sid) if u.session_update == "config_option_update"]
+    assert [r.body["model"] for r in fake.requests] == ["qwen-local.gguf"]
+    assert updates and updates[-1].config_options[0].current_value == "openai/qwen-local.gguf"

@@ -1,12 +1,15 @@
 """Images from the command line against a real local OpenAI-compatible server:
 `agent-lsp run --image PATH` (repeatable) and `/image PATH` in `chat` send them as
 `image_url` data URLs; a file that is not an image is refused by name before any
-request; a file that cannot be read is a usage error."""
+request; a file that cannot be read is a usage error. The transcript, live and
+replayed, prints each image with the path of the file the session keeps it in."""
 
 from __future__ import annotations
 
 import asyncio
 import base64
+import hashlib
+import re
 import sys
 from pathlib import Path
 
@@ -46,10 +49,12 @@ def test_run_and_chat_send_images_and_refuse_what_is_not_one(tmp_path: Path):
         missing = await asyncio.to_thread(agent_lsp, [*run, "--image", str(pictures / "gone.png")], env)
         chat = await asyncio.to_thread(agent_lsp, ["chat", "-w", str(workspace)], env,
                                        input=f"/image {pictures / 'shot.png'}\nand this?\n/exit\n")
+        sid = re.search(r"--session ([\w-]+)", chat.stderr).group(1)
+        show = await asyncio.to_thread(agent_lsp, ["sessions", "show", sid, "-w", str(workspace)], env)
         await fake.stop()
-        return both, refused, missing, chat, fake
+        return both, refused, missing, chat, show, fake
 
-    both, refused, missing, chat, fake = asyncio.run(scenario())
+    both, refused, missing, chat, show, fake = asyncio.run(scenario())
     assert both.returncode == 0, both.stderr
     assert "two pictures" in both.stdout
     assert refused.returncode != 0 and "notes.png is not an image the models take" in refused.stderr
@@ -60,3 +65,11 @@ def test_run_and_chat_send_images_and_refuse_what_is_not_one(tmp_path: Path):
     assert _image_urls(first) == ["data:image/png;base64," + base64.b64encode(PNG).decode(),
                                   "data:image/webp;base64," + base64.b64encode(WEBP).decode()]
     assert _image_urls(second) == ["data:image/png;base64," + base64.b64encode(PNG).decode()]
+
+    # the stored file's path, printed live by chat and by `sessions show`
+    kept = re.search(rf"\[image: shot\.png, {len(PNG)} B\] (\S+)", chat.stdout)
+    assert kept, chat.stdout
+    path = Path(kept.group(1))
+    assert path.name == f"{hashlib.sha256(PNG).hexdigest()}.png" and path.read_bytes() == PNG
+    assert show.returncode == 0, show.stderr
+    assert "> and this?\n" in show.stdout and f"[image: shot.png, {len(PNG)} B] {path}" in show.stdout

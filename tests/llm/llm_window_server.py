@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Callable
 
 from llm_fake_server import FakeServer, Reply, Seen
 
@@ -29,9 +29,11 @@ def _sse(chunks: list[dict[str, Any]]) -> Reply:
 
 
 class WindowedModel:
-    def __init__(self, server: FakeServer, n_ctx: int, *, tool: str, steps_per_turn: int):
+    def __init__(self, server: FakeServer, n_ctx: int, *, tool: str, steps_per_turn: int,
+                 arguments: Callable[[int], dict[str, Any]] = lambda n: {"chunk": n}):
         self.n_ctx = n_ctx
         self.tool = tool
+        self.arguments = arguments  # the arguments of the n-th tool call (from 1)
         self.steps_per_turn = steps_per_turn
         self.rejected: list[int] = []  # prompt sizes answered with a 400
         self.prompts: list[int] = []  # prompt sizes answered
@@ -74,7 +76,7 @@ class WindowedModel:
         if self._calls < self.steps_per_turn * len(self._batches):
             self._calls += 1
             call = {"index": 0, "id": f"call_{self._calls}", "type": "function",
-                    "function": {"name": self.tool, "arguments": json.dumps({"chunk": self._calls})}}
+                    "function": {"name": self.tool, "arguments": json.dumps(self.arguments(self._calls))}}
             return _sse([{"choices": [{"index": 0, "delta": {"tool_calls": [call]}, "finish_reason": None}]},
                          {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
                          {"choices": [], "usage": usage}])

@@ -116,8 +116,9 @@ async def test_a_slow_server_s_window_is_waited_for_rather_than_compacting_by_a_
     """While the server's answer is still coming, a guessed window stands in; a
     first request the guess would compact waits for the real window instead."""
     model = WindowedModel(server, 32768, tool="read_chunk", steps_per_turn=0)
+    # 0.6 s: past the first step's short wait, within the longer one a compaction waits
     server.routes["GET /props"] = Reply(parts=[b'{"default_generation_settings": ', b'{"n_ctx": 32768}}'],
-                                        headers={"content-type": "application/json"}, delay_s=0.6)
+                                        headers={"content-type": "application/json"}, delay_s=0.3)
     provider = OpenAIProvider(base_url=server.url + "/v1", timeouts=Timeouts(5, 5, 5))
     agent = Agent(SessionStore(tmp_path).create(), providers={"openai": provider},
                   tools=ToolRegistry([ReadChunk(10)]),

@@ -368,6 +368,7 @@ def make_client() -> tuple[LanguageClient, EditorUnderTest]:
         "agent/error",
         "agent/tool/progress",
         "agent/subagent/status",
+        "agent/permission/answered",
     ):
         client.feature(method)(record(method))
 

@@ -7,8 +7,10 @@ At 4k the first request's fixed part fits in 1,450 tokens (characters / 4),
 the language tool included: the small tool set is offered (with the plan tool in plan mode; at 32k, every
 tool). The clients'
 context meter hears the fixed prompt's size with the window. Two folders'
-first requests start with the same bytes up to the folder's own part, so a
-shared server's prompt cache serves both. A window too small for even the
+first requests start with the same bytes up to the folder's own part (the
+system prompt and every tool schema; the folder's roots and AGENTS.md come
+after them, as the first message), so a shared server's prompt cache serves
+both. A window too small for even the
 small set is refused before anything is sent, saying why.
 """
 
@@ -31,10 +33,11 @@ SMALL_SET = {"read_file", "edit_file", "grep", "run_command", "language"}
 
 def fixed_tokens(body: dict) -> int:
     """The fixed part of a chat-completions request, in characters / 4: the system
-    message and the tool schemas as sent."""
-    system = body["messages"][0]
-    assert system["role"] == "system"
-    chars = len(system["content"]) + len(json.dumps(body["tools"], separators=(",", ":"), ensure_ascii=False))
+    message, the tool schemas and the folder's part (the first message) as sent."""
+    system, workspace = body["messages"][:2]
+    assert system["role"] == "system" and workspace["content"].startswith("Workspace roots:")
+    chars = len(system["content"]) + len(workspace["content"])
+    chars += len(json.dumps(body["tools"], separators=(",", ":"), ensure_ascii=False))
     return (chars + 3) // 4
 
 
@@ -99,12 +102,13 @@ async def test_a_4k_window_gets_a_fixed_prompt_under_1450_tokens_shared_across_f
     assert context["contextWindow"] == 4096
     assert abs(context["fixedTokens"] - fixed_tokens(first)) < 0.1 * fixed_tokens(first)
 
-    # the same bytes up to the folder's own part: instructions, machine, date, then the tools
+    # the same bytes up to the folder's own part: the system prompt (instructions, machine,
+    # date) and the tools, then the folder's roots and AGENTS.md as the first message
     assert first["tools"] == second["tools"]
-    one, two = first["messages"][0]["content"], second["messages"][0]["content"]
-    shared = len(one[: one.index("Workspace roots:")])
-    assert one[:shared] == two[:shared] and str(folders[0]) not in one[:shared]
-    assert one[shared:] != two[shared:] and "Instructions of beta-project." in two[shared:]
+    assert first["messages"][0] == second["messages"][0] and str(folders[0]) not in first["messages"][0]["content"]
+    one, two = (body["messages"][1]["content"] for body in (first, second))
+    assert one.startswith(f"Workspace roots: {folders[0]}") and "Instructions of alpha." in one
+    assert two.startswith(f"Workspace roots: {folders[1]}") and "Instructions of beta-project." in two
 
     reason = next(e["data"]["reason"] for e in refused if e["type"] == "turn/end")
     assert reason["kind"] == "error" and reason["error"]["code"] == "CONTEXT_WINDOW_EXCEEDED"

@@ -1,9 +1,9 @@
 """Images in a user's message over LSP: the real server and a real local HTTP model
 server of each provider format. The image reaches the request in the provider's
 shape with the media type its bytes say, is stored once beside the session log
-(the log holds a reference, no base64), replay gives the reference, a fork keeps
-the file and a delete removes it; a bad image, one too large and a model without
-images are refused with -32602 before any request."""
+(the log holds a reference, no base64), replay gives the reference, a fork gets
+the files of the turns it keeps and a delete removes them; a bad image, one too
+large and a model without images are refused with -32602 before any request."""
 
 from __future__ import annotations
 
@@ -95,6 +95,9 @@ async def test_an_image_reaches_the_model_and_is_stored_once_by_reference(tmp_pa
             child = (await editor.request("agent/session/fork", {"sessionId": sid, "turn": 2}))["sessionId"]
             assert sorted(p.name for p in (store / f"{child}.files").iterdir()) == sorted(
                 p.name for p in (store / f"{sid}.files").iterdir())
+            # a fork of the first turn only gets the image that turn sent, not the later one
+            first_turn = (await editor.request("agent/session/fork", {"sessionId": sid, "turn": 1}))["sessionId"]
+            assert [p.name for p in (store / f"{first_turn}.files").iterdir()] == [f"{hashlib.sha256(PNG).hexdigest()}.png"]
 
             # a model known not to take images is refused before the request; the session goes on
             await editor.request("agent/session/setModel", {"sessionId": sid, "model": "gpt-3.5-turbo"})

@@ -4,8 +4,9 @@ The real server talks to a real local HTTP model server (OpenAI or Anthropic
 format) over a session of several turns and steps; the editor opens files
 between turns and while a tool call waits on it (between two steps). Every
 request must start with the previous request's prompt unchanged (system
-prompt, tools, then history): what the editor shows enters as a message at
-the end, and the project's AGENTS.md is re-read only when it changes.
+prompt, tools, the folder's part, then history): what the editor shows
+enters as a message at the end, and the project's AGENTS.md is re-read only
+when it changes (and then only the folder's part changes).
 """
 
 from __future__ import annotations
@@ -85,16 +86,19 @@ def _strip_cache_control(value):
     return value
 
 
-def prompt_parts(provider: str, body: dict) -> tuple[str, list[str]]:
-    """(the bytes that start every request: system prompt and tools, [each history message's bytes])."""
+def prompt_parts(provider: str, body: dict) -> tuple[str, str, list[str]]:
+    """(the bytes every folder's requests start with: system prompt and tools, then the
+    folder's own part (a first message), then [each history message's bytes])."""
     body = _strip_cache_control(body)
     if provider == "openai":
-        system, *history = body["messages"]
+        system, workspace, *history = body["messages"]
         head = json.dumps([system, body.get("tools")])
     else:
-        history = body["messages"]
+        first, *rest = body["messages"]  # Anthropic: the folder's part is the first block of the first turn
+        workspace = first["content"][0]
+        history = [{**first, "content": first["content"][1:]}, *rest]
         head = json.dumps([body.get("system"), body.get("tools")])
-    return head, [json.dumps(m) for m in history]
+    return head, json.dumps(workspace), [json.dumps(m) for m in history]
 
 
 def open_file(editor: EditorUnderTest, path: Path) -> None:
@@ -147,12 +151,16 @@ async def test_the_prompt_prefix_stays_identical_while_files_open_between_steps(
     bodies = [seen.body for seen in fake.requests]
     assert len(bodies) == 5
     parts = [prompt_parts(provider, body) for body in bodies]
-    heads = [head for head, _ in parts]
-    # system prompt and tools: the same bytes for every request until AGENTS.md changed
-    assert heads[0] == heads[1] == heads[2] == heads[3] != heads[4]
-    assert "pytest -q, always" in heads[4] and "pytest -q, always" not in heads[3]
+    heads = [head for head, _, _ in parts]
+    workspaces = [workspace for _, workspace, _ in parts]
+    # system prompt and tools: the same bytes for every request, the folder's part after them
+    assert len(set(heads)) == 1 and str(workspace) not in heads[0] and "pytest" not in heads[0]
+    # the folder's part (roots, AGENTS.md): the same until AGENTS.md changed
+    assert workspaces[0] == workspaces[1] == workspaces[2] == workspaces[3] != workspaces[4]
+    assert "pytest -q, always" in workspaces[4] and "pytest -q, always" not in workspaces[3]
     for name in ("a.py", "b.py", "c.py", "d.py"):
-        assert name not in heads[3], "the open files are not in the system prompt"
+        assert name not in heads[3] + workspaces[3], "the open files are not in the fixed prompt"
+    parts = [(head, history) for head, _, history in parts]
     # the history only grows at its end: each request starts with the previous one's history
     for (_, previous), (_, current) in zip(parts, parts[1:]):
         # (Anthropic merges consecutive same-role turns, so the last message of one request may grow in the next)
@@ -166,7 +174,7 @@ async def test_the_prompt_prefix_stays_identical_while_files_open_between_steps(
 
     headers = [e["data"] for e in events if e["type"] == "request/header"]
     assert [h["reason"] for h in headers] == ["initial", "change"]  # the change: AGENTS.md, in the last turn
-    assert "pytest -q, always" in headers[1]["header"]["system"]
+    assert "pytest -q, always" in headers[1]["header"]["workspace"]
     contexts = [e["data"]["message"] for e in events if e["type"] == "user/message"
                 and e["data"]["message"]["source"] == "runtime-context"]
     assert len(contexts) == 4  # a.py, +b.py, +c.py, +d.py; nothing new in the last turn

@@ -40,7 +40,8 @@ def said(request) -> list[tuple[str, str]]:
         content = message.get("content")
         text = content if isinstance(content, str) else "".join(p.get("text", "") for p in content or ())
         out.append((message["role"], text))
-    return [m for m in out if m[0] != "system"]
+    # the conversation, without the fixed prompt (the system prompt and the folder's part, the first message)
+    return [m for m in out if m[0] != "system" and not m[1].startswith("Workspace roots:")]
 
 
 @pytest.fixture

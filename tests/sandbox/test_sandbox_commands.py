@@ -14,7 +14,8 @@ from pathlib import Path
 import psutil
 import pytest
 from sandbox_places import Places, make_places, needs_bwrap
-from tools_harness import call, error_code, is_error, text_of, tool_server
+from sandbox_turns import server, turn
+from tools_harness import call, error_code, is_error, text_of
 
 FIVE = ["echo one", "ls", "pwd", "true", "cat notes.md"]
 TINY_TEST = "def test_adds():\n    assert 1 + 1 == 2\n"
@@ -26,27 +27,6 @@ def places(tmp_path: Path) -> Places:
     (places.workspace / "notes.md").write_text("notes\n")
     (places.workspace / "test_tiny.py").write_text(TINY_TEST)
     return places
-
-
-def server(places: Places, **env: str):
-    # a hook before every command: it runs in the commands' sandbox
-    hook = f"touch hook-ran; touch {places.outside}/hook-escaped; exit 0"
-    hooks = {"PreToolUse": [{"matcher": "run_command", "hooks": [{"type": "command", "command": hook}]}]}
-    return tool_server(folders=[places.workspace], sessions_dir=places.root / "sessions",
-                       settings={"permissions": {"sandboxedCommands": "allow"}, "hooks": hooks},
-                       env={"HOME": str(places.home), "TMPDIR": str(places.temp), **env})
-
-
-async def turn(editor, steps: list[dict], shell: dict | None = None, session_id: str | None = None):
-    """One turn of the scripted model (and these `shell` settings); the session and its tool results."""
-    editor.configure({"model": {"provider": "scripted", "script": [*steps, {"text": "done"}]}, "shell": shell or {}})
-    before = len(editor.statuses)
-    params = {"content": "go", **({"sessionId": session_id} if session_id else {})}
-    sid = (await editor.request("agent/followup", params))["sessionId"]
-    seen = len(editor.events[sid]) if session_id else 0
-    await editor.wait_idle(sid, before)
-    await editor.wait_for(lambda: editor.event_types(sid)[-1:] == ["turn/end"], what="turn/end")
-    return sid, [e["data"] for e in editor.events[sid][seen:] if e["type"] == "tool/result"]
 
 
 def running(*argv: str) -> list[int]:
@@ -110,7 +90,7 @@ async def test_sandboxed_commands_ask_nothing_report_where_they_ran_revert_and_c
 async def test_without_bubblewrap_every_command_is_asked_and_require_refuses(places: Places):
     async with server(places, PATH=places.path_without_bwrap()) as editor:
         editor.permission_answer = "once"
-        _, results = await turn(editor, [call("run_command", command=c) for c in FIVE])
+        _, results = await turn(editor, [call("run_command", command=c) for c in FIVE], shell={"landlock": False})
         assert [q["title"] for q in editor.permission_requests] == [
             f"Run `{c}` (not sandboxed: bubblewrap is not installed: apt install bubblewrap "
             "(Fedora: dnf install bubblewrap; Arch: pacman -S bubblewrap))" for c in FIVE]
@@ -119,7 +99,7 @@ async def test_without_bubblewrap_every_command_is_asked_and_require_refuses(pla
 
         editor.permission_requests.clear()
         sid, (refused,) = await turn(editor, [call("run_command", command="echo x > refused.txt")],
-                                   shell={"sandbox": "require"})
+                                   shell={"sandbox": "require", "landlock": False})
         assert error_code(refused) == "SANDBOX_REQUIRED" and editor.permission_requests == []
         hook = [e["data"] for e in editor.events[sid] if e["type"] == "hook/run"][-1]
         assert hook["outcome"] == "failed" and 'shell.sandbox is "require"' in hook["message"]

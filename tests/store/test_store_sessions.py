@@ -205,7 +205,7 @@ def _first_message(session, message):
     session.flush()
 
 
-def test_a_title_is_the_users_words_not_the_attached_context(tmp_path):
+def test_a_title_is_the_users_words_not_the_attached_context_or_image_placeholders(tmp_path):
     from agent_lsp.agent.inbox import make_message
 
     store = SessionStore(tmp_path)
@@ -218,6 +218,11 @@ def test_a_title_is_the_users_words_not_the_attached_context(tmp_path):
         "only": make_message("  ", context=[selection, {"kind": "diagnostic", "uri": "file:///ws/b.py", "message": "E1"},
                                             {"kind": "file", "uri": "file:///ws/b.py"}]),
         "nothing": make_message("", context=[{"type": "text", "text": "pasted"}]),
+        # images as the server stores them: a placeholder before each reference
+        "image": make_message([{"type": "text", "text": "why red?"}, {"type": "text", "text": "[image: a.png, image/png, 9 KB]"},
+                               {"type": "image", "mediaType": "image/png", "file": "ab.png", "name": "a.png"}]),
+        "image only": make_message([{"type": "text", "text": "[image: a.png, image/png, 9 KB]"},
+                                    {"type": "image", "mediaType": "image/png", "file": "ab.png", "name": "a.png"}]),
     }
     ids = {}
     for name, message in cases.items():
@@ -230,4 +235,6 @@ def test_a_title_is_the_users_words_not_the_attached_context(tmp_path):
     assert titles["blocks"] == "see here"
     assert titles["only"] == "(context only: my app.py, b.py)"
     assert titles["nothing"] == "(context only)"
+    assert titles["image"] == "why red?"
+    assert titles["image only"] == "[image: a.png, image/png, 9 KB]"
     assert not any("context>" in t or "x = 1" in t for t in titles.values())

@@ -13,6 +13,7 @@ from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer
 from agent_lsp.lsp.messages import message, message_ref
 from agent_lsp.lsp.rpc import parse
+from agent_lsp.service import ImageProblem
 
 
 COMMAND_TURN_DELAY_S = 0.05
@@ -27,9 +28,12 @@ def register(server: AgentLanguageServer) -> None:
         # in the same read as the answer to its synchronous executeCommand unread until more
         # output comes, so a turn whose first output raced the answer could wait forever on an
         # applyEdit the editor never saw.
-        queued = await ls.service.followup(message(p.content, p.context), session_id=p.session_id or None,
-                                           workspace_uri=p.workspace_uri, use_current=True, mentions=False,
-                                           after_s=COMMAND_TURN_DELAY_S)
+        try:
+            queued = await ls.service.followup(message(p.content, p.context), session_id=p.session_id or None,
+                                               workspace_uri=p.workspace_uri, use_current=True, mentions=False,
+                                               after_s=COMMAND_TURN_DELAY_S)
+        except ImageProblem as problem:  # as agent/followup answers it: nothing queued
+            raise JsonRpcInvalidParams(str(problem)) from None
         ls.command_sessions.add(queued.session_id)
         return wire.wire_dump(message_ref(queued))
 
@@ -37,8 +41,11 @@ def register(server: AgentLanguageServer) -> None:
     async def cmd_steer(ls: AgentLanguageServer, *args: Any) -> dict:
         p = _command_args(args)
         await ls.ready()
-        queued = await ls.service.steer(message(p.content, p.context), session_id=p.session_id or None,
-                                        workspace_uri=p.workspace_uri)
+        try:
+            queued = await ls.service.steer(message(p.content, p.context), session_id=p.session_id or None,
+                                            workspace_uri=p.workspace_uri)
+        except ImageProblem as problem:
+            raise JsonRpcInvalidParams(str(problem)) from None
         ls.command_sessions.add(queued.session_id)
         return wire.wire_dump(message_ref(queued))
 

@@ -56,10 +56,7 @@ def register(server: AgentLanguageServer) -> None:
     @server.feature(types.SHUTDOWN)
     async def on_shutdown(ls: AgentLanguageServer, params: Any) -> None:
         await ls.protocol.settle_requests(SHUTDOWN_GRACE_S)
-        hosts, ls.folders = ls.live_hosts, {}
-        for host in hosts:
-            await host.close()
-        ls.relay.close()
+        await ls.close_hosts()
 
     @server.feature(types.EXIT)
     async def on_exit(ls: AgentLanguageServer, params: Any) -> None:

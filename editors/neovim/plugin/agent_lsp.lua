@@ -29,6 +29,12 @@ end
 local command = vim.api.nvim_create_user_command
 command("AgentAsk", run("ask"), { nargs = "*", range = true, desc = "agent_lsp: ask the agent (a range attaches the selection)" })
 command("AgentSteer", run("steer"), { nargs = "*", range = true, desc = "agent_lsp: steer the running turn" })
+command("AgentAttach", function(opts)
+  require("agent_lsp.images").attach(opts)
+end, { nargs = "?", bang = true, complete = "file", desc = "agent_lsp: attach an image to the next message (! removes them)" })
+command("AgentImage", function()
+  require("agent_lsp.images").open_under_cursor()
+end, { nargs = 0, desc = "agent_lsp: open the image of the [image: …] line under the cursor" })
 command("AgentQueue", run("queue"), { nargs = 0, desc = "agent_lsp: show and remove queued messages" })
 command("AgentCancel", run("cancel"), { nargs = 0, desc = "agent_lsp: cancel the running turn" })
 command("AgentNew", run("new"), { nargs = 0, desc = "agent_lsp: start a new session" })

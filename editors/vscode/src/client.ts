@@ -29,6 +29,8 @@ export interface ClientHandlers {
   toolProgress(params: ServerNotifications['agent/tool/progress']): void;
   subagentStatus(params: ServerNotifications['agent/subagent/status']): void;
   permission(params: PermissionParams): Promise<PermissionAnswer>;
+  /** A question asked here too was answered in another window of the agent host. */
+  permissionAnswered(params: ServerNotifications['agent/permission/answered']): void;
   settings(): Promise<Record<string, unknown>>;
   saveAgentEdits(): boolean;
   /** agent/languageQuery: VS Code's own language features answer. */
@@ -195,6 +197,7 @@ export function createClient(
   onNotification('agent/error', handlers.error);
   onNotification('agent/tool/progress', handlers.toolProgress);
   onNotification('agent/subagent/status', handlers.subagentStatus);
+  onNotification('agent/permission/answered', handlers.permissionAnswered);
   onRequest('agent/permission', (params) => handlers.permission(params).then((answer) => ({ answer })));
   onRequest('agent/elicit', (params) => askElicitation(params));
   onRequest('agent/languageQuery', (params) => handlers.languageQuery(params));

@@ -7,6 +7,7 @@ import { checkModel, CheckResult } from './connectionCheck';
 import { BeforeContent, showToolDiff } from './diffView';
 import type { EditorContext } from './editorContext';
 import { chooseServerProgram, setupModel } from './firstRun';
+import { pickImages } from './imageRequests';
 import type { SendAction } from './input';
 import { runMcpPrompt } from './mcpPrompts';
 import { showMcpServers } from './mcpStatus';
@@ -67,6 +68,9 @@ export function registerCommands(host: CommandHost): vscode.Disposable[] {
   const register = (id: string, fn: (...args: any[]) => unknown) => disposables.push(vscode.commands.registerCommand(id, fn));
   register('agentLsp.focus', () => host.panel.reveal());
   register('agentLsp.showLog', () => host.output.show(true));
+  // From the palette a file dialog; with image file URIs (an explorer's selection, a test) those files.
+  register('agentLsp.attachImage', (uri?: vscode.Uri, uris?: vscode.Uri[]) =>
+    pickImages(host, uris?.length ? uris : uri instanceof vscode.Uri ? [uri] : undefined));
   register('agentLsp.restartServer', () => host.server.restart());
   register('agentLsp.setupModel', () => setupModel());
   register('agentLsp.chooseServer', () => chooseServerProgram());

@@ -8,6 +8,7 @@ import { LanguageClient } from 'vscode-languageclient/node';
 import { registerCommands } from './commands';
 import { BEFORE_SCHEME, BeforeContent } from './diffView';
 import { EditorContext } from './editorContext';
+import { ImageAttachment, messageContent, resentContent } from './images';
 import { SendAction, WhileRunning, chooseSendAction } from './input';
 import { markdownToPlain } from './markdown';
 import { openPick } from './modelPicker';
@@ -186,7 +187,8 @@ class AgentExtension implements vscode.Disposable {
     if (!end || !user || user.kind !== 'user') {
       throw new Error(turn == null ? 'there is no turn to retry' : `turn ${turn} has no message to send again`);
     }
-    return this.sessions.send(chooseSendAction(this.sessions.status, this.whileRunning(), false), user.text, user.context);
+    const content = resentContent(user.text, user.images); // the images too: the server keeps them
+    return this.sessions.send(chooseSendAction(this.sessions.status, this.whileRunning(), false), content, user.context);
   }
 
   folderUri(): string | undefined {
@@ -205,10 +207,10 @@ class AgentExtension implements vscode.Disposable {
     this.panel.post({ type: 'prefs', whileRunning: this.whileRunning(), attach: this.attachOn() });
   }
 
-  async send(text: string, action?: SendAction, extra: ContextItem[] = []): Promise<MessageRef> {
+  async send(text: string, action?: SendAction, extra: ContextItem[] = [], images: ImageAttachment[] = []): Promise<MessageRef> {
     const chosen = action ?? chooseSendAction(this.sessions.status, this.whileRunning(), false);
     const context = await this.editors.contextFor(text, extra, this.attachOn());
-    return this.sessions.send(chosen, text, context);
+    return this.sessions.send(chosen, messageContent(text, images), context);
   }
 
   async guarded<T>(what: string, fn: () => Promise<T>): Promise<T | undefined> {

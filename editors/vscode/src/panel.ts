@@ -2,6 +2,7 @@
 // webview renders; everything it asks for is done here.
 
 import * as vscode from 'vscode';
+import type { ImageAttachment } from './images';
 import { SendAction } from './input';
 import { PermissionCard } from './permissionCard';
 import { PermissionAnswer } from './protocol';
@@ -11,7 +12,11 @@ import { SlashItem } from './slashMenu';
 /** Messages the webview posts. */
 export type PanelRequest =
   | { type: 'ready' }
-  | { type: 'send'; text: string; action: SendAction }
+  | { type: 'send'; text: string; action: SendAction; images?: ImageAttachment[] }
+  | { type: 'pickImage' }
+  | { type: 'attachUris'; uris: string[] }
+  | { type: 'loadImage'; file: string }
+  | { type: 'openImage'; file: string }
   | { type: 'slashItems' }
   | { type: 'slash'; name: string; rest: string; text: string }
   | { type: 'cancel' }
@@ -52,7 +57,10 @@ export type PanelMessage =
   | { type: 'insert'; text: string }
   | { type: 'focus' }
   | { type: 'permission'; card: PermissionCard | null }
-  | { type: 'slashItems'; items: SlashItem[]; loading: boolean };
+  | { type: 'slashItems'; items: SlashItem[]; loading: boolean }
+  | { type: 'attachImage'; image: ImageAttachment }
+  | { type: 'restoreImages'; images: ImageAttachment[] }
+  | { type: 'imageData'; file: string; url?: string; error?: string };
 
 /** What the webview last drew: its item count, last text, header status and
  * the labels of the buttons of its permission card and last failed turn. */
@@ -158,7 +166,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
       `style-src ${webview.cspSource}`,
       `script-src 'nonce-${n}'`,
       `font-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource} data:`, // data: the images of the messages and the input
     ].join('; ');
     return `<!DOCTYPE html>
 <html lang="en">
@@ -188,9 +196,11 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
   <div id="context-row">
     <label id="attach-label" title="Attach the active editor's file and selection"><input type="checkbox" id="attach"> <span id="context-label">No active editor to attach</span></label>
     <button id="mention" class="link" title="Attach another file (@file)">@ file</button>
+    <button id="attach-image" class="link" title="Attach an image (or paste or drop one into the input)">+ image</button>
     <label id="plan-label" title="Plan mode: the agent reads and plans, but edits and commands are refused"><input type="checkbox" id="plan-mode"> Plan mode</label>
   </div>
   <div id="slash-menu" role="listbox" aria-label="Commands and prompts" hidden></div>
+  <div id="attachments" hidden></div>
   <textarea id="input" rows="3" aria-controls="slash-menu" placeholder="Ask the agent… (Enter to send, Shift+Enter for a new line, / for commands)"></textarea>
   <div id="actions">
     <span id="mode" hidden>

@@ -4,11 +4,13 @@
 
 import * as vscode from 'vscode';
 import type { EditorContext } from './editorContext';
+import { attachImageFiles, loadImage, openImage, pickImages } from './imageRequests';
+import type { ImageAttachment } from './images';
 import { chooseServerProgram, setupModel } from './firstRun';
 import type { SendAction } from './input';
 import type { AgentPanel, PanelRequest } from './panel';
 import type { PermissionQuestions } from './permissionCard';
-import type { MessageRef, RevertOutcome } from './protocol';
+import type { ContextItem, MessageRef, RevertOutcome } from './protocol';
 import { AgentServer, CHOOSE_SERVER } from './serverLifecycle';
 import type { SessionController } from './sessions';
 import type { SlashCommands } from './slashCommands';
@@ -24,7 +26,7 @@ export interface PanelHost {
   /** The panel's preferences per workspace (attach, while running). */
   readonly workspaceState: vscode.Memento;
   guarded<T>(what: string, fn: () => Promise<T>): Promise<T | undefined>;
-  send(text: string, action?: SendAction): Promise<MessageRef>;
+  send(text: string, action?: SendAction, extra?: ContextItem[], images?: ImageAttachment[]): Promise<MessageRef>;
   retryTurn(turn?: number): Promise<MessageRef>;
   revertTurn(turn?: number): Promise<RevertOutcome | undefined>;
   postPrefs(): void;
@@ -50,12 +52,28 @@ export async function handlePanelRequest(host: PanelHost, request: PanelRequest)
       await vscode.commands.executeCommand(request.command);
       break;
     case 'send': {
-      const sent = await host.guarded('send the message', () => host.send(request.text, request.action));
+      const images = request.images ?? [];
+      const sent = await host.guarded('send the message', () => host.send(request.text, request.action, [], images));
       if (!sent) {
         host.panel.post({ type: 'insert', text: request.text }); // give the text back, not lose it
+        if (images.length) {
+          host.panel.post({ type: 'restoreImages', images }); // and the images, to remove or send again
+        }
       }
       break;
     }
+    case 'pickImage':
+      await pickImages(host);
+      break;
+    case 'attachUris':
+      await attachImageFiles(host, request.uris.map((u) => vscode.Uri.parse(u)));
+      break;
+    case 'loadImage':
+      await loadImage(host, request.file);
+      break;
+    case 'openImage':
+      await host.guarded('open the image', () => openImage(host, request.file));
+      break;
     case 'slashItems':
       await host.slash.refresh();
       break;

@@ -30,6 +30,8 @@ export interface PermissionCard {
 interface Waiting {
   card: PermissionCard;
   resolve: (answer: PermissionAnswer) => void;
+  /** Set when the question is asked in several windows (the agent host). */
+  permissionId?: string;
 }
 
 export class PermissionQuestions implements vscode.Disposable {
@@ -57,7 +59,7 @@ export class PermissionQuestions implements vscode.Disposable {
       alwaysConfirmed: !!params.asksEveryTime,
     };
     return new Promise((resolve) => {
-      this.waiting.push({ card, resolve });
+      this.waiting.push({ card, resolve, permissionId: params.permissionId ?? undefined });
       this.changed.fire(this.card);
     });
   }
@@ -71,6 +73,19 @@ export class PermissionQuestions implements vscode.Disposable {
     const [w] = this.waiting.splice(index, 1);
     w.resolve(w.card.answers.some((a) => a.answer === answer) ? answer : 'deny');
     this.changed.fire(this.card);
+  }
+
+  /** The question was answered in another window (agent/permission/answered):
+   * its card goes away; whether it was waiting here. */
+  settle(permissionId: string): boolean {
+    const index = this.waiting.findIndex((w) => w.permissionId === permissionId);
+    if (index < 0) {
+      return false;
+    }
+    const [w] = this.waiting.splice(index, 1);
+    w.resolve('deny'); // the server has its answer already and ignores this one
+    this.changed.fire(this.card);
+    return true;
   }
 
   /** The server is gone: nothing will read the answers. */

@@ -36,6 +36,7 @@ export const METHODS = {
   'agent/model/info': 'agent/model/info',
   'agent/model/list': 'agent/model/list',
   'agent/permission': 'agent/permission',
+  'agent/permission/answered': 'agent/permission/answered',
   'agent/permission/revoke': 'agent/permission/revoke',
   'agent/permission/rules': 'agent/permission/rules',
   'agent/review/list': 'agent/review/list',
@@ -113,6 +114,7 @@ export interface ServerNotifications {
   'agent/inbox/claimed': InboxClaimedParams;
   'agent/inbox/discarded': InboxDiscardedParams;
   'agent/inbox/inserted': InboxInsertedParams;
+  'agent/permission/answered': PermissionAnsweredParams;
   'agent/status': StatusParams;
   'agent/subagent/status': SubagentStatusParams;
   'agent/tool/progress': ToolProgressParams;
@@ -850,6 +852,10 @@ export interface RequestHeaderFields {
   system: string;
   temperature?: number | null;
   tools: ToolSpec[];
+  /**
+   * the folder's part of the fixed prompt (its roots and project instructions), sent as the first message
+   */
+  workspace?: string | null;
   [k: string]: unknown;
 }
 export interface ToolSpec {
@@ -1468,6 +1474,10 @@ export interface ImageBlock {
    */
   data?: string | null;
   /**
+   * instead of data: an image the session keeps (the `file` of a reference its events hold), to send a message of the transcript again
+   */
+  file?: string | null;
+  /**
    * what the client believes it is (the bytes decide)
    */
   mediaType?: string | null;
@@ -1805,6 +1815,10 @@ export interface McpSettings {
    */
   maxOutputChars?: number;
   /**
+   * "auto": stdio servers run in the commands' sandbox (the shell settings) where one works; "require": never unsandboxed; "off": as the user
+   */
+  sandbox?: 'off' | 'auto' | 'require';
+  /**
    * an MCP tool call is cancelled after this long
    */
   toolTimeoutSeconds?: number;
@@ -1975,6 +1989,14 @@ export interface Range1 {
   end: Position;
   start: Position;
 }
+/**
+ * A question asked in several windows was answered in another one: drop it here.
+ */
+export interface PermissionAnsweredParams {
+  answer: 'once' | 'session' | 'always' | 'deny';
+  permissionId: string;
+  sessionId?: string | null;
+}
 export interface PermissionParams {
   /**
    * why this is asked every time, for the user
@@ -1992,6 +2014,10 @@ export interface PermissionParams {
   diff?: string | null;
   kind: 'command' | 'read' | 'write' | 'delete';
   path?: string | null;
+  /**
+   * set when the question is asked in several windows at once (the agent host): agent/permission/answered names it once one answered
+   */
+  permissionId?: string | null;
   sessionId?: string | null;
   title: string;
   tool: string;
@@ -2425,9 +2451,21 @@ export interface Settings {
  */
 export interface ShellSettings {
   /**
+   * sandboxed commands may make Unix sockets
+   */
+  allowUnixSockets?: boolean;
+  /**
+   * with network "off": the hosts (pypi.org, *.github.com) sandboxed commands reach through the sandbox's proxy
+   */
+  allowedDomains?: string[];
+  /**
    * "all": the server's environment without secrets; "core": PATH, HOME, LANG and the like only; "none": nothing
    */
   inherit?: 'all' | 'core' | 'none';
+  /**
+   * where bubblewrap does not work, sandbox with Landlock and seccomp (weaker); false: unsandboxed, asked about
+   */
+  landlock?: boolean;
   /**
    * may sandboxed commands use the network
    */

@@ -3,6 +3,7 @@
 // schema (protocol.generated.ts); this file adds the helpers the extension
 // shares. No vscode import here: the webview and the unit tests share it.
 
+import { withoutImagePlaceholders } from './images';
 import * as wire from './protocol.generated';
 
 export * from './protocol.generated';
@@ -50,10 +51,10 @@ export function isContextBlock(block: wire.Block): boolean {
   return block?.type === 'text' && typeof block.text === 'string' && block.text.startsWith('<context>\n') && block.text.endsWith('</context>');
 }
 
-/** What the user typed: the message's text without its context blocks. */
+/** What the user typed: the message's text without its context blocks and image placeholders. */
 export function userText(message: { content?: wire.Block[] | string } | null | undefined): string {
   const content = message?.content;
-  return contentText(Array.isArray(content) ? content.filter((b) => !isContextBlock(b)) : content);
+  return contentText(Array.isArray(content) ? withoutImagePlaceholders(content.filter((b) => !isContextBlock(b))) : content);
 }
 
 /** A session's title for a list: the first message, without context blocks. */

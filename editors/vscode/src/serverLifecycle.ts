@@ -218,6 +218,11 @@ export class AgentServer {
       toolProgress: (p) => sessions.handleToolProgress(p.sessionId, p.callId, p.data ?? {}),
       subagentStatus: (p) => sessions.handleSubagentStatus(p.sessionId, p),
       permission: (p) => (this.permissionHandler ? this.permissionHandler(p) : questions.ask(p)),
+      permissionAnswered: (p) => {
+        if (questions.settle(p.permissionId)) {
+          void vscode.window.setStatusBarMessage('agent_lsp: the question was answered in another window', 5000);
+        }
+      },
       settings: async () => this.serverSettings(),
       saveAgentEdits: () => this.config().get<boolean>('saveAgentEdits', true),
       languageQuery: languageQueryHandler(

@@ -9,6 +9,7 @@ import { Batcher } from './batcher';
 import {
   AgentStatus,
   ContextItem,
+  FollowupParams,
   McpServerStatus,
   MessageRef,
   Request,
@@ -375,7 +376,7 @@ export class SessionController implements vscode.Disposable {
     return this.transcriptState.sessionId ?? (await this.newSession());
   }
 
-  async send(action: SendAction, text: string, context: ContextItem[]): Promise<MessageRef> {
+  async send(action: SendAction, text: FollowupParams['content'], context: ContextItem[]): Promise<MessageRef> {
     if (this.held) {
       throw new SessionInUseError(this.held); // the server would refuse it: say why without asking
     }

@@ -10,6 +10,7 @@
 // stream (chunks, messages, live progress) in transcriptStream.ts; this is the
 // reducer of the session's events.
 
+import { storedImages } from './images';
 import { AgentStatus, ContextItem, RevertOutcome, EventView, Message, contentText, endSeq, userText } from './protocol';
 import { modeNotice, modeOf, planEntries } from './plan';
 import { modelName, modelNotice } from './models';
@@ -197,6 +198,7 @@ export function applyEvent(state: Transcript, event: EventView): void {
         messageId: id,
         text: userText(message),
         context: contextOf(message),
+        images: storedImages(message.content),
         // A queued message moved into the running turn ("Steer now") keeps its delivery: it is a steer by the step it entered at.
         steer: message.delivery === 'steer' || (message.delivery !== 'inject' && (num(data.step) ?? 1) > 1),
         note: message.note && typeof message.note.text === 'string' ? { kind: String(message.note.kind ?? ''), text: message.note.text } : null,

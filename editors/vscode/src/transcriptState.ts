@@ -4,6 +4,7 @@
 // fresh `rev`, which is how the renderer knows what to redraw), and what is
 // read back from it (the context meter, the last answer).
 
+import type { StoredImage } from './images';
 import { AgentStatus, ContextItem, RevertOutcome, Message, UsageTotal } from './protocol';
 import { PermissionMode, PlanEntry } from './plan';
 import { SubagentView } from './subagents';
@@ -26,6 +27,8 @@ export interface UserItem extends ItemBase {
   text: string;
   context: ContextItem[];
   steer: boolean; // sent into a running turn, not as its own turn
+  /** The images the message holds (their bytes: agent/session/file). */
+  images: StoredImage[];
   /** The text is for the model (a review undo, a skill run): this short note is what the user sees. */
   note?: { kind: string; text: string } | null;
 }

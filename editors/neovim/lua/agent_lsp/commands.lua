@@ -115,7 +115,8 @@ end
 --- Send a message: method is "agent/followup" or "agent/steer".
 local function send(client, c, method, text, context, retried)
   local s = current_session(c)
-  local params = { content = text, context = context }
+  local images = require("agent_lsp.images")
+  local params = { content = images.content(c, text), context = context }
   if s then
     params.sessionId = s.id
   else
@@ -134,8 +135,9 @@ local function send(client, c, method, text, context, retried)
         c.current = nil
         return send(client, c, methods["agent/followup"], text, context, true)
       end
-      return report(method, err, s)
+      return report(method, err, s) -- attached images stay attached: remove them or send again
     end
+    images.sent(c)
     show(c, state.session(result.sessionId, client.id), true)
     -- The user just sent something: the chat shows it and follows the answer.
     chat.follow(c)
@@ -166,8 +168,9 @@ local function ask_or_input(opts, method, title)
   if vim.trim(text) ~= "" then
     return send(client, c, method, text, contexts)
   end
+  local attached = require("agent_lsp.images").describe(require("agent_lsp.images").pending(c))
   require("agent_lsp.input").open({
-    title = title,
+    title = attached ~= "" and (title .. " · " .. attached) or title,
     on_submit = function(input)
       send(client, c, method, input, contexts)
     end,

@@ -89,6 +89,12 @@ notifications[methods["agent/subagent/status"]] = function(_, params, ctx)
   end
 end
 
+notifications[methods["agent/permission/answered"]] = function(_, params, ctx)
+  if ctx and params and type(params.permissionId) == "string" then
+    require("agent_lsp.permissions").settle(ctx.client_id, params.permissionId)
+  end
+end
+
 notifications[methods["agent/error"]] = function(_, params, ctx)
   local s = session_of(params, ctx)
   if s then

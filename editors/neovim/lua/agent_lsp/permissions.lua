@@ -384,6 +384,26 @@ function M.answer(client_id, answer)
   return true
 end
 
+--- agent/permission/answered: a question asked here too was answered in another
+--- window of the agent host first; it goes away (the server ignores a later answer).
+function M.settle(client_id, permission_id)
+  local list = M.waiting[client_id] or {}
+  for i, q in ipairs(list) do
+    if q.params.permissionId == permission_id then
+      table.remove(list, i)
+      if i == 1 then
+        clear(client_id, q)
+      end
+      q.done("deny")
+      M.draw(client_id)
+      vim.cmd("redrawstatus!")
+      vim.notify("agent_lsp: the question was answered in another window", vim.log.levels.INFO)
+      return true
+    end
+  end
+  return false
+end
+
 --- :AgentPermission {once|session|always|deny}: answer the oldest waiting question
 --- (of the current buffer's workspace, else of any); `diff`: show its diff in a split.
 function M.command(opts)

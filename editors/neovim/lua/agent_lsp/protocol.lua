@@ -57,6 +57,7 @@ M.METHODS = {
   ["agent/error"] = "agent/error",
   ["agent/tool/progress"] = "agent/tool/progress",
   ["agent/subagent/status"] = "agent/subagent/status",
+  ["agent/permission/answered"] = "agent/permission/answered",
   ["agent/permission"] = "agent/permission",
   ["agent/saveDocuments"] = "agent/saveDocuments",
   ["agent/elicit"] = "agent/elicit",

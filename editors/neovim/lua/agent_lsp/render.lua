@@ -369,10 +369,16 @@ function Renderer:user_message(msg, turn, step)
       return not (type(block.text) == "string" and block.text:sub(1, 10) == "<context>\n")
     end, content)
   end
+  local images = require("agent_lsp.images")
+  local pictures
+  content, pictures = images.split(content)
   if note then -- a skill the user invoked: its name as a chip, not the instructions the model reads
     lines[#lines + 1] = "`" .. note.text .. "`"
   else
     vim.list_extend(lines, split_lines(vim.trim(blocks_text(content))))
+  end
+  for _, block in ipairs(pictures) do -- :AgentImage on the line opens it
+    lines[#lines + 1] = images.line(block)
   end
   for _, item in ipairs(msg.context or {}) do
     lines[#lines + 1] = "> context: " .. M.describe_context(item)

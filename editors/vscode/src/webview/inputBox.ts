@@ -4,6 +4,7 @@
 
 import { WhileRunning, chooseSendAction, keyAction } from '../input';
 import { parseSlashLine } from '../slashMenu';
+import { hasImages, listen as listenForImages, takeImages } from './attachments';
 import { renderChrome } from './chrome';
 import { $, post } from './dom';
 import { closeMenu, isSlashItem, menuKeydown, runSlash, updateMenu } from './slashMenuView';
@@ -23,19 +24,20 @@ function send(alternate: boolean): void {
     return;
   }
   const text = input.value.trim();
-  if (!text) {
+  if (!text && !hasImages()) {
     return;
   }
   const line = parseSlashLine(text);
-  if (line && isSlashItem(line.name)) {
+  if (line && isSlashItem(line.name) && !hasImages()) {
     runSlash(line.name, line.rest, text);
     return;
   }
   // Decided here, where the user sees the Send/Queue/Steer label.
-  post({ type: 'send', text, action: chooseSendAction(view.state.status, view.whileRunning, alternate) });
+  post({ type: 'send', text, action: chooseSendAction(view.state.status, view.whileRunning, alternate), images: takeImages() });
   input.value = '';
 }
 
+listenForImages(input, $('composer'));
 input.addEventListener('input', updateMenu);
 input.addEventListener('click', updateMenu);
 input.addEventListener('blur', closeMenu);

@@ -6,7 +6,9 @@
 
 import type { AgentStatus, SessionEvent } from '../protocol';
 import { applyEvents, applySubagentStatus, applyToolProgress, loadTranscript } from '../transcript';
+import { addImage } from './attachments';
 import { $, post } from './dom';
+import { forgetImages, imageArrived } from './imageThumbs';
 import { attach, input } from './inputBox';
 import { focusPermissionCard, renderPermissionCard } from './permissionCard';
 import { queueChanged } from './queue';
@@ -25,6 +27,7 @@ window.addEventListener('message', (e: MessageEvent) => {
       view.reverts = message.reverts ?? {};
       view.roots = message.roots ?? [];
       view.readOnly = message.readOnly ?? null;
+      forgetImages();
       reset(loadTranscript(message.sessionId, message.events as SessionEvent[], message.status as AgentStatus, message.inbox));
       if (!message.sessionId) {
         view.state.sessionId = null;
@@ -98,6 +101,18 @@ window.addEventListener('message', (e: MessageEvent) => {
     }
     case 'focus':
       input.focus();
+      break;
+    case 'attachImage':
+      addImage(message.image);
+      break;
+    case 'restoreImages':
+      for (const image of message.images) {
+        addImage(image);
+      }
+      break;
+    case 'imageData':
+      imageArrived(message.file, message.url, message.error);
+      scheduleRender();
       break;
     case 'slashItems':
       setSlashItems(message.items, message.loading);

@@ -9,6 +9,7 @@ import { Item, Transcript, formatTokens, lastAssistantText } from '../transcript
 import { costLabel, usageTooltip } from '../usage';
 import { renderAnswerText } from './answerText';
 import { renderHook, renderPlan, renderTool } from './cards';
+import { renderImages } from './imageThumbs';
 import { renderChrome } from './chrome';
 import { $, button, el, post } from './dom';
 import { cardLabels } from './permissionCard';
@@ -34,6 +35,7 @@ function renderItem(node: HTMLElement, item: Item): void {
       }
       node.className = item.steer ? 'item user steer' : 'item user';
       node.replaceChildren(el('div', 'user-text', item.text));
+      renderImages(node, item.images);
       if (item.steer) {
         node.prepend(el('div', 'user-tag', 'steering'));
       }
