@@ -42,7 +42,7 @@ from server_bench import Bench
 
 from agent_lsp.config import Settings
 from agent_lsp.store.search_index import INDEX_FILE, SearchIndex
-from agent_lsp.store.store import HEADER_KIND, new_session_id
+from agent_lsp.store.file_format import HEADER_KIND, new_session_id
 from agent_lsp.workspace.session_location import sessions_dir_for
 
 WARM_TARGET_S = 0.100

@@ -248,7 +248,10 @@ def test_the_feature_checker_sees_an_import_of_another_feature():
 # Rule 4: the variables that are settings (or choose and reach a model) are read by config only.
 SETTING_VARIABLE = re.compile(r"^(AGENT_LSP|OPENAI|ANTHROPIC)_[A-Z0-9_]+$")
 READS_SETTINGS_ITSELF = {
-    "config.py": "the settings layers",
+    "config/environment.py": "the settings and model keys the environment carries",
+    "config/files.py": "AGENT_LSP_CONFIG, the user's settings file",
+    "config/layers.py": "AGENT_LSP_CONFIG, whether the user named the settings file",
+    "config/policy.py": "AGENT_LSP_POLICY, the managed policy file",
     # Logging is set up before anything loads (config brings pydantic, which the
     # fast start defers); an invalid value is still reported by the settings.
     "cli/main.py": "AGENT_LSP_LOG_LEVEL for the log set-up at start",
@@ -274,7 +277,7 @@ def setting_reads(source: str) -> list[str]:
 
 def test_settings_come_from_the_environment_through_config_only():
     problems = [
-        f"{relative}: reads {name} (take it from the settings or config.model_environment())"
+        f"{relative}: reads {name} (take it from the settings or config.environment.model_environment())"
         for relative, source in all_modules()
         if relative not in READS_SETTINGS_ITSELF
         for name in setting_reads(source)

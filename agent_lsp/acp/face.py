@@ -17,7 +17,7 @@ sessions (acp/folders.py) as its SessionDirectory:
                         Codex ACP adapters); `_agent-lsp/steer` is our older name for it
     _agent-lsp/queue/remove   a queued prompt taken out (the queue is sent as `_agent-lsp/queue`, acp/queue.py)
 
-Slash commands (`available_commands_update`): /compact, /revert, /new and the MCP
+Slash commands (`available_commands_update`): /compact, /revert, /new (acp/slash_commands.py) and the MCP
 servers' prompts as /server:prompt (acp/mcp_prompts.py).
 """
 
@@ -35,8 +35,6 @@ from typing import Any, Mapping
 from acp import PROTOCOL_VERSION, RequestError, update_agent_message_text
 from acp.schema import (
     AgentCapabilities,
-    AvailableCommand,
-    AvailableCommandInput,
     AvailableCommandsUpdate,
     Implementation,
     InitializeResponse,
@@ -53,11 +51,10 @@ from acp.schema import (
     SessionMode,
     SessionModeState,
     SetSessionModeResponse,
-    UnstructuredCommandInput,
 )
 
 from agent_lsp import __version__
-from agent_lsp.acp.client_editor import AcpEditor, current_call, current_session, current_tool
+from agent_lsp.acp.client_editor import AcpEditor
 from agent_lsp.acp.client_mcp import ClientMcp, ClientServerError, client_servers
 from agent_lsp.acp.damaged import replay_damaged
 from agent_lsp.acp.folders import AcpFolders, in_use, invalid
@@ -68,11 +65,12 @@ from agent_lsp.acp.models import MODEL_OPTION, ModelChoice, no_model_notice
 from agent_lsp.acp.queue import REMOVE_METHOD
 from agent_lsp.acp import shared_requests
 from agent_lsp.acp.session import AcpSession, Notice
+from agent_lsp.acp.slash_commands import COMMAND_NAMES, COMMANDS, run_slash_command
 from agent_lsp.acp.terminal import run_in_terminal
+from agent_lsp.acp.tool_calls import around_tool_hook
 from agent_lsp.acp.updates import UpdateMapper
 from agent_lsp.agent import Agent
-from agent_lsp.agent.compaction import CompactionError
-from agent_lsp.config import SettingsLayers
+from agent_lsp.config.layers import SettingsLayers
 from agent_lsp.service import AgentService, ImageProblem, Message
 from agent_lsp.service.requests import SHARED_REQUESTS
 from agent_lsp.service.session_list import list_sessions
@@ -80,7 +78,6 @@ from agent_lsp.jsonrpc import TURN_FAILED, shown
 from agent_lsp.store import CorruptSessionError
 from agent_lsp.store.event_log import UnreadableEventError
 from agent_lsp.store.lock import SessionLockedError
-from agent_lsp.tools.paths import OutsideWorkspaceError, WorkspaceRoots
 from agent_lsp.workspace.host import UnknownSession, WorkspaceHost
 from agent_lsp.workspace.permissions import PERMISSION_MODES
 from agent_lsp.workspace.session_models import ModelSwitchError
@@ -90,20 +87,9 @@ log = logging.getLogger(__name__)
 STOP_REASONS = {"completed": "end_turn", "max-tokens": "max_tokens", "blocked": "refusal",
                 "aborted": "cancelled", "interrupted": "cancelled"}
 CANCEL_ANSWER_S = 0.08  # a cancelled prompt is answered by then even if its turn has not ended yet
-FILE_TOOLS = frozenset({"read_file", "edit_file", "write_file"})
 # Extension methods are named here without the "_" they have on the wire.
 STEERING_METHOD = "session/steering"  # as claude-agent-acp and codex-acp serve it, advertised in `_meta.steering`
 STEER_METHOD = "agent-lsp/steer"  # our earlier name, kept: a steer, or a followup when idle
-
-COMMANDS = [
-    AvailableCommand(name="compact", description="Summarise the conversation so far to free context"),
-    AvailableCommand(name="revert", description="Undo the file changes of a turn (default: the last one)",
-                     input=AvailableCommandInput(root=UnstructuredCommandInput(hint="turn number (optional)"))),
-    AvailableCommand(name="new", description="Start a new, empty session in this folder (open it from the "
-                                             "session history; this one stays as it is)"),
-]
-COMMAND_NAMES = frozenset(f"/{command.name}" for command in COMMANDS)
-
 
 # The core's permission modes as ACP session modes.
 MODES = [
@@ -200,31 +186,9 @@ class AcpAgent:
         editor = self.editor
         assert editor is not None
 
-        async def around_tool(payload: dict[str, Any], next_: Any) -> Any:
-            session_token = current_session.set(agent.session_id)
-            call_token = current_call.set(payload.get("callId"))
-            tool_token = current_tool.set((payload.get("name"), payload.get("arguments")))
-            path = None
-            if payload.get("name") in FILE_TOOLS:
-                raw = getattr(payload.get("arguments"), "path", None)
-                try:
-                    path = _resolve(host, raw)
-                except OutsideWorkspaceError:
-                    path = None  # the tool reports it
-            try:
-                if path is not None:
-                    await editor.prefetch(agent.session_id, path)
-                if payload.get("name") == "run_command" and self.client_terminal:
-                    return await self._in_terminal(host, agent, payload)
-                return await next_(payload)
-            finally:
-                if path is not None:
-                    editor.release(path)
-                current_tool.reset(tool_token)
-                current_call.reset(call_token)
-                current_session.reset(session_token)
-
-        agent.hooks.register("tools/execute", around_tool, first=True)
+        agent.hooks.register("tools/execute", around_tool_hook(
+            agent, host, editor, lambda: self.client_terminal, functools.partial(self._in_terminal, host, agent)),
+            first=True)
 
     async def _in_terminal(self, host: WorkspaceHost, agent: Agent, payload: dict[str, Any]) -> Any:
         session = self.sessions[agent.session_id]
@@ -377,7 +341,9 @@ class AcpAgent:
         mentions = True  # `@server:uri` in the user's own words (not in the files they embedded) attaches it
         command = text.strip().split(maxsplit=1)
         if command and command[0] in COMMAND_NAMES:
-            await self._command(host, session, command[0][1:], command[1] if len(command) > 1 else "")
+            text = await run_slash_command(host, session.agent, command[0][1:], command[1] if len(command) > 1 else "")
+            session.push(update_agent_message_text(text))
+            await session.drained()
             return PromptResponse(stop_reason="end_turn")
         mcp_prompt = self.prompt_commands.get(session_id, {}).get(command[0][1:]) if command and command[0][:1] == "/" else None
         if mcp_prompt is not None:
@@ -414,34 +380,6 @@ class AcpAgent:
             raise RequestError(TURN_FAILED, f"{error.get('code', 'ERROR')}: {error.get('message', 'the turn failed')}",
                                {"failure": error})
         return PromptResponse(stop_reason=stop)
-
-    async def _command(self, host: WorkspaceHost, session: AcpSession, name: str, argument: str) -> None:
-        """A slash command: its outcome as an agent message (not in the session log)."""
-        agent = session.agent
-        if name == "new":
-            fresh = host.new_session()
-            text = (f"Started session {fresh.session_id} in {host.root}. Open it from the session history "
-                    "(it is listed with the others); this conversation stays here as it is.")
-        elif name == "compact":
-            try:
-                result = await agent.compact_now()
-                text = "Compacted the conversation." if result else "Nothing to compact yet."
-            except CompactionError as error:
-                text = f"Could not compact: {error}"
-        else:
-            turns = [e.data["turn"] for e in agent.session.events if e.type == "turn/start"]
-            try:
-                turn = int(argument) if argument.strip() else (turns[-1] if turns else 0)
-            except ValueError:
-                turn = -1
-            if turn not in turns:
-                text = f"No turn {argument.strip() or ''} to revert." if argument.strip() else "No turn to revert."
-            else:
-                report = await host.revert_turn(agent.session_id, turn)
-                text = f"Reverted turn {turn}: {len(report.reverted)} file(s) restored" + (
-                    f", {len(report.skipped)} left alone (changed since)" if report.skipped else "") + "."
-        session.push(update_agent_message_text(text))
-        await session.drained()
 
     async def set_config_option(self, config_id: str, session_id: str, value: Any, **kwargs: Any) -> SetSessionConfigOptionResponse:
         self._session(session_id)
@@ -498,9 +436,3 @@ class AcpAgent:
 
     async def ext_notification(self, method: str, params: dict[str, Any]) -> None:
         return None
-
-
-def _resolve(host: WorkspaceHost, raw: Any) -> Path | None:
-    if not isinstance(raw, str) or not raw:
-        return None
-    return WorkspaceRoots([host.root]).resolve(raw)

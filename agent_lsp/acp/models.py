@@ -25,7 +25,8 @@ from typing import Any
 from acp.schema import ConfigOptionUpdate, SessionConfigOptionSelect, SessionConfigSelectOption
 
 from agent_lsp.agent import Agent
-from agent_lsp.config import model_environment, user_config_path
+from agent_lsp.config.environment import model_environment
+from agent_lsp.config.files import user_config_path
 from agent_lsp.llm.factory import chosen_model
 from agent_lsp.workspace.host import WorkspaceHost
 

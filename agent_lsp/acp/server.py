@@ -13,7 +13,7 @@ import acp
 
 from agent_lsp.acp.face import AcpAgent
 from agent_lsp.acp.transport import READ_LIMIT, StdioTransport
-from agent_lsp.config import SettingsLayers
+from agent_lsp.config.layers import SettingsLayers
 
 log = logging.getLogger(__name__)
 

@@ -13,7 +13,7 @@ Public API::
     agent.consumed_work(start=0) -> WorkAccount     (R2.13; also account_work(events))
     agent.subscribe(fn) -> unsubscribe     every event in one stream: durable ones (Event, after commit, in
                                            seq order) and live ones (LiveEvent: agent/status, agent/inbox/*,
-                                           agent/error, agent/tool/progress, ...); models in agent/events.py
+                                           agent/error, agent/tool/progress, ...); models in agent/live_events.py
     agent.hooks.register(name, fn)         the extension points (R8; see hooks.py)
 
 The turn loop and the plugins (tool scheduling, retry and fallback, compaction)

@@ -102,7 +102,7 @@ class Agent:
     def subscribe(self, fn: Callable[[AgentEvent], Any]) -> Callable[[], None]:
         """Every event of this agent, in one stream: durable ones (`Event`)
         right after commit in seq order, live ones (`LiveEvent`) as they
-        happen (agent/events.py lists both). A live event is delivered after
+        happen (agent/durable_events.py and agent/live_events.py list them). A live event is delivered after
         every durable event committed before it. Returns the unsubscribe."""
         off_durable = self.session.subscribe(fn)
         self._subscribers.append(fn)
@@ -115,7 +115,7 @@ class Agent:
         return off
 
     def emit(self, type: str, data: dict[str, Any]) -> None:
-        """Deliver a live event (plugins and tools emit theirs here; agent/events.py
+        """Deliver a live event (plugins and tools emit theirs here; agent/live_events.py
         lists them). One emitted from inside a subscriber is
         queued behind the one being delivered, so every subscriber sees the
         same order (a status never appears to repeat)."""

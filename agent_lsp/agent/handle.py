@@ -28,7 +28,7 @@ class AgentHandle(Protocol):
         """The request header of the latest `request/header` (this agent's or the log's)."""
 
     def emit(self, type: str, data: dict[str, Any]) -> None:
-        """Deliver a live event (agent/events.py) to the agent's subscribers."""
+        """Deliver a live event (agent/live_events.py) to the agent's subscribers."""
 
     async def run_hook(self, token: CancelToken, name: str, payload: dict[str, Any],
                        terminal: Callable[[Any], Any] | None) -> Any:

@@ -17,11 +17,13 @@ import logging
 from typing import TYPE_CHECKING, Any, Callable
 
 from agent_lsp.agent.accounting import account_usage, last_session_usage, merge_usage
+from agent_lsp.agent.cancellable import run_hook
 from agent_lsp.agent.context_budget import raw_envelope_tokens
 from agent_lsp.agent.events import complete_failure
 from agent_lsp.agent.history import Assembler, derive_messages
 from agent_lsp.agent.image_data import with_image_data
 from agent_lsp.agent.inbox import Inbox, make_message
+from agent_lsp.agent.model_stream import error_chain, stream_reply
 from agent_lsp.agent.scheduler import ToolCallScheduler
 from agent_lsp.agent.signal import Aborted, CancelToken
 from agent_lsp.agent.workspace_part import envelope_text, leading_messages
@@ -34,17 +36,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 RUNTIME_CONTEXT_SOURCE = "runtime-context"
-
-
-def _error_chain(e: BaseException) -> str:
-    parts = []
-    seen: set[int] = set()
-    cur: BaseException | None = e
-    while cur is not None and id(cur) not in seen:
-        seen.add(id(cur))
-        parts.append(f"{type(cur).__name__}: {cur}" if str(cur) else type(cur).__name__)
-        cur = cur.__cause__ or cur.__context__
-    return " <- ".join(parts)
 
 
 class TurnLoop:
@@ -165,7 +156,7 @@ class TurnLoop:
                 reason = {"kind": "aborted", "reason": token.reason}
             else:
                 log.debug("turn %s failed", turn, exc_info=True)
-                failure = {"message": _error_chain(e), "code": "UNKNOWN"}
+                failure = {"message": error_chain(e), "code": "UNKNOWN"}
                 reason = {"kind": "error", "error": failure}
                 self.emit("agent/error", {"turn": turn, "step": step_now, "error": failure})
         self.session.append("turn/end", {"turn": turn, "reason": reason, **self._usage_of_turn(turn_events_from)})
@@ -289,7 +280,8 @@ class TurnLoop:
                 options=dict(config.get("options") or {}),
             )
             self.session.flush()  # checkpoint before each adapter dispatch (R11.2)
-            asm, seqs = await self._stream(token, provider, request, turn, step)
+            asm, seqs = await stream_reply(token, provider, request, turn, step, append=self.session.append,
+                                           hooks=self.hooks, started=self._started, grace_s=self.options.cancel_grace_s)
             failed = asm.finish in ("error", "aborted")
             if token.aborted:
                 if not failed:
@@ -426,121 +418,7 @@ class TurnLoop:
             self.session.append("request/context", route)
             self._last_route = route
 
-    async def _stream(self, token: CancelToken, provider: ModelProvider, request: ModelRequest, turn: int,
-                      step: int) -> tuple[Assembler, list[int]]:
-        """Stream one attempt: every chunk is logged and assembled. A cancel
-        stops the stream at once (the consuming task is cancelled)."""
-        asm = Assembler()
-        seqs: list[int] = []
-        append = self.session.append
-
-        def log_chunk(chunk: dict[str, Any]) -> None:
-            seqs.append(append("assistant/chunk", {"turn": turn, "step": step, "chunk": chunk}).seq)
-            asm.feed(chunk)
-
-        async def consume() -> None:
-            if self.hooks.has("llm/stream"):
-                # Middleware may wrap or short-circuit the stream. A failure it
-                # throws at dispatch stays thrown: a turn error, never offered
-                # to request recovery (R8).
-                agen = await self.hooks.run_waterfall(
-                    "llm/stream",
-                    {"request": request, "provider": request.provider, "turn": turn, "step": step, "signal": token},
-                    lambda p: provider.stream(p["request"]),
-                )
-            else:
-                agen = provider.stream(request)
-            try:
-                async for chunk in agen:
-                    if token.aborted:
-                        return
-                    log_chunk(chunk)
-                    self._started()
-                    if token.aborted or asm.finish is not None:
-                        return
-            except LlmError as e:
-                failure = dict(e.failure)
-                kind = "aborted" if token.aborted or failure.get("code") == "ABORTED" else "error"
-                log_chunk({"type": "finish", "kind": kind, "failure": failure})
-            except asyncio.CancelledError:
-                raise
-            except Exception as e:
-                kind = "aborted" if token.aborted else "error"
-                log_chunk({"type": "finish", "kind": kind, "failure": {"code": "UNKNOWN", "message": _error_chain(e)}})
-            finally:
-                aclose = getattr(agen, "aclose", None)
-                if aclose is not None:
-                    try:
-                        await aclose()
-                    except BaseException:
-                        pass
-            if asm.finish is None and not token.aborted:
-                log_chunk({"type": "finish", "kind": "error",
-                           "failure": {"code": "EMPTY_RESPONSE", "message": "the stream ended without a finish"}})
-
-        await self._run_cancellable(token, consume())
-        return asm, seqs
-
     async def run_hook(self, token: CancelToken, name: str, payload: dict[str, Any],
-                    terminal: Callable[[Any], Any] | None) -> Any:
-        """Run a waterfall (or, with no terminal, a serial point). Listeners
-        get `cancel_grace_s` after a cancel to settle on their own; one that
-        ignores the cancel is then cancelled and abandoned (Aborted)."""
-        if terminal is not None:
-            coro = self.hooks.run_waterfall(name, payload, terminal)
-        else:
-            coro = self.hooks.run_serial(name, payload)
-        if not self.hooks.has(name):
-            return await coro  # the fast path: only the terminal runs
-        loop = asyncio.get_running_loop()
-        task = loop.create_task(coro)
-        done = loop.create_future()
-
-        def finish(_: Any = None) -> None:
-            if not done.done():
-                done.set_result(None)
-
-        def abandon() -> None:
-            task.cancel()
-            finish()
-
-        def on_abort(_: Any) -> None:
-            loop.call_later(self.options.cancel_grace_s, abandon)
-
-        task.add_done_callback(finish)
-        off = token.on_abort(on_abort)
-        if token.aborted:
-            on_abort(token.reason)
-        try:
-            await done
-        finally:
-            off()
-        if not task.done() or task.cancelled():
-            raise Aborted(token.reason)
-        return task.result()
-
-    async def _run_cancellable(self, token: CancelToken, coro: Any) -> None:
-        """Run `coro` as a task that a cancel stops at once. A task that
-        ignores its cancellation is abandoned after `cancel_grace_s`."""
-        loop = asyncio.get_running_loop()
-        task = loop.create_task(coro)
-        if token.aborted:
-            task.cancel()
-        done = loop.create_future()
-
-        def finish(_: Any = None) -> None:
-            if not done.done():
-                done.set_result(None)
-
-        def on_abort(_: Any) -> None:
-            task.cancel()
-            loop.call_later(self.options.cancel_grace_s, finish)
-
-        task.add_done_callback(finish)
-        off = token.on_abort(on_abort)
-        try:
-            await done
-        finally:
-            off()
-        if task.done() and not task.cancelled() and task.exception() is not None:
-            raise task.exception()  # type: ignore[misc]
+                       terminal: Callable[[Any], Any] | None) -> Any:
+        """Run a waterfall (or, with no terminal, a serial point), cancellable (agent/cancellable.py)."""
+        return await run_hook(self.hooks, self.options.cancel_grace_s, token, name, payload, terminal)

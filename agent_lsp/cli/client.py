@@ -15,22 +15,18 @@ import asyncio
 import codecs
 import collections
 import contextlib
-import inspect
 import logging
 import os
-import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, BinaryIO, Callable
-
-from lsprotocol import converters
-from pygls.client import JsonRPCClient
-from pygls.protocol import JsonRPCNotification, JsonRPCProtocol, JsonRPCRequestMessage, JsonRPCResponseMessage
 
 from agent_lsp import __version__
 from agent_lsp.cli.permission_prompt import PermissionResponder
+from agent_lsp.cli.rpc_client import (
+    ClientProtocol, RpcClient, answer_nothing, ignore, plain_function, plain_json_converter, subprocess_options,
+)
+from agent_lsp.cli.session_state import SessionState, TurnResult
 from agent_lsp.cli.transcript import Transcript
 from agent_lsp.cli.workspace_edit import WorkspaceEditError, apply_workspace_edit
 from agent_lsp.visible import visible
@@ -53,87 +49,10 @@ class ServerError(Exception):
     """The server could not be started or went away."""
 
 
-def _plain_json_converter():
-    """Keep params and results of every message as the JSON dicts they are."""
-    converter = converters.get_converter()
-
-    def keep_json(obj: dict[str, Any], cls: type) -> Any:
-        if obj.get("method") == "$/cancelRequest" and isinstance(obj.get("params"), dict):
-            obj["params"] = SimpleNamespace(**obj["params"])  # pygls reads `.id`
-        return cls(**obj)
-
-    for message_class in (JsonRPCRequestMessage, JsonRPCNotification, JsonRPCResponseMessage):
-        converter.register_structure_hook(message_class, keep_json)
-    return converter
-
-
-class _ClientProtocol(JsonRPCProtocol):
-    def _handle_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
-        # A reply to a request we stopped waiting for (Ctrl-C during start-up or a
-        # history load): pygls would hand it to the cancelled future and log
-        # InvalidStateError with a traceback. Nobody wants it; drop it.
-        future = self._request_futures.get(msg_id)
-        if future is not None and future.done():
-            del self._request_futures[msg_id]
-            return
-        super()._handle_response(msg_id, result, error)
-
-
-class _RpcClient(JsonRPCClient):
-    on_server_exit: Callable[[], None] = staticmethod(lambda: None)
-
-    def report_server_error(self, error: Exception, source: Any) -> None:
-        log.warning("protocol error from the server: %s", error)
-
-    async def server_exit(self, server: asyncio.subprocess.Process) -> None:
-        self.on_server_exit()
-
-
-@dataclass
-class SessionState:
-    """What the client has seen of one session."""
-
-    status: str | None = None
-    last_seq: int = -1
-    claimed: dict[str, int] = field(default_factory=dict)  # message id -> the turn that took it
-    discarded: set[str] = field(default_factory=set)  # message ids dropped from the inbox
-    turn_end_reasons: dict[int, Any] = field(default_factory=dict)  # turn -> its `turn/end` reason
-    changed: asyncio.Event = field(default_factory=asyncio.Event)
-
-    def finished(self, message_id: str) -> bool:
-        """The agent is idle and the turn that took this message has ended
-        (or the message was dropped without a turn)."""
-        if self.status != "idle":
-            return False
-        if message_id in self.discarded:
-            return True
-        turn = self.claimed.get(message_id)
-        return turn is not None and turn in self.turn_end_reasons
-
-
-@dataclass
-class TurnResult:
-    session_id: str
-    message_id: str
-    reason: Any  # the last `turn/end` reason ({kind, ...}); None if none was seen
-    text: str  # assistant text streamed while waiting
-
-    @property
-    def ok(self) -> bool:
-        kind = self.reason.get("kind") if isinstance(self.reason, dict) else self.reason
-        return kind == "completed"
-
 
 def default_server_command(log_level: str = "warning") -> list[str]:
     return [sys.executable, "-m", "agent_lsp", "serve", "--stdio", "--log-level", log_level]
 
-
-def _subprocess_options() -> dict[str, Any]:
-    # Its own process group: Ctrl-C at the terminal reaches us, not the
-    # server, so we can cancel the turn and shut it down cleanly.
-    if os.name == "nt":
-        return {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP}
-    return {"start_new_session": True}
 
 
 class HeadlessClient:
@@ -172,7 +91,7 @@ class HeadlessClient:
         self.server_info: dict[str, Any] = {}
         self.server_capabilities: dict[str, Any] = {}
         self.server_exited = False
-        self._rpc = _RpcClient(protocol_cls=_ClientProtocol, converter_factory=_plain_json_converter)
+        self._rpc = RpcClient(protocol_cls=ClientProtocol, converter_factory=plain_json_converter)
         self._stderr_task: asyncio.Task[None] | None = None
         self._stderr_tail: collections.deque[bytes] = collections.deque(maxlen=STDERR_TAIL_LINES)
         self._log_sink: BinaryIO | None = None
@@ -208,7 +127,7 @@ class HeadlessClient:
             self._log_sink = open(self.log_file, "ab")
         env = dict(os.environ if self.env is None else self.env)
         try:
-            await self._rpc.start_io(*self.server_command, env=env, **_subprocess_options())
+            await self._rpc.start_io(*self.server_command, env=env, **subprocess_options())
         except OSError as error:
             raise ServerError(f"could not start the server ({self.server_command[0]}): {error}") from error
         process = self._rpc._server
@@ -380,7 +299,7 @@ class HeadlessClient:
 
     def _register_handlers(self) -> None:
         def feature(method: str) -> Callable[[Callable[..., Any]], Any]:
-            return lambda handler: self._rpc.feature(method)(_plain_function(handler))
+            return lambda handler: self._rpc.feature(method)(plain_function(handler))
 
         feature("session/event")(self._on_session_event)
         feature("agent/status")(self._on_status)
@@ -394,14 +313,14 @@ class HeadlessClient:
         feature("window/showMessage")(self._on_show_message)
         feature("window/showMessageRequest")(self._on_show_message_request)
         feature("window/logMessage")(self._on_log_message)
-        feature("window/workDoneProgress/create")(_answer_nothing)
-        feature("client/registerCapability")(_answer_nothing)
-        feature("client/unregisterCapability")(_answer_nothing)
+        feature("window/workDoneProgress/create")(answer_nothing)
+        feature("client/registerCapability")(answer_nothing)
+        feature("client/unregisterCapability")(answer_nothing)
         feature("workspace/configuration")(self._on_configuration)
         feature("workspace/workspaceFolders")(self._on_workspace_folders)
         for ignored in ("$/progress", "textDocument/publishDiagnostics", "telemetry/event",
                         "agent/inbox/inserted", "$/logTrace"):
-            feature(ignored)(_ignore)
+            feature(ignored)(ignore)
 
     def _on_session_event(self, params: dict[str, Any]) -> None:
         state = self.session(params["sessionId"])
@@ -481,25 +400,3 @@ class HeadlessClient:
 
     def _on_workspace_folders(self, params: Any) -> list[dict[str, str]]:
         return [{"uri": self.workspace_uri, "name": self.workspace.name}]
-
-
-def _plain_function(handler: Callable[..., Any]) -> Callable[..., Any]:
-    """pygls marks handlers with attributes, which bound methods cannot take."""
-    if inspect.iscoroutinefunction(handler):
-        async def handle_async(params: Any) -> Any:
-            return await handler(params)
-
-        return handle_async
-
-    def handle(params: Any) -> Any:
-        return handler(params)
-
-    return handle
-
-
-def _answer_nothing(params: Any) -> None:
-    return None
-
-
-def _ignore(params: Any) -> None:
-    return None

@@ -71,7 +71,7 @@ DEMO_SCRIPT: list[dict[str, Any]] = [
 
 
 def demo_command(args: argparse.Namespace) -> int:
-    from agent_lsp.config import configuration_errors
+    from agent_lsp.config.layers import configuration_errors
 
     errors = configuration_errors(os.environ)
     if errors:  # the demo would quietly run the scripted model instead
@@ -90,7 +90,8 @@ def demo_command(args: argparse.Namespace) -> int:
 async def configured_model(env: Mapping[str, str]) -> str | None:
     """What the server would use as its model, or None when that is the
     scripted fallback (no provider, key or endpoint configured)."""
-    from agent_lsp.config import SettingsLayers, model_environment
+    from agent_lsp.config.environment import model_environment
+    from agent_lsp.config.layers import SettingsLayers
     from agent_lsp.llm.factory import create_provider
 
     settings = SettingsLayers(env).current.model

@@ -14,7 +14,8 @@ from typing import Any, Coroutine, Iterator, Mapping
 
 from pygls.exceptions import JsonRpcException
 
-from agent_lsp.cli.client import HeadlessClient, ServerError, TurnResult
+from agent_lsp.cli.client import HeadlessClient, ServerError
+from agent_lsp.cli.session_state import TurnResult
 from agent_lsp.cli.images import image_block, with_images
 from agent_lsp.cli.permission_prompt import PermissionResponder
 from agent_lsp.cli.settings_arg import UsageError, load_settings  # noqa: F401 (the commands' usage errors)
@@ -60,7 +61,7 @@ def show_image_paths(client: HeadlessClient, transcript: Transcript, session_id:
 def sessions_dir(folder: Path, settings: dict[str, Any], env: Mapping[str, str]) -> Path:
     """Where the server keeps the sessions of `folder`, resolved the way the
     server does it (user config file < env < the settings we send)."""
-    from agent_lsp.config import SettingsLayers
+    from agent_lsp.config.layers import SettingsLayers
     from agent_lsp.workspace.session_location import sessions_dir_for
 
     layers = SettingsLayers(env)
@@ -73,7 +74,7 @@ def check_configuration(env: Mapping[str, str], settings: dict[str, Any] | None 
     unknown provider, a bad value) stops a command here, before it would run
     with something else, e.g. the scripted model. Unknown keys only warn: the
     server reports those."""
-    from agent_lsp.config import configuration_errors
+    from agent_lsp.config.layers import configuration_errors
 
     errors = configuration_errors(env, settings, source="--settings")
     if errors:

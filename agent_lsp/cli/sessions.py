@@ -17,7 +17,8 @@ from pygls.exceptions import JsonRpcException
 
 from agent_lsp.cli.client import HeadlessClient
 from agent_lsp.cli.run import EXIT_OK, EXIT_TURN_FAILED, EXIT_USAGE, make_client, run_main, sessions_dir, show_image_paths
-from agent_lsp.cli.transcript import Transcript, shorten
+from agent_lsp.cli.transcript import Transcript
+from agent_lsp.views.lines import shorten
 from agent_lsp.visible import visible_name
 
 

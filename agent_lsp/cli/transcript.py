@@ -8,16 +8,14 @@ them.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from agent_lsp.cli.images import image_line, stored_images, user_text
+from agent_lsp.views.lines import failure_text, first_line, shorten, tool_call_summary
 from agent_lsp.visible import visible, visible_name
-
-_SUMMARY_WIDTH = 100
 
 
 def _supports_color(stream: TextIO) -> bool:
@@ -37,42 +35,6 @@ def _can_encode(stream: TextIO, text: str) -> bool:
 
 
 PROBLEM_LINES = 5  # new problems an edit's line shows; the model sees them all
-
-
-def shorten(text: str, width: int = _SUMMARY_WIDTH) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _name(value: Any) -> str:
-    """A path argument as shown: one line, its line breaks and controls escaped."""
-    return visible_name(str(value))
-
-
-def tool_call_summary(name: str, arguments: str) -> str:
-    """`read_file stats.py:1-20`, `run_command pytest -q`, ... from the raw JSON arguments."""
-    try:
-        args = json.loads(arguments) if arguments else {}
-    except json.JSONDecodeError:
-        return shorten(f"{name} {arguments}")
-    if not isinstance(args, dict):
-        return shorten(f"{name} {arguments}")
-    if "command" in args:
-        return shorten(f"{name} {args['command']}")
-    if "path" in args and "newPath" in args:
-        return shorten(f"{name} {_name(args['path'])} -> {_name(args['newPath'])}")
-    if "pattern" in args:
-        where = f" in {_name(args['path'])}" if args.get("path") else ""
-        return shorten(f"{name} {args['pattern']!r}{where}")
-    if "path" in args:
-        detail = _name(args["path"])
-        if args.get("startLine") or args.get("endLine"):
-            detail += f":{args.get('startLine', 1)}-{args.get('endLine', '')}"
-        if isinstance(args.get("edits"), list):
-            count = len(args["edits"])
-            detail += f" ({count} edit{'s' if count != 1 else ''})"
-        return shorten(f"{name} {detail}")
-    return shorten(f"{name} {json.dumps(args, ensure_ascii=False)}" if args else name)
 
 
 def _content_text(content: Any) -> str:
@@ -239,7 +201,7 @@ class Transcript:
                     pass  # agent/error already said what went wrong
                 elif isinstance(reason, dict) and isinstance(reason.get("error"), dict):
                     failure = reason["error"]
-                    detail = f": {failure.get('code', '')} {failure.get('message', '')}".rstrip()
+                    detail = f": {failure_text(failure)}".rstrip()
                 self.warn(f"(turn ended: {reason_kind}{detail})")
             self._error_shown = False
         elif kind == "llm/retry":
@@ -308,8 +270,7 @@ class Transcript:
             return
         error = data.get("error") or {}
         text = error.get("message") or _content_text(message.get("content")) or "failed"
-        first_line = text.strip().splitlines()[0] if text.strip() else "failed"
-        self._line(self.style(f"  {self.cross} {shorten(first_line)}", "31"))
+        self._line(self.style(f"  {self.cross} {shorten(first_line(text, 'failed'))}", "31"))
 
     def _problems(self, report: Any) -> None:
         """The problems an edit added, as the language servers reported them (a few lines)."""

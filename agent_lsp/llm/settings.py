@@ -92,7 +92,7 @@ class ModelSettings(_CamelModel):
 @dataclass(frozen=True)
 class ModelEnvironment:
     """What the environment variables say about the model, as the config layer
-    read them (`agent_lsp.config.model_environment`); unset or blank ones are None.
+    read them (`agent_lsp.config.environment.model_environment`); unset or blank ones are None.
     Keys are SecretStr, so a repr or log line never shows them."""
 
     provider: str | None = None  # AGENT_LSP_PROVIDER

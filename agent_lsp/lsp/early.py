@@ -61,7 +61,7 @@ from agent_lsp.visible import visible
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
-    from agent_lsp.config import SettingsLayers
+    from agent_lsp.config.layers import SettingsLayers
     from agent_lsp.workspace.host import WorkspaceHost
 
 log = logging.getLogger(__name__)
@@ -227,7 +227,7 @@ class EarlyPhase:
             return False
         folders = _folders(self.params)
         assert folders is not None
-        from agent_lsp.config import SettingsLayers
+        from agent_lsp.config.layers import SettingsLayers
 
         layers = SettingsLayers(self.env)
         options = self.params.get("initializationOptions")

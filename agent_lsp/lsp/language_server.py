@@ -23,7 +23,7 @@ from pygls.exceptions import JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from agent_lsp import __version__
-from agent_lsp.config import SettingsLayers
+from agent_lsp.config.layers import SettingsLayers
 from agent_lsp.jsonrpc import shown
 from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.editor import LspEditor

@@ -25,7 +25,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agent_lsp.agent import events
+from agent_lsp.agent import live_events
 from agent_lsp.lsp import capabilities
 from agent_lsp.service.requests import SHARED_REQUESTS
 from agent_lsp.lsp.wire_base import (  # noqa: F401 (re-exported: the wire's users import them from here)
@@ -93,35 +93,35 @@ class SessionEventParams(WireModel):
     events: list[Event]
 
 
-class StatusParams(events.Status):
+class StatusParams(live_events.Status):
     session_id: str
 
 
-class InboxInsertedParams(events.InboxInserted):
+class InboxInsertedParams(live_events.InboxInserted):
     session_id: str
 
 
-class InboxDiscardedParams(events.InboxDiscarded):
+class InboxDiscardedParams(live_events.InboxDiscarded):
     session_id: str
 
 
-class InboxClaimedParams(events.InboxClaimed):
+class InboxClaimedParams(live_events.InboxClaimed):
     session_id: str
 
 
-class InboxChangedParams(events.InboxChanged):
+class InboxChangedParams(live_events.InboxChanged):
     session_id: str
 
 
-class AgentErrorParams(events.AgentError):
+class AgentErrorParams(live_events.AgentError):
     session_id: str
 
 
-class ToolProgressParams(events.ToolProgress):
+class ToolProgressParams(live_events.ToolProgress):
     session_id: str
 
 
-class SubagentStatusParams(events.SubagentStatus):
+class SubagentStatusParams(live_events.SubagentStatus):
     session_id: str = Field(description="the parent session")
 
 

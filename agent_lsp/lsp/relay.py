@@ -9,7 +9,7 @@ is shown with `window/showMessage`. The custom notifications go only to a
 client that declared `experimental.agentLsp.events`; it renders them, so the
 answer of a command's turn is not repeated with showMessage (a failure still
 is). Any other client gets the conversation as `window/logMessage` lines
-(lsp/plain_transcript.py). One module holds the whole way out, so a reader
+(views/plain_transcript.py). One module holds the whole way out, so a reader
 follows an event from the agent to the wire in one file.
 
 The `Relay` (one per connection) queues durable events and flushes them from
@@ -39,9 +39,10 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from lsprotocol import types
 
-from agent_lsp.agent.events import CLIENT_LIVE_EVENTS, AgentEvent
+from agent_lsp.agent.events import AgentEvent
+from agent_lsp.agent.live_events import CLIENT_LIVE_EVENTS
 from agent_lsp.llm.types import message_text
-from agent_lsp.lsp.plain_transcript import transcript_line
+from agent_lsp.views.plain_transcript import transcript_line
 from agent_lsp.secrets import mask, mask_value
 from agent_lsp.store.session import Event, write_pending
 

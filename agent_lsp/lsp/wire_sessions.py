@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal, Union
 from pydantic import BaseModel, Field, GetJsonSchemaHandler, TypeAdapter, create_model
 from pydantic.json_schema import JsonSchemaValue
 
-from agent_lsp.agent import events
+from agent_lsp.agent import durable_events, event_shapes
 from agent_lsp.lsp.wire_base import Content, ContextItem, WireModel
 from agent_lsp.service.session_list import SessionInfo  # noqa: F401 (the wire's, built by the service for both faces)
 
@@ -35,12 +35,12 @@ def typed_event() -> Any:
     """Every durable event type with its own typed `data`, discriminated on
     `type`: what the schema says `Event` is (built on first use, not at import:
     the server never validates the events it sends)."""
-    envelopes = tuple(_event_envelope(t, m) for t, m in events.DURABLE_EVENTS.items())
+    envelopes = tuple(_event_envelope(t, m) for t, m in durable_events.DURABLE_EVENTS.items())
     return Annotated[Union[envelopes], Field(discriminator="type")]  # type: ignore[valid-type]
 
 
 class Event(WireModel):
-    """One durable session event; its `type` names its `data` model (agent_lsp/agent/events.py).
+    """One durable session event; its `type` names its `data` model (agent_lsp/agent/durable_events.py).
 
     `lastSeq` is present only on a coalesced `assistant/chunk`: consecutive text (or
     reasoning) deltas of one step merged into one event under load; it covers the
@@ -60,7 +60,7 @@ class Event(WireModel):
         return handler(TypeAdapter(typed_event()).core_schema)
 
 
-Message = events.Message  # an inbox message (a user-role message with an id), as the agent holds it
+Message = event_shapes.Message  # an inbox message (a user-role message with an id), as the agent holds it
 
 
 class FollowupParams(WireModel):
@@ -197,7 +197,7 @@ class TurnRevertParams(WireModel):
     turn: int = Field(ge=1)
 
 
-SkippedPath = events.SkippedPath
+SkippedPath = durable_events.SkippedPath
 
 
 class TurnRevertResult(WireModel):

@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from agent_lsp.agent import events
+from agent_lsp.agent import event_shapes
 from agent_lsp.lsp.wire_base import WireModel
 
 
@@ -155,7 +155,7 @@ class ModelCheckResult(WireModel):
     url: str | None = Field(default=None, description="the endpoint asked; absent for the scripted model")
     description: str | None = Field(default=None, description="which model is configured and why (no secrets)")
     latency_ms: int | None = Field(default=None, description="until the first streamed chunk")
-    error: events.LlmFailure | None = None
+    error: event_shapes.LlmFailure | None = None
 # ----------------------------------------------------------------- edit review
 
 

@@ -19,7 +19,7 @@ import asyncio
 import re
 from typing import Any
 
-from agent_lsp.mcp.connection import error_text
+from agent_lsp.mcp.failure_text import error_text
 from agent_lsp.mcp.manager import McpManager
 from agent_lsp.mcp.resources import resource_blocks
 from agent_lsp.mcp.tool import cap_blocks

@@ -214,7 +214,7 @@ def missing_program(server: ServerConfig, root: Path, env: Mapping[str, str]) ->
 
 def user_file_servers(env: Mapping[str, str] = os.environ) -> dict[str, Any]:
     """The `[mcpServers]` tables of the user config file, as written."""
-    from agent_lsp.config import read_config_file, user_config_path
+    from agent_lsp.config.files import read_config_file, user_config_path
 
     data, _ = read_config_file(user_config_path(env))
     servers = data.get("mcpServers")

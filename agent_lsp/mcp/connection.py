@@ -1,7 +1,7 @@
 """One MCP server, connected through the official `mcp` SDK and kept running.
 
 A `ServerConnection` owns one server for the life of the workspace host:
-it connects (stdio: through `launcher.py`, so the server dies with us; http:
+it connects (transport.py; stdio: through `launcher.py`, so the server dies with us; http:
 Streamable HTTP with the configured headers), each message the server sends
 capped (message_cap.py: the launcher relays a stdio server's output through
 it, http_cap.py reads HTTP answers through it), lists the tools, follows
@@ -25,39 +25,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
-import sys
 import tempfile
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any, AsyncIterator, Awaitable, Callable, Literal
+from typing import Any, Awaitable, Callable, Literal
 
 import anyio
 
 from agent_lsp.mcp.config import ServerConfig
 from agent_lsp.mcp.elicitation import Answer, Question
+from agent_lsp.mcp.failure_text import ServerUnavailable, describe, with_stderr
 from agent_lsp.mcp.flood import Coalesced
-from agent_lsp.mcp.http_cap import cap_responses
 from agent_lsp.mcp.oauth import OAuthSignIn
-from agent_lsp.mcp.sandboxed import sandboxed_command
+from agent_lsp.mcp.transport import open_transport
 from agent_lsp.sandbox import SandboxPolicy
 
 log = logging.getLogger(__name__)
 
-LAUNCHER = str(Path(__file__).with_name("launcher.py"))
 CLIENT_NAME = "agent-lsp"
 BACKOFF_S = (0.5, 1.0, 2.0, 4.0, 8.0)  # waits before the 1st..5th restart after a crash
 MAX_RESTARTS = len(BACKOFF_S)  # then the server stays failed until the settings change
 STABLE_S = 60.0  # up this long: the next crash counts from the first restart again
-STDERR_TAIL = 600  # characters of the server's stderr kept for the failure reason
 
 State = Literal["needs-trust", "starting", "authorizing", "ready", "failed", "stopped", "denied", "unauthorized"]
 UNSETTLED: tuple[State, ...] = ("starting", "authorizing")  # wait_settled waits while in these
 NEEDS_AUTHORIZATION: tuple[State, ...] = ("needs-trust", "denied", "authorizing", "unauthorized")
-
-
-class ServerUnavailable(Exception):
-    """The server is not connected (not started, failed, restarting)."""
 
 
 class ServerConnection:
@@ -224,7 +216,7 @@ class ServerConnection:
                 session.cancel()
                 with contextlib.suppress(BaseException):
                     await session
-                return _with_stderr(f"did not answer within {self.connect_timeout_s:g} s", errlog)
+                return with_stderr(f"did not answer within {self.connect_timeout_s:g} s", errlog)
             if ready.is_set():
                 self._was_ready = True
                 self._http_refusal = None  # signed in: a later crash is a crash
@@ -232,11 +224,11 @@ class ServerConnection:
             try:
                 await session
             except Exception as error:
-                reason = _describe(error)
+                reason = describe(error)
                 if self._http_refusal and self._http_refusal not in reason:
                     reason = f"{reason} ({self._http_refusal})"
-                return _with_stderr(reason, errlog)
-            return _with_stderr("the server closed the connection", errlog)
+                return with_stderr(reason, errlog)
+            return with_stderr("the server closed the connection", errlog)
         finally:
             waiter.cancel()
             if not session.done():
@@ -252,7 +244,8 @@ class ServerConnection:
 
         async with AsyncExitStack() as stack:
             client = Client(
-                await self._transport(stack, errlog),
+                await open_transport(self.config, self.root, stack, errlog, self._closed, self.sign_in,
+                                     self._note_refusal, self.sandbox),
                 client_info=types.Implementation(name=CLIENT_NAME, version=self.client_version),
                 list_roots_callback=self._roots,
                 elicitation_callback=self._elicit,
@@ -271,34 +264,6 @@ class ServerConnection:
                 group.cancel_scope.cancel()
             if not self._stopping:
                 raise ServerUnavailable("the server closed the connection")
-
-    async def _transport(self, stack: AsyncExitStack, errlog: Any) -> Any:
-        config = self.config
-        if config.transport == "http":
-            from mcp.client.streamable_http import streamable_http_client
-            from mcp.shared._httpx_utils import create_mcp_http_client
-
-            if not log.isEnabledFor(logging.DEBUG):  # httpx2 logs every request at INFO
-                logging.getLogger("httpx2").setLevel(logging.WARNING)
-            auth = await self.sign_in.provider() if self.sign_in is not None else None
-            client = create_mcp_http_client(headers=dict(config.headers), auth=auth)
-            cap_responses(client)  # no answer costs more than message_cap.LIMIT_BYTES
-            http = await stack.enter_async_context(client)
-            http.event_hooks["response"] = [self._note_refusal]
-            return _watched(streamable_http_client(config.url or "", http_client=http), self._closed)
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        cwd = self.root / config.cwd if config.cwd else self.root
-        command, placement = await asyncio.to_thread(sandboxed_command, config, cwd, self.sandbox)
-        if placement is not None and placement.refused:
-            raise ServerUnavailable(placement.refused)
-        params = StdioServerParameters(
-            command=sys.executable,
-            args=["-I", "-S", LAUNCHER, str(os.getpid()), *command],
-            env=dict(config.env),
-            cwd=str(cwd),
-        )
-        return _watched(stdio_client(params, errlog=errlog), self._closed)
 
     async def _note_refusal(self, response: Any) -> None:
         # a 401 stays the reason though the sign-in's discovery meets 404s after it
@@ -345,7 +310,7 @@ class ServerConnection:
         try:
             self.tools = await self._list_tools(client)
         except Exception as error:
-            log.warning("MCP server %s: listing its tools failed: %s", self.name, _describe(error))
+            log.warning("MCP server %s: listing its tools failed: %s", self.name, describe(error))
             return
         if self.on_change is not None:
             self.on_change(self)
@@ -472,58 +437,7 @@ class ServerConnection:
         return data
 
 
-@asynccontextmanager
-async def _watched(transport: Any, closed: asyncio.Event) -> AsyncIterator[Any]:
-    """The transport's streams, with `closed` set when the server's side ends
-    (a crashed stdio server: its stdout reaches EOF)."""
-    async with transport as (read, write):
-        relay_send, relay_receive = anyio.create_memory_object_stream(0)
-
-        async def relay() -> None:
-            try:
-                async with relay_send:
-                    async for message in read:
-                        await relay_send.send(message)
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream):
-                pass
-            finally:
-                closed.set()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(relay)
-            try:
-                yield relay_receive, write
-            finally:
-                group.cancel_scope.cancel()
-
 
 async def _print_url(url: str, why: str) -> None:
     """No editor that opens pages (tests, scripts): the log says where to sign in."""
     log.warning("%s: open %s", why, url)
-
-
-def error_text(error: BaseException) -> str:
-    """What a failed request says: the server's JSON-RPC error message (the SDK's MCPError), else the exception."""
-    return getattr(getattr(error, "error", None), "message", None) or str(error) or type(error).__name__
-
-
-def _describe(error: BaseException) -> str:
-    if isinstance(error, BaseExceptionGroup):
-        inner = [e for e in error.exceptions if not isinstance(e, asyncio.CancelledError)]
-        if inner:
-            return _describe(inner[0])
-    if isinstance(error, FileNotFoundError):
-        return f"command not found: {error.filename or error}"
-    text = str(error).strip()
-    name = type(error).__name__
-    return f"{name}: {text}" if text and name not in ("MCPError", "ServerUnavailable", "SignInFailed") else (text or name)
-
-
-def _with_stderr(reason: str, errlog: Any) -> str:
-    try:
-        errlog.flush()
-        errlog.seek(0)
-        tail = errlog.read()[-STDERR_TAIL:].strip()
-    except (OSError, ValueError):
-        tail = ""
-    return f"{reason}; stderr: {tail}" if tail else reason

@@ -12,7 +12,8 @@ from typing import Any, Callable
 from pydantic import BaseModel, Field
 
 from agent_lsp.agent.ports import Editor, PermissionRequest, ToolContext, ToolOutput
-from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable, error_text
+from agent_lsp.mcp.connection import ServerConnection
+from agent_lsp.mcp.failure_text import ServerUnavailable, error_text
 from agent_lsp.mcp.tool import cap_blocks
 from agent_lsp.tools.base import PermissionGate, ToolError, ToolInput, error_output, unless_aborted
 from agent_lsp.visible import visible_name

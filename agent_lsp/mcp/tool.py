@@ -28,7 +28,8 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, model_validator
 
 from agent_lsp.agent.ports import Editor, PermissionRequest, ToolContext, ToolOutput
-from agent_lsp.mcp.connection import ServerConnection, ServerUnavailable, error_text
+from agent_lsp.mcp.connection import ServerConnection
+from agent_lsp.mcp.failure_text import ServerUnavailable, error_text
 from agent_lsp.mcp.flood import throttled_progress
 from agent_lsp.tools.base import PermissionGate, ToolError, error_output, unless_aborted
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field
 
-from agent_lsp.agent import events
+from agent_lsp.agent import event_shapes
 from agent_lsp.service.requests import Shape
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ class SessionInfo(Shape):
     parent_session_id: str | None = Field(
         default=None, description="a fork: the session it was forked from; a sub-agent's child session: the session that ran it")
     fork_turn: int | None = Field(default=None, description="a fork: the parent's last turn it shares")
-    usage: events.UsageTotal | None = Field(default=None, description="tokens and estimated cost up to the last turn's end")
+    usage: event_shapes.UsageTotal | None = Field(default=None, description="tokens and estimated cost up to the last turn's end")
     parent_tool_call_id: str | None = Field(
         default=None, description="a sub-agent's child session: the parent's `subagent` tool call that ran it")
     excerpt: str | None = Field(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lsp.store.event_log import EventLog
-from agent_lsp.store.store import CorruptSessionError, event_of, parse_header
+from agent_lsp.store.file_format import CorruptSessionError, event_of, parse_header
 from agent_lsp.visible import visible_name
 
 

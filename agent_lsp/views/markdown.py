@@ -10,7 +10,7 @@ from typing import Any, Iterable
 
 from agent_lsp.store.event import TITLE_EVENT
 from agent_lsp.store.message_text import PERSON_SOURCES, assistant_text, image_placeholders, user_text
-from agent_lsp.views.lines import call_arguments, cut
+from agent_lsp.views.lines import call_arguments, cut, failure_text, first_line
 
 TITLE_CHARS = 80
 
@@ -58,14 +58,13 @@ def _part(kind: str, data: dict[str, Any]) -> str | None:
     if kind == "tool/result":
         error = data.get("error") or {}
         if error or message.get("isError"):
-            reason = str(error.get("message") or "failed").strip().splitlines() or ["failed"]
-            return f"  - `{data.get('name', 'tool')}` failed: {reason[0]}"
+            return f"  - `{data.get('name', 'tool')}` failed: {first_line(str(error.get('message') or 'failed'), 'failed')}"
         return None
     if kind == "turn/end":
         reason = data.get("reason") or {}
         if reason.get("kind") == "error":
             failure = reason.get("error") or {}
-            return f"*Turn {data.get('turn')} ended with an error: {failure.get('code', '')} {failure.get('message', '')}*"
+            return f"*Turn {data.get('turn')} ended with an error: {failure_text(failure)}*"
         if reason.get("kind") in ("aborted", "interrupted"):
             return f"*Turn {data.get('turn')} was {reason['kind']}.*"
     return None

@@ -29,7 +29,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from agent_lsp.config import model_environment
+from agent_lsp.config.environment import model_environment
 from agent_lsp.llm.types import MODEL_UNAVAILABLE, LlmError
 from agent_lsp.workspace.session_models import model_in
 

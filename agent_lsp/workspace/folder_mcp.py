@@ -11,7 +11,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from agent_lsp.config import ManagedPolicy, Settings, data_dir
+from agent_lsp.config import Settings
+from agent_lsp.config.files import data_dir
+from agent_lsp.config.policy import ManagedPolicy
 from agent_lsp.mcp import McpManager, workspace_servers
 from agent_lsp.mcp.config import user_file_servers
 from agent_lsp.mcp.token_store import DIR_NAME as TOKEN_DIR_NAME

@@ -20,10 +20,13 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from agent_lsp.agent import Agent, AgentOptions, ToolRegistry
+from agent_lsp.agent import Agent, ToolRegistry
 from agent_lsp.agent.ports import Editor
 from agent_lsp.agent.tool_set import attach_tool_set
-from agent_lsp.config import LanguageSettings, Settings, config_dir, model_environment, read_policy
+from agent_lsp.config import LanguageSettings, Settings
+from agent_lsp.config.environment import model_environment
+from agent_lsp.config.files import config_dir
+from agent_lsp.config.policy import read_policy
 from agent_lsp.language import document_reader, workspace_language
 from agent_lsp.mcp import McpManager
 from agent_lsp.sandbox import SandboxPolicy
@@ -43,17 +46,16 @@ from agent_lsp.tools.skills import Skill, SkillTool, load_skills, skill_folders
 from agent_lsp.workspace.edit_journal import EditJournal, RevertReport
 from agent_lsp.workspace.file_reverts import FileReverts
 from agent_lsp.workspace.edit_review import EditReview
+from agent_lsp.workspace.from_settings import agent_options, folder_hooks, model_providers, permission_policy
 from agent_lsp.workspace.revert_intent import INTENTS_DIR, RevertIntents
-from agent_lsp.workspace.hook_config import workspace_hooks
-from agent_lsp.workspace.managed import guard_denied_tools, hook_files, policy_permission_rules
-from agent_lsp.workspace.project_settings import read_project_settings
+from agent_lsp.workspace.managed import guard_denied_tools
 from agent_lsp.workspace.rules import Rule, attach_rules, load_rules
 from agent_lsp.workspace.user_hooks import UserHooks
 from agent_lsp.workspace.instructions import SystemPrompt, attach_workspace_prompt, runtime_context
 from agent_lsp.workspace.listing_warm_up import ListingWarmUp
 from agent_lsp.workspace.model_warm_up import ModelWarmUp
 from agent_lsp.workspace.endpoint_model import EndpointModel
-from agent_lsp.workspace.permissions import PermissionPolicy, PermissionRule
+from agent_lsp.workspace.permissions import PermissionPolicy
 from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
 from agent_lsp.workspace.session_titles import SessionTitles
@@ -146,21 +148,8 @@ class WorkspaceHost:
     # ----------------------------------------------------------------- policy
 
     def _make_policy(self) -> PermissionPolicy:
-        permissions = self.settings.permissions
-        managed = policy_permission_rules(self.managed_policy)
-        managed_source = f"the managed policy {self.managed_policy_path}"
-        policy = PermissionPolicy(
-            self.store.directory / PERMISSIONS_FILE,
-            roots=[self.root],
-            rules=managed
-            + [PermissionRule.from_json(rule.model_dump(by_alias=True, exclude_none=True)) for rule in permissions.rules],
-            rule_sources=[("policy", managed_source)] * len(managed),
-            defaults=dict(permissions.defaults),
-            ask_timeout_s=permissions.ask_timeout_seconds,
-            sandboxed_commands=permissions.sandboxed_commands,
-        )
-        policy.mode_of = self.modes.mode_of  # plan mode refuses edits and commands
-        return policy
+        return permission_policy(self.settings.permissions, self.managed_policy, self.managed_policy_path,
+                                 self.store.directory / PERMISSIONS_FILE, self.root, self.modes.mode_of)
 
     @property
     def agents(self) -> dict[str, Agent]:
@@ -388,23 +377,8 @@ class WorkspaceHost:
         """An agent on `session` with these tools and system prompt, live in this
         host (its events reach the client); a sub-agent's is built here too."""
         resolved = self.resolve_model(model)
-        providers = {resolved.provider_name: resolved.provider}
-        if resolved.fallback is not None:
-            providers[resolved.fallback.provider_name] = resolved.fallback.provider
-        options = AgentOptions(
-            provider=resolved.provider_name,
-            model=resolved.model,
-            system_prompt=system_prompt,
-            runtime_context=self._runtime_context,
-            cost_estimate=resolved.prices.cost_usd,
-            max_tokens=self.settings.model.max_output_tokens,
-            temperature=self.settings.model.temperature,
-            max_parallel_tool_calls=self.settings.max_parallel_tool_calls,
-            cancel_grace_s=self.settings.cancel_grace_s,
-            fallback_provider=resolved.fallback.provider_name if resolved.fallback else None,
-            fallback_model=resolved.fallback.model if resolved.fallback else None,
-        )
-        agent = Agent(session, providers=providers, tools=tools, options=options)
+        options = agent_options(resolved, self.settings, system_prompt=system_prompt, runtime_context=self._runtime_context)
+        agent = Agent(session, providers=model_providers(resolved), tools=tools, options=options)
         self.user_hooks().attach(agent)
         self.endpoint_model.attach(agent)
         attach_tool_set(agent, self.settings.tool_set,  # in plan mode the plan is written with todo_write
@@ -479,16 +453,9 @@ class WorkspaceHost:
 
     def user_hooks(self) -> UserHooks:
         if self._hooks is None:
-            project_files, problems = read_project_settings(self.root)
-            project_files, dropped = hook_files(self.managed_policy, self.managed_policy_path, project_files)
-            commands, bad = workspace_hooks(self.settings.hooks, project_files)
-            for problem in problems + dropped + bad:
-                log.warning("hooks: %s", problem)
-            shell = self.settings.shell
-            self._hooks = UserHooks(commands, root=self.root, editor=self.editor, policy=self.policy,
-                                    transcript_of=self.store.path_of,
-                                    env_policy=CommandEnvPolicy(shell.inherit, tuple(shell.pass_env)),
-                                    sandbox=self.sandbox_policy())
+            self._hooks = folder_hooks(self.root, self.settings, self.managed_policy, self.managed_policy_path,
+                                       editor=self.editor, policy=self.policy, transcript_of=self.store.path_of,
+                                       sandbox=self.sandbox_policy())
         return self._hooks
 
     def sandbox_policy(self) -> SandboxPolicy:

@@ -1,4 +1,4 @@
-"""The managed policy applied to a workspace (the policy file: agent_lsp.config.ManagedPolicy).
+"""The managed policy applied to a workspace (the policy file: agent_lsp.config.policy.ManagedPolicy).
 
 - Denied tools: every call of one is refused before anything else runs (user
   hooks and permission questions included), through a `tools/pre-execute`
@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from agent_lsp.agent import Agent
-from agent_lsp.config import ManagedPolicy
+from agent_lsp.config.policy import ManagedPolicy
 from agent_lsp.mcp.config import ServerConfig, ServerProblem
 from agent_lsp.workspace.permissions import PermissionRule
 from agent_lsp.workspace.project_settings import ProjectFile

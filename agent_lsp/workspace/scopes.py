@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from agent_lsp.config import LAYER_ORDER, SettingsLayers, config_dir, user_config_path
+from agent_lsp.config.files import config_dir, user_config_path
+from agent_lsp.config.layers import LAYER_ORDER, SettingsLayers
 from agent_lsp.language import server_choices
 from agent_lsp.mcp import workspace_servers
 from agent_lsp.mcp.config import missing_program, user_file_servers

@@ -32,7 +32,7 @@ class SessionListing:
     status: str
     parent_session_id: str | None = None
     fork_turn: int | None = None  # a fork: the parent's last turn it shares
-    usage: dict | None = None  # tokens and estimated cost so far (UsageTotal of agent/events.py)
+    usage: dict | None = None  # tokens and estimated cost so far (UsageTotal of agent/event_shapes.py)
     parent_tool_call_id: str | None = None  # a sub-agent's session: the parent's call that ran it
     excerpt: str | None = None  # listed for a query: the message text around what matched
     problem: str | None = None  # a damaged session file: what and where (store/damaged.py)

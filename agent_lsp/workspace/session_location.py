@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 from typing import Mapping
 
-from agent_lsp.config import Settings, data_dir
+from agent_lsp.config import Settings
+from agent_lsp.config.files import data_dir
 from agent_lsp.store import SessionStore
 
 WORKSPACE_MARKER = "workspace.json"  # names the folder a sessions directory belongs to

@@ -24,7 +24,7 @@ import logging
 import time
 from typing import TYPE_CHECKING, Any, Callable, Coroutine, Mapping
 
-from agent_lsp.config import model_environment
+from agent_lsp.config.environment import model_environment
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent

@@ -2,7 +2,9 @@
 agent/events.py, durable and live events arrive through one subscription,
 and payloads are complete where they are made."""
 
-from agent_lsp.agent.events import DURABLE_EVENTS, LIVE_EVENTS, LiveEvent
+from agent_lsp.agent.durable_events import DURABLE_EVENTS
+from agent_lsp.agent.events import LiveEvent
+from agent_lsp.agent.live_events import LIVE_EVENTS
 from agent_lsp.store.session import Event
 
 from agent_helpers import FnTool, events_of, make_agent, settle, until

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_lsp.config import model_environment
+from agent_lsp.config.environment import model_environment
 from agent_lsp.llm.factory import create_provider
 from agent_lsp.llm.settings import ModelSettings
 from agent_lsp.llm.types import LlmError, ModelRequest

@@ -7,7 +7,7 @@ import logging
 import pytest
 from pydantic import ValidationError
 
-from agent_lsp.config import model_environment
+from agent_lsp.config.environment import model_environment
 from agent_lsp.llm.anthropic import AnthropicProvider
 from agent_lsp.llm.factory import create_provider
 from agent_lsp.llm.models import model_info

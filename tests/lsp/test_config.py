@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from agent_lsp.config import SettingsLayers, user_config_path
+from agent_lsp.config.files import user_config_path
+from agent_lsp.config.layers import SettingsLayers
 
 
 def make(tmp_path: Path, toml: str = "", env: dict | None = None) -> SettingsLayers:

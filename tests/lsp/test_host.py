@@ -2,7 +2,8 @@
 
 from pathlib import Path
 
-from agent_lsp.config import Settings, SettingsLayers
+from agent_lsp.config import Settings
+from agent_lsp.config.layers import SettingsLayers
 from agent_lsp.workspace.disk_editor import DiskEditor
 from agent_lsp.workspace.host import WorkspaceHost
 from agent_lsp.workspace.session_location import sessions_dir_for

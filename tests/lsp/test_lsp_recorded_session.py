@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 
 from agent_lsp.agent import Agent, AgentOptions
-from agent_lsp.agent.events import DURABLE_EVENTS, LIVE_EVENTS
+from agent_lsp.agent.durable_events import DURABLE_EVENTS
+from agent_lsp.agent.live_events import LIVE_EVENTS
 from agent_lsp.cli.transcript import Transcript
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.store import SessionStore

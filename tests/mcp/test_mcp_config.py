@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from agent_lsp.config import SettingsLayers
+from agent_lsp.config.layers import SettingsLayers
 from agent_lsp.mcp.config import expand, user_file_servers, workspace_servers
 
 

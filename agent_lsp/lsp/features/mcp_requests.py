@@ -49,7 +49,7 @@ async def mcp_prompts_request(ls: AgentLanguageServer, p: wire.McpPromptsParams)
 
 
 async def mcp_prompt_run_request(ls: AgentLanguageServer, p: wire.McpPromptRunParams) -> wire.MessageRef:
-    from agent_lsp.mcp.connection import error_text
+    from agent_lsp.mcp.failure_text import error_text
     from agent_lsp.mcp.prompts import PromptProblem, prompt_text
 
     await ls.ready()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pygls.exceptions import JsonRpcInvalidParams
 
-from agent_lsp.config import model_environment
+from agent_lsp.config.environment import model_environment
 from agent_lsp.llm.factory import chosen_model
 from agent_lsp.lsp import protocol as wire
 from agent_lsp.lsp.language_server import AgentLanguageServer

@@ -13,8 +13,7 @@ from typing import Any
 
 from agent_lsp.agent.loop import RUNTIME_CONTEXT_SOURCE
 from agent_lsp.llm.types import message_text
-from agent_lsp.views.lines import call_arguments
-
+from agent_lsp.views.lines import call_arguments, failure_text, first_line
 
 
 def transcript_line(kind: str, data: dict[str, Any]) -> str | None:
@@ -37,11 +36,9 @@ def transcript_line(kind: str, data: dict[str, Any]) -> str | None:
         why = reason.get("kind", "ended")
         if why == "error":
             error = reason.get("error") or {}
-            why = f"error: {error.get('code', '')} {error.get('message', '')}".rstrip()
+            why = f"error: {failure_text(error)}".rstrip()
         return f"— turn {data.get('turn')} {why}"
     return None
-
-
 
 
 def _result_line(data: dict[str, Any]) -> str:
@@ -51,5 +48,5 @@ def _result_line(data: dict[str, Any]) -> str:
     exit_code = meta.get("exitCode")
     failed = bool((data.get("message") or {}).get("isError")) or bool(error) or (isinstance(exit_code, int) and exit_code != 0)
     detail = error.get("message") or (f"exit {exit_code}" if exit_code is not None else "")
-    first = detail.strip().splitlines()[0] if detail.strip() else ""
+    first = first_line(detail)
     return f"  {'✗' if failed else '✓'} {name}{' · ' + first if first else ''}"
