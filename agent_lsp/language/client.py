@@ -32,6 +32,11 @@ from agent_lsp.tools.command_env import CommandEnvPolicy, command_env
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 30.0
+# A work-done progress the server created: it counts as work under way from its
+# creation (pyright creates it when a check starts and sends `begin` only after our
+# reply, behind the first reports of that check), for at most this long if no
+# `begin` follows.
+CREATED_PROGRESS_S = 2.0
 SHUTDOWN_TIMEOUT_S = 2.0
 T = TypeVar("T")
 
@@ -95,6 +100,7 @@ class ServerClient:
         # The server numbers its reports of open documents (known for some, else learnt from the first one).
         self.numbers_versions = spec.versioned_diagnostics
         self.busy: set[Any] = set()  # work-done progress under way (a server checking the workspace)
+        self._created: dict[Any, float] = {}  # progress tokens created, not begun yet -> when
         self.last_activity = 0.0  # the last report or progress, loop time
         self._waiters = _Waiters()
         self._guard: GroupGuard | None = None
@@ -124,6 +130,9 @@ class ServerClient:
 
         @client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
         def progress_create(params: lsp.WorkDoneProgressCreateParams) -> None:
+            self._created[params.token] = time.monotonic()
+            self.last_activity = time.monotonic()
+            self._waiters.notify()
             return None
 
         @client.feature(lsp.PROGRESS)
@@ -133,6 +142,8 @@ class ServerClient:
                 self.busy.add(params.token)
             elif kind == "end":
                 self.busy.discard(params.token)
+            if kind in ("begin", "end"):
+                self._created.pop(params.token, None)
             self.last_activity = time.monotonic()
             self._waiters.notify()
 
@@ -270,18 +281,33 @@ class ServerClient:
                 return ready()
         return True
 
-    async def wait_quiet(self, quiet_s: float, deadline: float) -> None:
-        """Until the server reported no progress under way and nothing for `quiet_s`
-        (the other files it re-checks after a change)."""
+    def working_until(self, now: float) -> float | None:
+        """While the server reports work under way (a progress begun, or created and
+        not begun for CREATED_PROGRESS_S): until when it counts as working; else None."""
+        if self.busy:
+            return float("inf")
+        created = [at + CREATED_PROGRESS_S for at in self._created.values() if at + CREATED_PROGRESS_S > now]
+        return max(created) if created else None
+
+    def settled(self, quiet_s: float) -> bool:
+        """No work under way and nothing reported for `quiet_s`: its last reports are its whole answer."""
+        now = time.monotonic()
+        return self.working_until(now) is None and now >= self.last_activity + quiet_s
+
+    async def wait_quiet(self, quiet_s: float, deadline: float) -> bool:
+        """Until the server reported no work under way and nothing for `quiet_s`
+        (the other files it re-checks after a change); False if the deadline came first."""
         while self.failure is None:
             now = time.monotonic()
-            wake = deadline if self.busy else min(self.last_activity + quiet_s, deadline)
+            working = self.working_until(now)
+            wake = min(working if working is not None else self.last_activity + quiet_s, deadline)
             if wake <= now:
-                return
+                return self.settled(quiet_s)
             try:
                 await asyncio.wait_for(self._waiters.changed.wait(), wake - now)
             except asyncio.TimeoutError:
                 pass
+        return False
 
     # ------------------------------------------------------------- requests
 

@@ -1,13 +1,18 @@
 """The language port over the workspace's own language servers.
 
 Problems an edit added: before the edit, the changed files are synced to their
-servers and the servers' publish for that text is awaited (bounded); after it,
-the new text is sent and the publish for *that* version is awaited, then a
-short quiet time for the other files the change re-checked. Only what the
-servers said about these exact versions is compared, so diagnostics of the old
-text are never reported as new or as gone. A problem is the same before and
-after when its severity, source, code, message and the text of its line agree
-(lines move when an edit adds or removes some above it).
+servers and the servers' publish for that text is awaited (bounded), then the
+end of the check it started (no work-done progress under way, nothing
+published for a short quiet time: servers re-check the other files after the
+changed one, and a file not checked yet is first reported with no problems).
+What the servers published up to the moment the new text is sent is the text
+before; after it, the publish for *that* version is awaited, then the end of
+the check again. Only what the servers said about these exact versions is
+compared, so diagnostics of the old text are never reported as new or as gone;
+where a check had not ended within the bound, the result says so instead. A
+problem is the same before and after when its severity, source, code, message
+and the text of its line agree (lines move when an edit adds or removes some
+above it).
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ class Baseline:
     fresh: set[tuple[str, str]] = field(default_factory=set)  # (server, uri) published for the text before
     servers: dict[str, ServerClient] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    unsettled: set[str] = field(default_factory=set)  # servers still checking when `known` was taken
 
 
 class WorkspaceLanguage:
@@ -109,9 +115,9 @@ class WorkspaceLanguage:
                 uri = path.as_uri()
                 if await client.wait_for(lambda c=client, u=uri: c.has_published(u), deadline):
                     baseline.fresh.add((client.spec.name, uri))
-        for client in baseline.servers.values():
-            await client.wait_quiet(QUIET_S, deadline)  # the other files of the same check
         for name, client in baseline.servers.items():
+            if not await client.wait_quiet(QUIET_S, deadline):  # the other files of the same check
+                baseline.unsettled.add(name)
             baseline.known[name] = {uri: list(p.diagnostics) for uri, p in client.published.items()}
         return baseline
 
@@ -138,6 +144,8 @@ class WorkspaceLanguage:
         started = time.monotonic()
         deadline = started + self.wait_s
         changed_uris = {path.as_uri(): path for path in changed}
+        uncertain = await self._settle_before(token, changed_uris, deadline)
+        sent = time.monotonic()  # from here on, what the servers publish may be of the new text
         waits = []
         for client in token.servers.values():
             for path, text in changed.items():
@@ -153,22 +161,48 @@ class WorkspaceLanguage:
             if not await client.wait_for(lambda c=client, u=uri: c.has_published(u), deadline):
                 late.append(client.failure or f"{client.spec.name} did not report on the change within "
                             f"{self.wait_s:g} s (the diagnostics.waitSeconds setting)")
-        for client in token.servers.values():
+        checking = []
+        for name, client in token.servers.items():
             if not any(c is client for c, _ in waits):  # only files went away: wait for the re-check they cause
-                await client.wait_for(lambda c=client: c.active_since(started), deadline)
-            await client.wait_quiet(QUIET_S, deadline)
+                await client.wait_for(lambda c=client: c.active_since(sent), deadline)
+            if not await client.wait_quiet(QUIET_S, deadline):
+                checking.append(name)
         report = ProblemReport(servers=sorted(token.servers), waited_ms=round((time.monotonic() - started) * 1000))
         if late:
             report.unknown = "; ".join(dict.fromkeys(late))
             report.pending = True
             return report
         for name, client in token.servers.items():
-            self._compare(report, token, name, client, changed_uris, changed)
+            self._compare(report, token, name, client, changed_uris, changed, sent, name in uncertain)
+        if checking:
+            report.incomplete = (f"{' and '.join(checking)} had not finished checking the workspace within "
+                                 f"{self.wait_s:g} s (the language.waitSeconds setting): problems this change "
+                                 "causes in other files may be missing; the language tool's diagnostics shows them later")
         report.added.sort(key=lambda p: (p.path != next(iter(changed), None), str(p.path), p.line))
         return report
 
+    async def _settle_before(self, token: Baseline, changed_uris: dict[str, Path], deadline: float) -> set[str]:
+        """Before the new text is sent: a server still checking the text before the
+        edit is given until `deadline` to finish, and what every server published
+        since the baseline was taken (still of the text before) joins it. The
+        servers whose check had not ended: their other files' problems before the
+        edit are not known."""
+        uncertain = set()
+        for name, client in token.servers.items():
+            if name in token.unsettled and not await client.wait_quiet(QUIET_S, deadline):
+                uncertain.add(name)
+            known = token.known.setdefault(name, {})
+            for uri, published in client.published.items():
+                if uri not in changed_uris:
+                    known[uri] = list(published.diagnostics)
+                elif client.has_published(uri):  # a later report of the changed file's text before
+                    known[uri] = list(published.diagnostics)
+                    token.fresh.add((name, uri))
+        return uncertain
+
     def _compare(self, report: ProblemReport, token: Baseline, name: str, client: ServerClient,
-                 changed_uris: dict[str, Path], changed: dict[Path, str | None]) -> None:
+                 changed_uris: dict[str, Path], changed: dict[Path, str | None], sent: float,
+                 uncertain: bool) -> None:
         before_all = token.known.get(name, {})
         for uri, published in client.published.items():
             path = changed_uris.get(uri) or convert.path_of(uri)
@@ -189,7 +223,7 @@ class WorkspaceLanguage:
                     report.baseline_missing = True
                     before = []
             else:
-                if published.at < token.started or uri not in before_all:
+                if published.at < sent or uri not in before_all:
                     continue  # not re-checked since the edit, or never seen before: nothing new to say
                 new_text = self.read(path)
                 if new_text is None:
@@ -197,6 +231,8 @@ class WorkspaceLanguage:
                 before = self.convert.problems(path, new_text, before_all[uri])
             after = self.convert.problems(path, new_text, published.diagnostics)
             added, fixed, kept = difference(before, after)
+            if added and uncertain and uri not in changed_uris:
+                report.baseline_missing = True  # the server was still checking this file's text before
             report.added.extend(added)
             if uri in changed_uris:
                 report.fixed += fixed
