@@ -160,6 +160,8 @@ class ServerClient:
             log.info("%s says: %s", self.spec.name, params.message)
 
         async def server_exit(server: asyncio.subprocess.Process) -> None:
+            if self.failure is None and self._stderr_task is not None:
+                await asyncio.wait({self._stderr_task}, timeout=0.5)  # its last words, for the message
             if self.failure is None:
                 tail = " ".join(self._stderr_tail[-3:]).strip()
                 self.failure = f"{self.spec.name} exited (code {server.returncode})" + (f": {tail[:300]}" if tail else "")
@@ -230,28 +232,39 @@ class ServerClient:
         if document is None:
             document = OpenDocument(1, text, self.spec.language_id(path))
             self.documents[uri] = document
-            self._client.text_document_did_open(
-                lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
-                    uri=uri, language_id=document.language_id, version=1, text=text)))
+            self._notify(self._client.text_document_did_open,
+                         lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+                             uri=uri, language_id=document.language_id, version=1, text=text)))
         elif document.text != text:
             document.version += 1
             document.text = text
             document.sent_at = time.monotonic()
-            self._client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            self._notify(self._client.text_document_did_change, lsp.DidChangeTextDocumentParams(
                 text_document=lsp.VersionedTextDocumentIdentifier(version=document.version, uri=uri),
                 content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
         return document.version
 
+    def _notify(self, send: Callable[[Any], None], params: Any) -> None:
+        """Send a notification unless the server is gone (then waiters learn why from `failure`)."""
+        if self.failure is not None:
+            return
+        try:
+            send(params)
+        except RuntimeError as error:  # pygls: the client stopped under us (the server exited)
+            self.failure = self.failure or f"{self.spec.name} went away: {error}"
+            self._waiters.notify()
+
     def close_document(self, path: Path) -> None:
         uri = path.as_uri()
-        if self.documents.pop(uri, None) is not None and self.failure is None:
-            self._client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+        if self.documents.pop(uri, None) is not None:
+            self._notify(self._client.text_document_did_close,
+                         lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
 
     def did_delete(self, path: Path) -> None:
         """The file is gone: closed, and told as the file watcher servers rely on would tell it."""
         self.close_document(path)
-        self._client.workspace_did_delete_files(lsp.DeleteFilesParams(files=[lsp.FileDelete(uri=path.as_uri())]))
-        self._client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+        self._notify(self._client.workspace_did_delete_files, lsp.DeleteFilesParams(files=[lsp.FileDelete(uri=path.as_uri())]))
+        self._notify(self._client.workspace_did_change_watched_files, lsp.DidChangeWatchedFilesParams(
             changes=[lsp.FileEvent(uri=path.as_uri(), type=lsp.FileChangeType.Deleted)]))
 
     def active_since(self, moment: float) -> bool:
