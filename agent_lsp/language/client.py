@@ -88,10 +88,16 @@ class _TolerantProtocol(LanguageServerProtocol):
 class ServerClient:
     """A started server for one root. `start()` first; `stop()` ends it."""
 
-    def __init__(self, spec: ServerSpec, executable: str, root: Path):
+    def __init__(self, spec: ServerSpec, executable: str, root: Path, argv: list[str] | None = None,
+                 placement: str = "not sandboxed", sandboxed: bool = False):
         self.spec = spec
         self.executable = executable
         self.root = root
+        self.argv = argv or [executable, *spec.args]  # in the sandbox where `placement` says (language/confine.py)
+        self.placement = placement
+        # In the sandbox's own process ids our process id names nothing: a server told
+        # it (pyright) would take us for gone and exit. The sandbox ends with us anyway.
+        self.sandboxed = sandboxed
         self.published: dict[str, Published] = {}  # uri -> the last publish
         self.documents: dict[str, OpenDocument] = {}  # uri -> what the server has open
         self.workspace_symbols = False  # the server answers workspace/symbol
@@ -185,7 +191,7 @@ class ServerClient:
         env = {**command_env(CommandEnvPolicy()), **self.spec.env}
         try:
             await self._client.start_io(
-                self.executable, *self.spec.args, cwd=str(self.root), env=env,
+                self.argv[0], *self.argv[1:], cwd=str(self.root), env=env,
                 start_new_session=True, preexec_fn=die_with_parent(),
             )
         except OSError as error:
@@ -197,7 +203,7 @@ class ServerClient:
                 self._stderr_task = asyncio.ensure_future(self._drain(process.stderr))
         uri = self.root.as_uri()
         params = lsp.InitializeParams(
-            process_id=os.getpid(),
+            process_id=None if self.sandboxed else os.getpid(),
             root_uri=uri,
             root_path=str(self.root),
             workspace_folders=[lsp.WorkspaceFolder(uri=uri, name=self.root.name)],

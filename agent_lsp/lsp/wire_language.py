@@ -69,6 +69,9 @@ class LanguageServerStatus(WireModel):
         'language is used; "off": language.enabled is false, or a built-in server while language.discovery is false'))
     reason: str = Field(description="why, in words")
     source: Literal["built-in", "settings"]
+    sandbox: str | None = Field(default=None, description=(
+        'where the server runs, for one used: "sandboxed, no network", "sandboxed, with network (why)", '
+        '"not sandboxed: why" or "not started: why" (the sandbox of the agent\'s commands, docs/sandbox.md)'))
 
 
 class LanguageStatusResult(WireModel):

@@ -1658,6 +1658,10 @@ export interface LanguageServerStatus {
    * why, in words
    */
   reason: string;
+  /**
+   * where the server runs, for one used: "sandboxed, no network", "sandboxed, with network (why)", "not sandboxed: why" or "not started: why" (the sandbox of the agent's commands, docs/sandbox.md)
+   */
+  sandbox?: string | null;
   source: 'built-in' | 'settings';
   /**
    * "found": used, starts with the first file of its kind; "other-serves": another server of the same language is used; "off": language.enabled is false, or a built-in server while language.discovery is false
