@@ -1609,6 +1609,10 @@ export interface LanguageQueryResult {
       }[]
     | null;
   /**
+   * diagnostics with everywhere: the URIs of the other documents the servers checked in full for this answer (one of them absent from files has no problems); absent: the client does not say
+   */
+  checked?: string[] | null;
+  /**
    * rename: an LSP WorkspaceEdit
    */
   edit?: {
