@@ -34,9 +34,9 @@ log = logging.getLogger(__name__)
 START_TIMEOUT_S = 30.0
 # A work-done progress the server created: it counts as work under way from its
 # creation (pyright creates it when a check starts and sends `begin` only after our
-# reply, behind the first reports of that check), for at most this long if no
-# `begin` follows.
-CREATED_PROGRESS_S = 2.0
+# reply, behind the first reports of that check: seconds later on a loaded
+# machine), for at most this long if no `begin` follows.
+CREATED_PROGRESS_S = 10.0
 SHUTDOWN_TIMEOUT_S = 2.0
 T = TypeVar("T")
 

@@ -144,7 +144,7 @@ class WorkspaceLanguage:
         started = time.monotonic()
         deadline = started + self.wait_s
         changed_uris = {path.as_uri(): path for path in changed}
-        uncertain = await self._settle_before(token, changed_uris, deadline)
+        uncertain = self._settle_before(token, changed_uris)
         sent = time.monotonic()  # from here on, what the servers publish may be of the new text
         waits = []
         for client in token.servers.values():
@@ -165,7 +165,7 @@ class WorkspaceLanguage:
         for name, client in token.servers.items():
             if not any(c is client for c, _ in waits):  # only files went away: wait for the re-check they cause
                 await client.wait_for(lambda c=client: c.active_since(sent), deadline)
-            if not await client.wait_quiet(QUIET_S, deadline):
+            if not await client.wait_quiet(QUIET_S, deadline) and client.failure is None:
                 checking.append(name)
         report = ProblemReport(servers=sorted(token.servers), waited_ms=round((time.monotonic() - started) * 1000))
         if late:
@@ -181,15 +181,14 @@ class WorkspaceLanguage:
         report.added.sort(key=lambda p: (p.path != next(iter(changed), None), str(p.path), p.line))
         return report
 
-    async def _settle_before(self, token: Baseline, changed_uris: dict[str, Path], deadline: float) -> set[str]:
-        """Before the new text is sent: a server still checking the text before the
-        edit is given until `deadline` to finish, and what every server published
-        since the baseline was taken (still of the text before) joins it. The
-        servers whose check had not ended: their other files' problems before the
-        edit are not known."""
+    def _settle_before(self, token: Baseline, changed_uris: dict[str, Path]) -> set[str]:
+        """Right before the new text is sent: what every server published since the
+        baseline was taken (still of the text before) joins it. The servers still
+        checking the text before (past the bound of before_change): their other
+        files' problems before the edit are not known."""
         uncertain = set()
         for name, client in token.servers.items():
-            if name in token.unsettled and not await client.wait_quiet(QUIET_S, deadline):
+            if name in token.unsettled and not client.settled(QUIET_S):
                 uncertain.add(name)
             known = token.known.setdefault(name, {})
             for uri, published in client.published.items():

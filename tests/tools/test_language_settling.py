@@ -8,6 +8,7 @@ messages back as such a machine does, so the test does not depend on the load.""
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -26,7 +27,7 @@ LATE_S = 1.0  # how late the progress reports arrive
 # Enough code that checking calc.py takes basedpyright far longer than the quiet
 # time after a report (0.15 s), on any machine.
 FILLER = "".join(f"def f{i}(x: int) -> list[dict[str, int]]:\n    return [{{str(k): k * x for k in range(x)}} for _ in range({i})]\n\n\n"
-                 for i in range(800))
+                 for i in range(400))
 
 
 def _project(root: Path) -> Path:
@@ -44,15 +45,15 @@ async def _run(tool, **args):
     return await tool.run(tool.input_model.model_validate(args), Ctx(name=tool.name))
 
 
-def _tools(root: Path, *held: str):
-    """The tools over basedpyright, with these messages of it held back LATE_S."""
+def _tools(root: Path, *held: str, late_s: float = LATE_S, wait_s: float = 30):
+    """The tools over basedpyright, with these messages of it held back `late_s`."""
     server = find_command("basedpyright-langserver")
     assert server is not None, "basedpyright is installed with the test extras"
-    relay = [str(RELAY), *(f"{method}={LATE_S}" for method in held), "--", server, "--stdio"]
+    relay = [str(RELAY), *(f"{method}={late_s}" for method in held), "--", server, "--stdio"]
     entries = {"ruff": {"enabled": False}, "pyright": {"enabled": False},
                "basedpyright": {"command": sys.executable, "args": relay}}
     editor = BufferEditor([root])
-    language = workspace_language(root, LanguageSettings(wait_seconds=30), entries, document_reader(editor))
+    language = workspace_language(root, LanguageSettings(wait_seconds=wait_s), entries, document_reader(editor))
     assert language is not None
     return language, {tool.name: tool for tool in build_tools(editor, [root], language=language)}
 
@@ -76,5 +77,25 @@ async def test_problems_of_an_edit_are_compared_once_the_check_of_the_text_befor
             {"oldText": "def one() -> int:\n    return 1", "newText": "def one() -> str:\n    return \"1\""}])
         assert not out.is_error, out.content
         assert "calc.py:" in out.content and 'is not assignable to declared type "int"' in out.content, out.content
+    finally:
+        await language.close()
+
+
+async def test_a_check_not_ended_within_the_bound_is_said_to_be_incomplete(tmp_path: Path):
+    """The check an edit started is still under way when language.waitSeconds
+    ends: the result does not read "No new problems", it says the check was
+    not complete."""
+    root = _project(tmp_path / "ws")
+    language, t = _tools(root, "$/progress", late_s=4.0, wait_s=1.5)
+    try:
+        for _ in range(100):  # the server's first check of the workspace has ended
+            seen = (await _run(t["language"], operation="diagnostics")).content
+            if "calc.py" in seen:
+                break
+        await asyncio.sleep(4.5)
+        out = await _run(t["edit_file"], path="helper.py", edits=[{"oldText": "return 1", "newText": "return 2"}])
+        assert not out.is_error, out.content
+        assert "Not complete: basedpyright had not finished checking the workspace within 1.5 s" in out.content, out.content
+        assert "No new problems (basedpyright)." not in out.content, out.content
     finally:
         await language.close()
