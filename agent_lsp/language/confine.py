@@ -62,7 +62,7 @@ def place_server(policy: SandboxPolicy | None, spec: ServerSpec, executable: str
     caches = tuple(home / d for d in CACHE_DIRS.get(spec.name, ())) if home is not None else ()
     policy = replace(policy, roots=tuple(dict.fromkeys((*policy.roots, root))), writable=(*policy.writable, *caches),
                      readable=(*policy.readable, *_install_dirs(executable, home)))
-    placement = policy.place(shlex.join(argv))
+    placement = policy.place(shlex.join([spec.command, *spec.args]))  # as configured: what an exception names
     if not placement.sandboxed:
         return ServerPlacement(placement, argv)
     for cache in caches:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from cli_helpers import agent_lsp, clean_env
 from sandbox_places import Places, make_places, needs_bwrap
 
 from agent_lsp.config import LanguageSettings
@@ -71,3 +72,15 @@ async def test_with_the_sandbox_required_and_none_working_the_server_is_not_star
         assert not language.running()
     finally:
         await language.close()
+
+
+def test_config_show_says_where_each_language_server_runs(tmp_path: Path):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    settings = {"language": {"enabled": True}, "shell": {"sandboxExceptions": ["ruff server"]}}
+    done = agent_lsp(["config", "show", "--json", "-w", str(workspace), "--settings", json.dumps(settings)],
+                     clean_env(tmp_path))
+    assert done.returncode == 0, done.stderr
+    servers = {e["name"].split(" ")[0]: e["note"] for e in json.loads(done.stdout)["language_servers"]}
+    assert servers["basedpyright"].startswith("used: ") and servers["basedpyright"].endswith("; sandboxed, no network")
+    assert servers["ruff"].endswith('; not sandboxed: "ruff server" is a sandbox exception (shell.sandboxExceptions)')
