@@ -5,8 +5,8 @@ servers and the servers' publish for that text is awaited (bounded), then the
 end of the check it started (no work-done progress under way, nothing
 published for a short quiet time: servers re-check the other files after the
 changed one, and a file not checked yet is first reported with no problems).
-What the servers published up to the moment the new text is sent is the text
-before; after it, the publish for *that* version is awaited, then the end of
+A server still checking when that wait ends has what it publishes until the
+new text is sent added to the text before; after it, the publish for *that* version is awaited, then the end of
 the check again. Only what the servers said about these exact versions is
 compared, so diagnostics of the old text are never reported as new or as gone;
 where a check had not ended within the bound, the result says so instead. A
@@ -59,6 +59,7 @@ class Baseline:
     servers: dict[str, ServerClient] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
     unsettled: set[str] = field(default_factory=set)  # servers still checking when `known` was taken
+    taken: dict[str, float] = field(default_factory=dict)  # server -> when its `known` was taken
 
 
 class WorkspaceLanguage:
@@ -119,6 +120,7 @@ class WorkspaceLanguage:
             if not await client.wait_quiet(QUIET_S, deadline):  # the other files of the same check
                 baseline.unsettled.add(name)
             baseline.known[name] = {uri: list(p.diagnostics) for uri, p in client.published.items()}
+            baseline.taken[name] = time.monotonic()
         return baseline
 
     def _sync_buffers(self, client: ServerClient) -> None:
@@ -146,6 +148,8 @@ class WorkspaceLanguage:
         changed_uris = {path.as_uri(): path for path in changed}
         uncertain = self._settle_before(token, changed_uris)
         sent = time.monotonic()  # from here on, what the servers publish may be of the new text
+        for name in token.unsettled:
+            token.taken[name] = sent
         waits = []
         for client in token.servers.values():
             for path, text in changed.items():
@@ -160,7 +164,7 @@ class WorkspaceLanguage:
         for client, uri in waits:
             if not await client.wait_for(lambda c=client, u=uri: c.has_published(u), deadline):
                 late.append(client.failure or f"{client.spec.name} did not report on the change within "
-                            f"{self.wait_s:g} s (the diagnostics.waitSeconds setting)")
+                            f"{self.wait_s:g} s (the language.waitSeconds setting)")
         checking = []
         for name, client in token.servers.items():
             if not any(c is client for c, _ in waits):  # only files went away: wait for the re-check they cause
@@ -173,7 +177,8 @@ class WorkspaceLanguage:
             report.pending = True
             return report
         for name, client in token.servers.items():
-            self._compare(report, token, name, client, changed_uris, changed, sent, name in uncertain)
+            self._compare(report, token, name, client, changed_uris, changed, token.taken.get(name, sent),
+                          name in uncertain)
         if checking:
             report.incomplete = (f"{' and '.join(checking)} had not finished checking the workspace within "
                                  f"{self.wait_s:g} s (the language.waitSeconds setting): problems this change "
@@ -182,13 +187,17 @@ class WorkspaceLanguage:
         return report
 
     def _settle_before(self, token: Baseline, changed_uris: dict[str, Path]) -> set[str]:
-        """Right before the new text is sent: what every server published since the
-        baseline was taken (still of the text before) joins it. The servers still
-        checking the text before (past the bound of before_change): their other
-        files' problems before the edit are not known."""
+        """Right before the new text is sent, for the servers still checking the
+        text before when the baseline was taken: what they published since (the
+        rest of that check) joins it. Those still checking now: their other
+        files' problems before the edit are not known. (A server that had ended
+        its check is not asked again: what it published since may be the edit's
+        doing, seen on disk.)"""
         uncertain = set()
         for name, client in token.servers.items():
-            if name in token.unsettled and not client.settled(QUIET_S):
+            if name not in token.unsettled:
+                continue
+            if not client.settled(QUIET_S):
                 uncertain.add(name)
             known = token.known.setdefault(name, {})
             for uri, published in client.published.items():
@@ -200,8 +209,10 @@ class WorkspaceLanguage:
         return uncertain
 
     def _compare(self, report: ProblemReport, token: Baseline, name: str, client: ServerClient,
-                 changed_uris: dict[str, Path], changed: dict[Path, str | None], sent: float,
+                 changed_uris: dict[str, Path], changed: dict[Path, str | None], since: float,
                  uncertain: bool) -> None:
+        """`since`: when the server's problems before were taken; a later report of
+        another file is of the text after."""
         before_all = token.known.get(name, {})
         for uri, published in client.published.items():
             path = changed_uris.get(uri) or convert.path_of(uri)
@@ -222,7 +233,7 @@ class WorkspaceLanguage:
                     report.baseline_missing = True
                     before = []
             else:
-                if published.at < sent or uri not in before_all:
+                if published.at < since or uri not in before_all:
                     continue  # not re-checked since the edit, or never seen before: nothing new to say
                 new_text = self.read(path)
                 if new_text is None:
