@@ -70,16 +70,16 @@ async function check(doc: vscode.TextDocument, styleChecksAsWarnings: boolean): 
   return [...syntactic, ...semantic].map((d) => tsDiagnostic(d, styleChecksAsWarnings));
 }
 
-async function findImporters(doc: vscode.TextDocument): Promise<vscode.Uri[]> {
+async function findImporters(doc: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.Uri[]> {
   const folder = vscode.workspace.getWorkspaceFolder(doc.uri);
   const files = await vscode.workspace.findFiles(folder ? new vscode.RelativePattern(folder, SOURCE_GLOB) : SOURCE_GLOB,
-    EXCLUDE_GLOB, MAX_SCANNED);
+    EXCLUDE_GLOB, MAX_SCANNED, token);
   const target = doc.uri.fsPath;
   const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d]));
   const decoder = new TextDecoder();
   const found: vscode.Uri[] = [];
   const candidates = files.filter((uri) => uri.toString() !== doc.uri.toString());
-  for (let i = 0; i < candidates.length; i += READ_BATCH) {
+  for (let i = 0; i < candidates.length && !token.isCancellationRequested; i += READ_BATCH) {
     const texts = await Promise.all(candidates.slice(i, i + READ_BATCH).map(async (uri) => {
       const buffer = open.get(uri.toString());
       return buffer ? buffer.getText() : Promise.resolve(vscode.workspace.fs.readFile(uri)).then((b) => decoder.decode(b), () => '');
@@ -96,7 +96,10 @@ async function findImporters(doc: vscode.TextDocument): Promise<vscode.Uri[]> {
 
 /** The files that import `doc`, opened (unseen where no tab has them); none if the search takes longer than `timeoutMs`. */
 async function importersOf(doc: vscode.TextDocument, timeoutMs: number): Promise<vscode.TextDocument[]> {
-  const found = await within(findImporters(doc).catch(() => []), timeoutMs);
+  const search = new vscode.CancellationTokenSource();
+  const found = await within(findImporters(doc, search.token).catch(() => []), timeoutMs);
+  search.cancel(); // a search past its time stops reading files
+  search.dispose();
   if (found === 'late') {
     return [];
   }
