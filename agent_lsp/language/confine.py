@@ -52,9 +52,11 @@ class ServerPlacement:
         return self.placement.label()
 
 
-def place_server(policy: SandboxPolicy | None, spec: ServerSpec, executable: str, root: Path) -> ServerPlacement:
-    """Where the server for `root` runs, and its command line. Asks once per process
-    whether the sandbox works (a short subprocess): call it off the event loop."""
+def place_server(policy: SandboxPolicy | None, spec: ServerSpec, executable: str, root: Path,
+                 starting: bool = False) -> ServerPlacement:
+    """Where the server for `root` runs, and its command line; `starting`: it is about
+    to start (its cache folders are made). Asks once per process whether the
+    sandbox works (a short subprocess): call it off the event loop."""
     argv = [executable, *spec.args]
     if policy is None:
         return ServerPlacement(Placement(False, True, why="no sandbox policy here"), argv)
@@ -65,7 +67,7 @@ def place_server(policy: SandboxPolicy | None, spec: ServerSpec, executable: str
     placement = policy.place(shlex.join([spec.command, *spec.args]))  # as configured: what an exception names
     if not placement.sandboxed:
         return ServerPlacement(placement, argv)
-    for cache in caches:
+    for cache in caches if starting else ():
         try:
             cache.mkdir(parents=True, exist_ok=True)
         except OSError as error:

@@ -88,7 +88,7 @@ class ServerPool:
     async def _start(self, choice: Choice, root: Path) -> ServerClient:
         assert choice.executable is not None
         started = time.monotonic()
-        placed = await asyncio.to_thread(place_server, self.sandbox, choice.spec, choice.executable, root)
+        placed = await asyncio.to_thread(place_server, self.sandbox, choice.spec, choice.executable, root, True)
         if placed.placement.refused:
             self.failures[choice.spec.name] = f"{choice.spec.name} {placed.describe()}"
             raise ServerFailed(self.failures[choice.spec.name])
