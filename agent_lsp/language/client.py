@@ -6,7 +6,8 @@ and records what the server publishes per document and version, so a waiter
 can ask "has it published for version N yet" instead of trusting whatever
 came last. The process runs in its own process group that dies with our
 server, even on kill -9 (`agent_lsp.process`), with the environment commands
-get (no secrets).
+get (no secrets), in the commands' sandbox where one works (the command line
+comes from `agent_lsp.language.confine`).
 """
 
 from __future__ import annotations
