@@ -1,9 +1,11 @@
 """What the language servers cost and give the agent. Prints figures beside targets; asserts nothing.
 
-    .venv/bin/python bench/language_tools.py [--edits 20]
+    .venv/bin/python bench/language_tools.py [--edits 20] [--no-sandbox]
 
 With real basedpyright and ruff (the `language` extra), in process over the
-tools and a DiskEditor, on a small package of a few modules:
+tools and a DiskEditor, on a small package of a few modules, the servers in
+the commands' sandbox where it works, as the product runs them
+(`--no-sandbox`: unsandboxed, to compare):
 
 1. Start: the first edit of a folder starts its servers; the time from that
    edit's call to its result, the same for a second folder (paid per folder),
@@ -34,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agent_lsp.agent import ToolRegistry  # noqa: E402
 from agent_lsp.config import LanguageSettings  # noqa: E402
 from agent_lsp.language import document_reader, workspace_language  # noqa: E402
+from agent_lsp.sandbox import SandboxPolicy  # noqa: E402
 from agent_lsp.tools import build_tools  # noqa: E402
 from agent_lsp.workspace.disk_editor import DiskEditor  # noqa: E402
 
@@ -79,6 +82,14 @@ def settings() -> LanguageSettings:
     return LanguageSettings(wait_seconds=30)
 
 
+SANDBOXED = True
+
+
+def language_for(root: Path):
+    sandbox = SandboxPolicy(roots=(root,)) if SANDBOXED else None
+    return workspace_language(root, settings(), {}, document_reader(DiskEditor([root])), sandbox=sandbox)
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
@@ -88,11 +99,11 @@ async def start_costs(base: Path) -> None:
     print("1. start: the first edit of a folder starts its language servers")
     for label in ("first folder", "second folder"):
         root = project(base / label.replace(" ", "-"))
-        language = workspace_language(root, settings(), {}, document_reader(DiskEditor([root])))
+        language = language_for(root)
         edit = tools_for(root, language)["edit_file"]
         _, first = await call(edit, path="pkg/core.py", edits=[{"oldText": "return sum(values)", "newText": "return sum(values) + 0"}])
         _, second = await call(edit, path="pkg/core.py", edits=[{"oldText": "return sum(values) + 0", "newText": "return sum(values)"}])
-        servers = ", ".join(c.spec.name for c in language.pool.running())
+        servers = ", ".join(f"{c.spec.name}: {c.placement}" for c in language.pool.running())
         print(f"   {label:14} first edit {first:7.0f} ms (servers: {servers}); next edit {second:5.0f} ms")
         await language.close()
 
@@ -100,7 +111,7 @@ async def start_costs(base: Path) -> None:
 async def edit_latency(base: Path, edits: int) -> None:
     print(f"2. edit -> result with fresh diagnostics, {edits} edits (break / fix a call in another file)")
     root = project(base / "latency")
-    language = workspace_language(root, settings(), {}, document_reader(DiskEditor([root])))
+    language = language_for(root)
     with_servers = tools_for(root, language)["edit_file"]
     plain_root = project(base / "plain")
     plain = tools_for(plain_root, None)["edit_file"]
@@ -147,7 +158,7 @@ def _own_times(language, path: Path) -> list[float]:
 async def tokens(base: Path) -> None:
     print("3. tokens added to requests (characters / 4)")
     root = project(base / "tokens")
-    language = workspace_language(root, settings(), {}, document_reader(DiskEditor([root])))
+    language = language_for(root)
     tools = tools_for(root, language)
     schema = json.dumps(ToolRegistry([tools["language"]]).specs())
     print(f"   the language tool's schema, on every request  {len(schema) // 4:5d}")
@@ -169,7 +180,10 @@ async def tokens(base: Path) -> None:
 async def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--edits", type=int, default=20)
+    parser.add_argument("--no-sandbox", action="store_true", help="run the servers unsandboxed, to compare")
     options = parser.parse_args()
+    global SANDBOXED
+    SANDBOXED = not options.no_sandbox
     if workspace_language(Path("."), settings(), {}, lambda p: None) is None:
         print("no language server found (pip install '.[language]'); nothing measured")
         return

@@ -24,6 +24,7 @@ from agent_lsp.tools.text import decode
 if TYPE_CHECKING:
     from agent_lsp.agent.ports import Editor
     from agent_lsp.language.intelligence import WorkspaceLanguage
+    from agent_lsp.sandbox import SandboxPolicy
 
 MAX_FILE_BYTES = 4_000_000  # larger files are not sent to a language server
 
@@ -62,9 +63,11 @@ def document_reader(editor: "Editor") -> Callable[[Path], str | None]:
 
 def workspace_language(root: Path, settings: LanguageSettings, entries: Mapping[str, Any],
                        read: Callable[[Path], str | None],
-                       open_paths: Callable[[], list[Path]] = list) -> "LazyLanguage | None":
+                       open_paths: Callable[[], list[Path]] = list,
+                       sandbox: "SandboxPolicy | None" = None) -> "LazyLanguage | None":
     """The folder's language port over its own servers; None when turned off or
-    when no server is found (then no language tool is offered)."""
+    when no server is found (then no language tool is offered). `sandbox`: the
+    commands' sandbox, which the servers run in too (language/confine.py)."""
     if not settings.enabled:
         return None
     choices, problems = server_choices(settings, entries)
@@ -77,7 +80,7 @@ def workspace_language(root: Path, settings: LanguageSettings, entries: Mapping[
         from agent_lsp.language.intelligence import WorkspaceLanguage
         from agent_lsp.language.pool import ServerPool
 
-        return WorkspaceLanguage(ServerPool(root, choices, settings.idle_shutdown_seconds), read,
+        return WorkspaceLanguage(ServerPool(root, choices, settings.idle_shutdown_seconds, sandbox), read,
                                  settings.wait_seconds, open_paths)
 
     return LazyLanguage(choices, build)
@@ -107,6 +110,10 @@ class LazyLanguage:
 
     def __getattr__(self, name: str) -> Any:  # the rest of the port, on the real one
         return getattr(self.real, name)
+
+    def placements(self) -> dict[str, str]:
+        """Where each started server runs: "sandboxed, no network", "not sandboxed: why"."""
+        return {c.spec.name: c.placement for c in self.running()}
 
     def running(self) -> list[Any]:
         """The servers started so far (none before the first real use)."""

@@ -6,7 +6,8 @@ and records what the server publishes per document and version, so a waiter
 can ask "has it published for version N yet" instead of trusting whatever
 came last. The process runs in its own process group that dies with our
 server, even on kill -9 (`agent_lsp.process`), with the environment commands
-get (no secrets).
+get (no secrets), in the commands' sandbox where one works (the command line
+comes from `agent_lsp.language.confine`).
 """
 
 from __future__ import annotations
@@ -32,6 +33,11 @@ from agent_lsp.tools.command_env import CommandEnvPolicy, command_env
 log = logging.getLogger(__name__)
 
 START_TIMEOUT_S = 30.0
+# A work-done progress the server created: it counts as work under way from its
+# creation (pyright creates it when a check starts and sends `begin` only after our
+# reply, behind the first reports of that check: seconds later on a loaded
+# machine), for at most this long if no `begin` follows.
+CREATED_PROGRESS_S = 10.0
 SHUTDOWN_TIMEOUT_S = 2.0
 T = TypeVar("T")
 
@@ -83,10 +89,16 @@ class _TolerantProtocol(LanguageServerProtocol):
 class ServerClient:
     """A started server for one root. `start()` first; `stop()` ends it."""
 
-    def __init__(self, spec: ServerSpec, executable: str, root: Path):
+    def __init__(self, spec: ServerSpec, executable: str, root: Path, argv: list[str] | None = None,
+                 placement: str = "not sandboxed", sandboxed: bool = False):
         self.spec = spec
         self.executable = executable
         self.root = root
+        self.argv = argv or [executable, *spec.args]  # in the sandbox where `placement` says (language/confine.py)
+        self.placement = placement
+        # In the sandbox's own process ids our process id names nothing: a server told
+        # it (pyright) would take us for gone and exit. The sandbox ends with us anyway.
+        self.sandboxed = sandboxed
         self.published: dict[str, Published] = {}  # uri -> the last publish
         self.documents: dict[str, OpenDocument] = {}  # uri -> what the server has open
         self.workspace_symbols = False  # the server answers workspace/symbol
@@ -95,6 +107,7 @@ class ServerClient:
         # The server numbers its reports of open documents (known for some, else learnt from the first one).
         self.numbers_versions = spec.versioned_diagnostics
         self.busy: set[Any] = set()  # work-done progress under way (a server checking the workspace)
+        self._created: dict[Any, float] = {}  # progress tokens created, not begun yet -> when
         self.last_activity = 0.0  # the last report or progress, loop time
         self._waiters = _Waiters()
         self._guard: GroupGuard | None = None
@@ -124,6 +137,9 @@ class ServerClient:
 
         @client.feature(lsp.WINDOW_WORK_DONE_PROGRESS_CREATE)
         def progress_create(params: lsp.WorkDoneProgressCreateParams) -> None:
+            self._created[params.token] = time.monotonic()
+            self.last_activity = time.monotonic()
+            self._waiters.notify()
             return None
 
         @client.feature(lsp.PROGRESS)
@@ -133,6 +149,8 @@ class ServerClient:
                 self.busy.add(params.token)
             elif kind == "end":
                 self.busy.discard(params.token)
+            if kind in ("begin", "end"):
+                self._created.pop(params.token, None)
             self.last_activity = time.monotonic()
             self._waiters.notify()
 
@@ -149,6 +167,8 @@ class ServerClient:
             log.info("%s says: %s", self.spec.name, params.message)
 
         async def server_exit(server: asyncio.subprocess.Process) -> None:
+            if self.failure is None and self._stderr_task is not None:
+                await asyncio.wait({self._stderr_task}, timeout=0.5)  # its last words, for the message
             if self.failure is None:
                 tail = " ".join(self._stderr_tail[-3:]).strip()
                 self.failure = f"{self.spec.name} exited (code {server.returncode})" + (f": {tail[:300]}" if tail else "")
@@ -172,7 +192,7 @@ class ServerClient:
         env = {**command_env(CommandEnvPolicy()), **self.spec.env}
         try:
             await self._client.start_io(
-                self.executable, *self.spec.args, cwd=str(self.root), env=env,
+                self.argv[0], *self.argv[1:], cwd=str(self.root), env=env,
                 start_new_session=True, preexec_fn=die_with_parent(),
             )
         except OSError as error:
@@ -184,7 +204,7 @@ class ServerClient:
                 self._stderr_task = asyncio.ensure_future(self._drain(process.stderr))
         uri = self.root.as_uri()
         params = lsp.InitializeParams(
-            process_id=os.getpid(),
+            process_id=None if self.sandboxed else os.getpid(),
             root_uri=uri,
             root_path=str(self.root),
             workspace_folders=[lsp.WorkspaceFolder(uri=uri, name=self.root.name)],
@@ -219,28 +239,39 @@ class ServerClient:
         if document is None:
             document = OpenDocument(1, text, self.spec.language_id(path))
             self.documents[uri] = document
-            self._client.text_document_did_open(
-                lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
-                    uri=uri, language_id=document.language_id, version=1, text=text)))
+            self._notify(self._client.text_document_did_open,
+                         lsp.DidOpenTextDocumentParams(text_document=lsp.TextDocumentItem(
+                             uri=uri, language_id=document.language_id, version=1, text=text)))
         elif document.text != text:
             document.version += 1
             document.text = text
             document.sent_at = time.monotonic()
-            self._client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            self._notify(self._client.text_document_did_change, lsp.DidChangeTextDocumentParams(
                 text_document=lsp.VersionedTextDocumentIdentifier(version=document.version, uri=uri),
                 content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=text)]))
         return document.version
 
+    def _notify(self, send: Callable[[Any], None], params: Any) -> None:
+        """Send a notification unless the server is gone (then waiters learn why from `failure`)."""
+        if self.failure is not None:
+            return
+        try:
+            send(params)
+        except RuntimeError as error:  # pygls: the client stopped under us (the server exited)
+            self.failure = self.failure or f"{self.spec.name} went away: {error}"
+            self._waiters.notify()
+
     def close_document(self, path: Path) -> None:
         uri = path.as_uri()
-        if self.documents.pop(uri, None) is not None and self.failure is None:
-            self._client.text_document_did_close(lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
+        if self.documents.pop(uri, None) is not None:
+            self._notify(self._client.text_document_did_close,
+                         lsp.DidCloseTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=uri)))
 
     def did_delete(self, path: Path) -> None:
         """The file is gone: closed, and told as the file watcher servers rely on would tell it."""
         self.close_document(path)
-        self._client.workspace_did_delete_files(lsp.DeleteFilesParams(files=[lsp.FileDelete(uri=path.as_uri())]))
-        self._client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+        self._notify(self._client.workspace_did_delete_files, lsp.DeleteFilesParams(files=[lsp.FileDelete(uri=path.as_uri())]))
+        self._notify(self._client.workspace_did_change_watched_files, lsp.DidChangeWatchedFilesParams(
             changes=[lsp.FileEvent(uri=path.as_uri(), type=lsp.FileChangeType.Deleted)]))
 
     def active_since(self, moment: float) -> bool:
@@ -270,18 +301,33 @@ class ServerClient:
                 return ready()
         return True
 
-    async def wait_quiet(self, quiet_s: float, deadline: float) -> None:
-        """Until the server reported no progress under way and nothing for `quiet_s`
-        (the other files it re-checks after a change)."""
+    def working_until(self, now: float) -> float | None:
+        """While the server reports work under way (a progress begun, or created and
+        not begun for CREATED_PROGRESS_S): until when it counts as working; else None."""
+        if self.busy:
+            return float("inf")
+        created = [at + CREATED_PROGRESS_S for at in self._created.values() if at + CREATED_PROGRESS_S > now]
+        return max(created) if created else None
+
+    def settled(self, quiet_s: float) -> bool:
+        """No work under way and nothing reported for `quiet_s`: its last reports are its whole answer."""
+        now = time.monotonic()
+        return self.working_until(now) is None and now >= self.last_activity + quiet_s
+
+    async def wait_quiet(self, quiet_s: float, deadline: float) -> bool:
+        """Until the server reported no work under way and nothing for `quiet_s`
+        (the other files it re-checks after a change); False if the deadline came first."""
         while self.failure is None:
             now = time.monotonic()
-            wake = deadline if self.busy else min(self.last_activity + quiet_s, deadline)
+            working = self.working_until(now)
+            wake = min(working if working is not None else self.last_activity + quiet_s, deadline)
             if wake <= now:
-                return
+                return self.settled(quiet_s)
             try:
                 await asyncio.wait_for(self._waiters.changed.wait(), wake - now)
             except asyncio.TimeoutError:
                 pass
+        return False
 
     # ------------------------------------------------------------- requests
 

@@ -1,13 +1,18 @@
 """The language port over the workspace's own language servers.
 
 Problems an edit added: before the edit, the changed files are synced to their
-servers and the servers' publish for that text is awaited (bounded); after it,
-the new text is sent and the publish for *that* version is awaited, then a
-short quiet time for the other files the change re-checked. Only what the
-servers said about these exact versions is compared, so diagnostics of the old
-text are never reported as new or as gone. A problem is the same before and
-after when its severity, source, code, message and the text of its line agree
-(lines move when an edit adds or removes some above it).
+servers and the servers' publish for that text is awaited (bounded), then the
+end of the check it started (no work-done progress under way, nothing
+published for a short quiet time: servers re-check the other files after the
+changed one, and a file not checked yet is first reported with no problems).
+A server still checking when that wait ends has what it publishes until the
+new text is sent added to the text before; after it, the publish for *that* version is awaited, then the end of
+the check again. Only what the servers said about these exact versions is
+compared, so diagnostics of the old text are never reported as new or as gone;
+where a check had not ended within the bound, the result says so instead. A
+problem is the same before and after when its severity, source, code, message
+and the text of its line agree (lines move when an edit adds or removes some
+above it).
 """
 
 from __future__ import annotations
@@ -53,6 +58,8 @@ class Baseline:
     fresh: set[tuple[str, str]] = field(default_factory=set)  # (server, uri) published for the text before
     servers: dict[str, ServerClient] = field(default_factory=dict)
     problems: list[str] = field(default_factory=list)
+    unsettled: set[str] = field(default_factory=set)  # servers still checking when `known` was taken
+    taken: dict[str, float] = field(default_factory=dict)  # server -> when its `known` was taken
 
 
 class WorkspaceLanguage:
@@ -109,10 +116,11 @@ class WorkspaceLanguage:
                 uri = path.as_uri()
                 if await client.wait_for(lambda c=client, u=uri: c.has_published(u), deadline):
                     baseline.fresh.add((client.spec.name, uri))
-        for client in baseline.servers.values():
-            await client.wait_quiet(QUIET_S, deadline)  # the other files of the same check
         for name, client in baseline.servers.items():
+            if not await client.wait_quiet(QUIET_S, deadline):  # the other files of the same check
+                baseline.unsettled.add(name)
             baseline.known[name] = {uri: list(p.diagnostics) for uri, p in client.published.items()}
+            baseline.taken[name] = time.monotonic()
         return baseline
 
     def _sync_buffers(self, client: ServerClient) -> None:
@@ -138,6 +146,10 @@ class WorkspaceLanguage:
         started = time.monotonic()
         deadline = started + self.wait_s
         changed_uris = {path.as_uri(): path for path in changed}
+        uncertain = self._settle_before(token, changed_uris)
+        sent = time.monotonic()  # from here on, what the servers publish may be of the new text
+        for name in token.unsettled:
+            token.taken[name] = sent
         waits = []
         for client in token.servers.values():
             for path, text in changed.items():
@@ -152,23 +164,55 @@ class WorkspaceLanguage:
         for client, uri in waits:
             if not await client.wait_for(lambda c=client, u=uri: c.has_published(u), deadline):
                 late.append(client.failure or f"{client.spec.name} did not report on the change within "
-                            f"{self.wait_s:g} s (the diagnostics.waitSeconds setting)")
-        for client in token.servers.values():
+                            f"{self.wait_s:g} s (the language.waitSeconds setting)")
+        checking = []
+        for name, client in token.servers.items():
             if not any(c is client for c, _ in waits):  # only files went away: wait for the re-check they cause
-                await client.wait_for(lambda c=client: c.active_since(started), deadline)
-            await client.wait_quiet(QUIET_S, deadline)
+                await client.wait_for(lambda c=client: c.active_since(sent), deadline)
+            if not await client.wait_quiet(QUIET_S, deadline) and client.failure is None:
+                checking.append(name)
         report = ProblemReport(servers=sorted(token.servers), waited_ms=round((time.monotonic() - started) * 1000))
         if late:
             report.unknown = "; ".join(dict.fromkeys(late))
             report.pending = True
             return report
         for name, client in token.servers.items():
-            self._compare(report, token, name, client, changed_uris, changed)
+            self._compare(report, token, name, client, changed_uris, changed, token.taken.get(name, sent),
+                          name in uncertain)
+        if checking:
+            report.incomplete = (f"{' and '.join(checking)} had not finished checking the workspace within "
+                                 f"{self.wait_s:g} s (the language.waitSeconds setting): problems this change "
+                                 "causes in other files may be missing; the language tool's diagnostics shows them later")
         report.added.sort(key=lambda p: (p.path != next(iter(changed), None), str(p.path), p.line))
         return report
 
+    def _settle_before(self, token: Baseline, changed_uris: dict[str, Path]) -> set[str]:
+        """Right before the new text is sent, for the servers still checking the
+        text before when the baseline was taken: what they published since (the
+        rest of that check) joins it. Those still checking now: their other
+        files' problems before the edit are not known. (A server that had ended
+        its check is not asked again: what it published since may be the edit's
+        doing, seen on disk.)"""
+        uncertain = set()
+        for name, client in token.servers.items():
+            if name not in token.unsettled:
+                continue
+            if not client.settled(QUIET_S):
+                uncertain.add(name)
+            known = token.known.setdefault(name, {})
+            for uri, published in client.published.items():
+                if uri not in changed_uris:
+                    known[uri] = list(published.diagnostics)
+                elif client.has_published(uri):  # a later report of the changed file's text before
+                    known[uri] = list(published.diagnostics)
+                    token.fresh.add((name, uri))
+        return uncertain
+
     def _compare(self, report: ProblemReport, token: Baseline, name: str, client: ServerClient,
-                 changed_uris: dict[str, Path], changed: dict[Path, str | None]) -> None:
+                 changed_uris: dict[str, Path], changed: dict[Path, str | None], since: float,
+                 uncertain: bool) -> None:
+        """`since`: when the server's problems before were taken; a later report of
+        another file is of the text after."""
         before_all = token.known.get(name, {})
         for uri, published in client.published.items():
             path = changed_uris.get(uri) or convert.path_of(uri)
@@ -189,7 +233,7 @@ class WorkspaceLanguage:
                     report.baseline_missing = True
                     before = []
             else:
-                if published.at < token.started or uri not in before_all:
+                if published.at < since or uri not in before_all:
                     continue  # not re-checked since the edit, or never seen before: nothing new to say
                 new_text = self.read(path)
                 if new_text is None:
@@ -197,6 +241,8 @@ class WorkspaceLanguage:
                 before = self.convert.problems(path, new_text, before_all[uri])
             after = self.convert.problems(path, new_text, published.diagnostics)
             added, fixed, kept = difference(before, after)
+            if added and uncertain and uri not in changed_uris:
+                report.baseline_missing = True  # the server was still checking this file's text before
             report.added.extend(added)
             if uri in changed_uris:
                 report.fixed += fixed

@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 
 from agent_lsp.language.client import ServerClient, ServerFailed
+from agent_lsp.language.confine import place_server
 from agent_lsp.language.specs import Choice, ServerSpec
+from agent_lsp.sandbox import SandboxPolicy
 
 log = logging.getLogger(__name__)
 
@@ -23,10 +25,12 @@ IDLE_CHECK_S = 30.0
 
 
 class ServerPool:
-    def __init__(self, workspace: Path, choices: list[Choice], idle_shutdown_s: float = 600.0):
+    def __init__(self, workspace: Path, choices: list[Choice], idle_shutdown_s: float = 600.0,
+                 sandbox: SandboxPolicy | None = None):
         self.workspace = workspace
         self.choices = choices
         self.idle_shutdown_s = idle_shutdown_s
+        self.sandbox = sandbox  # where the servers run (the commands' sandbox); None: unsandboxed
         self._starting: dict[tuple[str, Path], asyncio.Task[ServerClient]] = {}
         self.failures: dict[str, str] = {}  # server name -> why it is not running
         self._idle_task: asyncio.Task | None = None
@@ -84,13 +88,19 @@ class ServerPool:
     async def _start(self, choice: Choice, root: Path) -> ServerClient:
         assert choice.executable is not None
         started = time.monotonic()
-        client = ServerClient(choice.spec, choice.executable, root)
+        placed = await asyncio.to_thread(place_server, self.sandbox, choice.spec, choice.executable, root, True)
+        if placed.placement.refused:
+            self.failures[choice.spec.name] = f"{choice.spec.name} {placed.describe()}"
+            raise ServerFailed(self.failures[choice.spec.name])
+        client = ServerClient(choice.spec, choice.executable, root, placed.argv, placed.describe(),
+                              placed.placement.sandboxed)
         try:
             await client.start()
         except ServerFailed as error:
             self.failures[choice.spec.name] = str(error)
             raise
-        log.info("started %s for %s in %.0f ms", choice.spec.name, root, (time.monotonic() - started) * 1000)
+        log.info("started %s for %s in %.0f ms (%s)", choice.spec.name, root, (time.monotonic() - started) * 1000,
+                 client.placement)
         return client
 
     def _ensure_idle_watch(self) -> None:

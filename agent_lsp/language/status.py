@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from agent_lsp.config import LanguageSettings
+from agent_lsp.language.confine import place_server
 from agent_lsp.language.specs import Choice
+from agent_lsp.sandbox import SandboxPolicy
 
 if TYPE_CHECKING:
     from agent_lsp.language import LazyLanguage
 
 
-def server_status(settings: LanguageSettings, choices: list[Choice], language: "LazyLanguage | None") -> list[dict[str, Any]]:
-    """One entry per known server: {name, filetypes, command, state, reason, source}."""
+def server_status(settings: LanguageSettings, choices: list[Choice], language: "LazyLanguage | None",
+                  sandbox: SandboxPolicy | None = None, root: Path | None = None) -> list[dict[str, Any]]:
+    """One entry per known server: {name, filetypes, command, state, reason, source, sandbox}
+    (`sandbox`: where it runs, or would run under the `sandbox` policy, for the servers used)."""
     running = {c.spec.name for c in language.running()} if language is not None else set()
+    placed = language.placements() if language is not None else {}
     failures: Mapping[str, str] = language.failures() if language is not None else {}
     entries = []
     for choice in choices:
@@ -32,7 +38,12 @@ def server_status(settings: LanguageSettings, choices: list[Choice], language: "
             state, reason = "other-serves", choice.why
         else:
             state, reason = "not-found", choice.why
-        entries.append({"name": spec.name, "filetypes": sorted(spec.filetypes),
-                        "command": " ".join([spec.command, *spec.args]), "state": state, "reason": reason,
-                        "source": "settings" if spec.configured else "built-in"})
+        entry = {"name": spec.name, "filetypes": sorted(spec.filetypes),
+                 "command": " ".join([spec.command, *spec.args]), "state": state, "reason": reason,
+                 "source": "settings" if spec.configured else "built-in"}
+        if spec.name in placed:
+            entry["sandbox"] = placed[spec.name]
+        elif state == "found" and choice.executable is not None and root is not None:
+            entry["sandbox"] = place_server(sandbox, spec, choice.executable, root).describe()
+        entries.append(entry)
     return entries

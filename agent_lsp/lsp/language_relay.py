@@ -10,7 +10,10 @@ the workspace's own servers (`agent_lsp.tools.language_choice`).
 Problems an edit added: the editor's diagnostics of every file are asked for
 before the edit, with the document at its version then, and after it, at the
 version the edit made; the client waits (bounded) until its servers have
-reported on that version, or says `pending`.
+reported on that version, or says `pending`. A client that lists the other
+documents it checked in full (`checked`: VS Code checks the importers of the
+edited file with its TypeScript server) lets a file checked only after the
+edit be told apart from a clean one: its problems are not called new.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ class EditorBaseline:
     texts: dict[Path, str | None]
     files: dict[Path, list[lsp.Diagnostic]] = field(default_factory=dict)
     servers: list[str] = field(default_factory=list)
+    checked: set[Path] | None = None  # the other documents checked in full (None: the client does not say)
 
 
 class EditorLanguage:
@@ -95,6 +99,7 @@ class EditorLanguage:
         answer = await self._query("diagnostics", paths[0] if paths else None, everywhere=True)
         baseline.files = _files(answer)
         baseline.servers = list(answer.get("servers") or [])
+        baseline.checked = _checked(answer)
         return baseline
 
     async def after_change(self, token: EditorBaseline, changed: dict[Path, str | None]) -> ProblemReport | None:
@@ -114,7 +119,11 @@ class EditorLanguage:
                               "operation shows what they say now")
             return report
         after = _files(answer)
+        checked_after = _checked(answer) or set()
         for path in set(after) | set(token.files):
+            if (path not in changed and path not in token.files and token.checked is not None
+                    and path in checked_after and path not in token.checked):
+                report.baseline_missing = True  # checked after the edit only: its problems before are not known
             if path in changed:
                 old, new = token.texts.get(path), changed[path]
                 if new is None:
@@ -212,6 +221,13 @@ def _files(answer: dict[str, Any]) -> dict[Path, list[lsp.Diagnostic]]:
             continue
         files[path] = [_structure(d, lsp.Diagnostic) for d in item.get("diagnostics") or ()]
     return files
+
+
+def _checked(answer: dict[str, Any]) -> set[Path] | None:
+    listed = answer.get("checked")
+    if not isinstance(listed, list):
+        return None
+    return {p for p in (path_of(u) for u in listed if isinstance(u, str)) if p is not None}
 
 
 def _locations(items: Any) -> list[Any]:

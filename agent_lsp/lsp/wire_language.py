@@ -45,6 +45,9 @@ class LanguageQueryResult(WireModel):
     pending: bool = Field(default=False, description="diagnostics: the servers had not reported on the version "
                           "within timeoutMs")
     files: list[FileDiagnostics] | None = None
+    checked: list[str] | None = Field(default=None, description=(
+        "diagnostics with everywhere: the URIs of the other documents the servers checked in full for this "
+        "answer (one of them absent from files has no problems); absent: the client does not say"))
     locations: list[dict[str, Any]] | None = Field(default=None, description="LSP Location or LocationLink objects")
     hover: str | None = Field(default=None, description="the hover's text (markdown or plain)")
     symbols: list[dict[str, Any]] | None = Field(default=None, description="LSP DocumentSymbol or SymbolInformation")
@@ -69,6 +72,9 @@ class LanguageServerStatus(WireModel):
         'language is used; "off": language.enabled is false, or a built-in server while language.discovery is false'))
     reason: str = Field(description="why, in words")
     source: Literal["built-in", "settings"]
+    sandbox: str | None = Field(default=None, description=(
+        'where the server runs, for one used: "sandboxed, no network", "sandboxed, with network (why)", '
+        '"not sandboxed: why" or "not started: why" (the sandbox of the agent\'s commands, docs/sandbox.md)'))
 
 
 class LanguageStatusResult(WireModel):

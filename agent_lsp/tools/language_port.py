@@ -91,6 +91,7 @@ class ProblemReport:
     unknown: str | None = None
     pending: bool = False  # unknown because the servers did not report on the change (in time)
     baseline_missing: bool = False  # the problems before the edit were not known: all are shown as current
+    incomplete: str | None = None  # why problems in other files may be missing (a server still checking), in words
     waited_ms: int = 0
 
 

@@ -59,6 +59,8 @@ def describe(report: ProblemReport, show: Callable[[Path], str], single_file: bo
             lines.append("  " + _line(problem, show))
         if len(report.added) > MAX_LISTED:
             lines.append(f"  … and {len(report.added) - MAX_LISTED} more (the language tool lists them all)")
+    elif report.incomplete:
+        lines.append(f"No new problems found so far{by}.")
     else:
         lines.append(f"No new problems{by}.")
     notes = []
@@ -69,6 +71,8 @@ def describe(report: ProblemReport, show: Callable[[Path], str], single_file: bo
                      f"{'are' if report.existing != 1 else 'is'} not from this change")
     if notes:
         lines.append("; ".join(notes).capitalize() + ".")
+    if report.incomplete:
+        lines.append(f"Not complete: {report.incomplete}.")
     return "\n".join(lines)
 
 
@@ -87,6 +91,7 @@ def report_json(report: ProblemReport, show: Callable[[Path], str]) -> dict[str,
         "fixed": report.fixed,
         "existing": report.existing,
         "unknown": report.unknown,
+        "incomplete": report.incomplete,
         "waitedMs": report.waited_ms,
     }
 

@@ -397,7 +397,8 @@ class WorkspaceHost:
             command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
             language = self.settings.language
             self._language = workspace_language(self.root, language, self.settings.language_servers,
-                                                document_reader(self.editor), lambda: self.editor.open_documents())
+                                                document_reader(self.editor), lambda: self.editor.open_documents(),
+                                                sandbox=self.sandbox_policy())
             self._asked_language = None
             if language.enabled and (self._language is not None or self.editor_language is not None):
                 self._asked_language = EditorFirst(self._editor_side(language), self._language)
@@ -421,7 +422,7 @@ class WorkspaceHost:
 
         language = self.settings.language
         choices, _ = server_choices(language, self.settings.language_servers, self.env.get("PATH"))
-        return server_status(language, choices, self._language)
+        return server_status(language, choices, self._language, self.sandbox_policy(), self.root)
 
     def use_editor_language(self, editor_language: Callable[[LanguageSettings], LanguageIntelligence | None] | None) -> None:
         """The editor connected (after an early start): its language servers answer first from now on."""

@@ -118,7 +118,7 @@ def merged_view(root: Path, env: Mapping[str, str] = os.environ, editor_settings
         note = "off: the managed policy forbids project servers" if off else ("starts once trusted" if server.is_project else "")
         view.mcp_servers.append(Entry(server.name, server.shown, server_sources[server.source], note))
 
-    view.language_servers = _language_servers(layers, env)
+    view.language_servers = _language_servers(layers, env, root)
 
     skills, bad = load_skills(skill_folders(root, config_dir(env), Path.home()))
     problems += bad
@@ -183,14 +183,18 @@ def format_view(view: MergedView) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _language_servers(layers: SettingsLayers, env: Mapping[str, str]) -> list[Entry]:
-    """Every language server the agent could run here: used, or why not."""
+def _language_servers(layers: SettingsLayers, env: Mapping[str, str], root: Path) -> list[Entry]:
+    """Every language server the agent could run here: used (and where it runs), or why not."""
+    from agent_lsp.language.confine import place_server
+
     settings = layers.current
     choices, problems = server_choices(settings.language, settings.language_servers, env.get("PATH"))
+    policy = SandboxPolicy.from_settings(settings.shell, [root], dict(env))
     entries = [Entry(f"{c.spec.name} ({', '.join(sorted(c.spec.filetypes))})",
                      " ".join([c.spec.command, *c.spec.args]),
                      "user or editor settings" if c.spec.configured else "built-in",
-                     ("used: " if c.executable else "not used: ") + c.why
+                     (f"used: {c.why}; {place_server(policy, c.spec, c.executable, root).describe()}" if c.executable
+                      else f"not used: {c.why}")
                      if settings.language.enabled else "off: language.enabled is false")
                for c in choices]
     return entries + [Entry("problem", p, "languageServers") for p in problems]

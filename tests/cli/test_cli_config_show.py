@@ -83,7 +83,9 @@ def test_config_show_says_a_built_in_language_server_is_not_used_while_discovery
                      clean_env(tmp_path))
     assert done.returncode == 0, done.stderr
     servers = {e["name"].split(" ")[0]: e for e in json.loads(done.stdout)["language_servers"]}
-    assert servers["mine"]["note"] == "used: configured, found at /bin/true"
+    used, _, where = servers["mine"]["note"].partition("; ")  # and where it runs: the commands' sandbox
+    assert used == "used: configured, found at /bin/true"
+    assert where == "sandboxed, no network" or where.startswith("not sandboxed: "), where
     assert servers["basedpyright"]["note"] == ("not used: language.discovery is false: "
                                                "only the servers named in languageServers run")
     assert servers["clangd"]["note"] == servers["basedpyright"]["note"]

@@ -13,6 +13,7 @@ from pathlib import Path
 import psutil
 import pytest
 
+from agent_lsp.sandbox import sandbox_availability
 from tools_harness import call, is_error, run_turn, text_of, tool_server, wait_until
 
 pytestmark = pytest.mark.slow
@@ -76,6 +77,9 @@ async def test_killing_the_server_leaves_no_language_server_behind(tmp_path: Pat
         assert "ruff" not in by_name  # turned off in the settings
         assert by_name["gopls"]["state"] in ("not-found", "found") and by_name["gopls"]["reason"]
         assert status["editorFirst"] is False  # this test editor does not relay its own servers
+        works = sandbox_availability().works  # the commands' sandbox, which the language servers run in too
+        assert by_name["basedpyright"]["sandbox"] == "sandboxed, no network" if works else \
+            by_name["basedpyright"]["sandbox"].startswith("not sandboxed: ")
         server = psutil.Process(editor.server_pid)
         children = [p for p in server.children(recursive=True) if "pyright" in " ".join(p.cmdline())]
         assert children, "the language server runs as our child"

@@ -157,3 +157,17 @@ async def test_renaming_a_module_keeps_its_old_problems_old_and_reports_the_brok
     assert "pkg/main.py:1:" in out.content and "pkg/other.py:1:" in out.content, out.content
     assert "not a number" not in out.content  # the renamed file's own problem was there before the rename
     assert "1 existing one" in out.content
+
+
+async def test_a_server_killed_under_the_agent_leaves_the_edit_standing_and_says_so(tools):
+    import psutil
+
+    root, _, t = tools
+    await _run(t["language"], operation="hover", path="pkg/main.py", line=3, symbol="greet")  # it runs
+    for process in psutil.Process().children(recursive=True):
+        if "pyright" in " ".join(process.cmdline()):
+            process.kill()
+    out = await _run(t["edit_file"], path="pkg/greet.py", edits=[{"oldText": "broken: int", "newText": "fixed: int"}])
+    assert not out.is_error, out.content
+    assert "fixed: int" in (root / "pkg" / "greet.py").read_text()
+    assert "Problems after this change are unknown (basedpyright): basedpyright exited" in out.content, out.content

@@ -15,7 +15,7 @@
 //   8 {"text": "queued ran"}
 //   9 {"fail": "AUTH", "message": "Set OPENAI_API_KEY"}
 // and replies only the prompts PLAN-EXT, DELEGATE-EXT, MCP-EXT, SKILL-EXT,
-// RENAME-TS, BREAK-TS, CLEAN-TS and UNOPENED-TS (and the sub-agent's task SUB-EXT) take, whenever they come.
+// RENAME-TS, BREAK-TS, CLEAN-TS, UNOPENED-TS and CALLER-TS (and the sub-agent's task SUB-EXT) take, whenever they come.
 // (a restarted server starts the script again from reply 0: after the resume
 // test, 0 answers the code action, 1-2 edit again for the revert-after-restart
 // test, and after that test's restart 0 is the summary of the compaction)
@@ -1083,7 +1083,7 @@ const tests: [string, () => Promise<void>][] = [
   ],
   [
     "the language tool asks VS Code's own TypeScript: a rename is one edit of three files that one undo takes back; an edit that breaks a call reports the new error, " +
-      'a clean edit reports no new problems, an edit of a file open in no tab reports its new error',
+      'a clean edit reports no new problems, an edit of a file open in no tab reports its new error, a changed signature reports the broken call in a file never opened',
     async () => {
       const a = await api();
       await a.whenServerReady();
@@ -1168,6 +1168,17 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(lastTool().name, 'edit_file');
         assert.match(lastTool().output, /Problems after this change \(ts\): 1 new error:\n {2}tsq\/d\.ts:1:14: error: Type 'string' is not assignable to type 'number'/, lastTool().output);
         assert.equal(inTab('d.ts'), false, 'still in no tab');
+
+        // e.ts calls greet and VS Code has never opened it: a changed signature still reports its broken call
+        const eFile = path.join(dir, 'e.ts');
+        fs.writeFileSync(eFile, "import { greet } from './a';\n\nexport const fromE = greet('e');\n");
+        assert.equal(vscode.workspace.textDocuments.some((d) => d.uri.fsPath === eFile), false);
+        await a.send('CALLER-TS give greet a second parameter');
+        await idleAfter(a, 5);
+        assert.equal(lastTool().name, 'edit_file');
+        assert.match(lastTool().output, /tsq\/e\.ts:3:\d+: error: Expected 2 arguments, but got 1\./, lastTool().output);
+        assert.doesNotMatch(lastTool().output, /not known/, 'e.ts was checked before the edit too');
+        assert.equal(inTab('e.ts'), false, 'still in no tab');
       } finally {
         fs.writeFileSync(settingsFile, original);
         await vscode.commands.executeCommand('workbench.action.closeAllEditors');

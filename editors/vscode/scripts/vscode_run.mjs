@@ -95,6 +95,8 @@ const scripts = {
     { when: 'CLEAN-TS', text: 'Renamed the greeting.' },
     { when: 'UNOPENED-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/d.ts', edits: [{ oldText: '= 2', newText: "= 'two'" }] } }] },
     { when: 'UNOPENED-TS', text: 'Changed d.ts.' },
+    { when: 'CALLER-TS', tools: [{ name: 'edit_file', arguments: { path: 'tsq/a.ts', edits: [{ oldText: 'greet(name: string)', newText: 'greet(name: string, times: number)' }] } }] },
+    { when: 'CALLER-TS', text: 'Gave greet a second parameter.' },
     ...benchEdits('BENCH-TS'),
     ...benchEdits('BENCH-OFF'),
   ],

@@ -35,7 +35,8 @@ export function languageStatusLines(status: LanguageStatusResult, folderName: (u
     const stateWidth = Math.max(...servers.map((s) => STATE[s.state].length));
     for (const s of servers) {
       const source = s.source === 'settings' ? ', from the settings' : '';
-      lines.push(`    ${s.name.padEnd(width)}  ${STATE[s.state].padEnd(stateWidth)}  ${s.reason} (${s.filetypes.join(', ')}: ${s.command}${source})`);
+      const sandbox = s.sandbox ? `; ${s.sandbox}` : '';
+      lines.push(`    ${s.name.padEnd(width)}  ${STATE[s.state].padEnd(stateWidth)}  ${s.reason}${sandbox} (${s.filetypes.join(', ')}: ${s.command}${source})`);
     }
   }
   return lines;

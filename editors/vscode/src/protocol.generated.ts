@@ -1621,6 +1621,10 @@ export interface LanguageQueryResult {
       }[]
     | null;
   /**
+   * diagnostics with everywhere: the URIs of the other documents the servers checked in full for this answer (one of them absent from files has no problems); absent: the client does not say
+   */
+  checked?: string[] | null;
+  /**
    * rename: an LSP WorkspaceEdit
    */
   edit?: {
@@ -1670,6 +1674,10 @@ export interface LanguageServerStatus {
    * why, in words
    */
   reason: string;
+  /**
+   * where the server runs, for one used: "sandboxed, no network", "sandboxed, with network (why)", "not sandboxed: why" or "not started: why" (the sandbox of the agent's commands, docs/sandbox.md)
+   */
+  sandbox?: string | null;
   source: 'built-in' | 'settings';
   /**
    * "found": used, starts with the first file of its kind; "other-serves": another server of the same language is used; "off": language.enabled is false, or a built-in server while language.discovery is false

@@ -10,10 +10,19 @@
 // request), through the TypeScript extension's `typescript.tsserverRequest`
 // command. A document that is not open in VS Code is opened unseen first, so
 // the server knows it. The answer is for the version asked, or `pending`.
+//
+// With `everywhere` (the problems an edit added), the files that import the
+// document are checked too, opened unseen where no tab has them: a changed
+// signature breaks its callers, which VS Code's TypeScript checks only when
+// they are open (typescriptImporters.ts finds them, within the time given;
+// none when the search takes longer). The answer lists every other document
+// it checked (`checked`), so the agent tells a caller checked only after the
+// edit from one that was clean before it.
 
 import * as vscode from 'vscode';
 import { diagnostic } from './languageShapes';
 import type { LanguageQueryResult } from './protocol';
+import { EXCLUDE_GLOB, imports, mayImport, SOURCE_GLOB } from './typescriptImporters';
 import { diagnosticsOf, tsDiagnostic, TsResponse } from './typescriptShapes';
 
 const EXTENSION = 'vscode.typescript-language-features';
@@ -22,6 +31,11 @@ const LANGUAGES = new Set(['typescript', 'typescriptreact', 'javascript', 'javas
 const SERVERS = ['ts'];
 /** Other open TypeScript documents checked with the one asked about (the files an edit may break). */
 const MAX_OTHERS = 50;
+/** Importers of the document checked with it (the first, by path). */
+const MAX_IMPORTERS = 20;
+/** Files looked at to find a document's importers, and how many are read at once. */
+const MAX_SCANNED = 5000;
+const READ_BATCH = 64;
 
 let commandFound = false;
 
@@ -56,6 +70,44 @@ async function check(doc: vscode.TextDocument, styleChecksAsWarnings: boolean): 
   return [...syntactic, ...semantic].map((d) => tsDiagnostic(d, styleChecksAsWarnings));
 }
 
+async function findImporters(doc: vscode.TextDocument, token: vscode.CancellationToken): Promise<vscode.Uri[]> {
+  const folder = vscode.workspace.getWorkspaceFolder(doc.uri);
+  const files = await vscode.workspace.findFiles(folder ? new vscode.RelativePattern(folder, SOURCE_GLOB) : SOURCE_GLOB,
+    EXCLUDE_GLOB, MAX_SCANNED, token);
+  const target = doc.uri.fsPath;
+  const open = new Map(vscode.workspace.textDocuments.map((d) => [d.uri.toString(), d]));
+  const decoder = new TextDecoder();
+  const found: vscode.Uri[] = [];
+  const candidates = files.filter((uri) => uri.toString() !== doc.uri.toString());
+  for (let i = 0; i < candidates.length && !token.isCancellationRequested; i += READ_BATCH) {
+    const texts = await Promise.all(candidates.slice(i, i + READ_BATCH).map(async (uri) => {
+      const buffer = open.get(uri.toString());
+      return buffer ? buffer.getText() : Promise.resolve(vscode.workspace.fs.readFile(uri)).then((b) => decoder.decode(b), () => '');
+    }));
+    texts.forEach((text, j) => {
+      const uri = candidates[i + j];
+      if (mayImport(text, target) && imports(uri.fsPath, text, target)) {
+        found.push(uri);
+      }
+    });
+  }
+  return found.sort((a, b) => a.toString().localeCompare(b.toString()));
+}
+
+/** The files that import `doc`, opened (unseen where no tab has them); none if the search takes longer than `timeoutMs`. */
+async function importersOf(doc: vscode.TextDocument, timeoutMs: number): Promise<vscode.TextDocument[]> {
+  const search = new vscode.CancellationTokenSource();
+  const found = await within(findImporters(doc, search.token).catch(() => []), timeoutMs);
+  search.cancel(); // a search past its time stops reading files
+  search.dispose();
+  if (found === 'late') {
+    return [];
+  }
+  const opened = await Promise.all(found.slice(0, MAX_IMPORTERS).map((uri) =>
+    Promise.resolve(vscode.workspace.openTextDocument(uri)).then((d) => d, () => undefined)));
+  return opened.filter((d): d is vscode.TextDocument => d !== undefined && servedByTypeScript(d));
+}
+
 /** No answer for the version asked: `pending`, with what VS Code shows (the agent never takes it as the new problems). */
 function late(): LanguageQueryResult {
   const files = vscode.languages.getDiagnostics().filter(([, ds]) => ds.length > 0);
@@ -70,8 +122,9 @@ function within<T>(work: Promise<T>, ms: number): Promise<T | 'late'> {
 
 /**
  * The diagnostics answer for a document VS Code's TypeScript serves, checked
- * at `version`; with `everywhere`, the other open TypeScript documents are
- * checked too and the other files' diagnostics are VS Code's. Undefined when
+ * at `version`; with `everywhere`, the files that import it and the other open
+ * TypeScript documents are checked too (listed in `checked`), and the other
+ * files' diagnostics are VS Code's. Undefined when
  * the TypeScript server cannot be asked (then VS Code's reports are waited for).
  * @param atVersion waits, at most the time given, until the document has the version asked; whether it did
  */
@@ -95,7 +148,9 @@ export async function typescriptDiagnostics(
   }
   const checked = [doc];
   if (everywhere) {
-    const others = vscode.workspace.textDocuments.filter((d) => d !== doc && !d.isClosed && servedByTypeScript(d));
+    const importers = await importersOf(doc, (deadline - Date.now()) / 2); // half the time: the checks need the rest
+    const open = vscode.workspace.textDocuments.filter((d) => d !== doc && !d.isClosed && servedByTypeScript(d));
+    const others = [...new Map([...importers, ...open].map((d) => [d.uri.toString(), d])).values()].filter((d) => d !== doc);
     checked.push(...others.slice(0, MAX_OTHERS));
   }
   const styleChecksAsWarnings = vscode.workspace.getConfiguration('typescript').get<boolean>('reportStyleChecksAsWarnings', true);
@@ -110,13 +165,14 @@ export async function typescriptDiagnostics(
     return late(); // the buffer changed meanwhile: that check was of a later text
   }
   const files = checked.map((d, i) => ({ uri: d.uri.toString(), diagnostics: found[i]! })).filter((f, i) => i === 0 || f.diagnostics.length > 0);
-  if (everywhere) {
-    const ours = new Set(checked.map((d) => d.uri.toString()));
-    for (const [uri, ds] of vscode.languages.getDiagnostics()) {
-      if (!ours.has(uri.toString()) && ds.length > 0) {
-        files.push({ uri: uri.toString(), diagnostics: ds.map((d) => diagnostic(d)) });
-      }
+  if (!everywhere) {
+    return { servers: SERVERS, files };
+  }
+  const ours = new Set(checked.map((d) => d.uri.toString()));
+  for (const [uri, ds] of vscode.languages.getDiagnostics()) {
+    if (!ours.has(uri.toString()) && ds.length > 0) {
+      files.push({ uri: uri.toString(), diagnostics: ds.map((d) => diagnostic(d)) });
     }
   }
-  return { servers: SERVERS, files };
+  return { servers: SERVERS, files, checked: checked.slice(1).map((d) => d.uri.toString()) };
 }

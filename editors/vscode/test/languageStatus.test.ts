@@ -16,15 +16,15 @@ const server = (workspaceUri: string, name: string, state: LanguageServerStatus[
   ...extra,
 });
 
-test("the Check report lists each folder's language servers with their state and why, and who answers first", () => {
+test("the Check report lists each folder's language servers with their state and why, where they run, and who answers first", () => {
   const lines = languageStatusLines(
     {
       editorFirst: true,
       servers: [
-        server(A, 'basedpyright', 'running', 'built-in, found at /bin/basedpyright-langserver'),
+        server(A, 'basedpyright', 'running', 'built-in, found at /bin/basedpyright-langserver', { sandbox: 'sandboxed, no network' }),
         server(A, 'pyright', 'other-serves', 'basedpyright serves these files'),
         server(A, 'clangd', 'not-found', '`clangd` not found (configuration only, untested here)', { filetypes: ['c', 'cpp'], command: 'clangd' }),
-        server(B, 'ruff', 'found', 'built-in, found at /bin/ruff; starts with the first file of its kind', { command: 'ruff server' }),
+        server(B, 'ruff', 'found', 'built-in, found at /bin/ruff; starts with the first file of its kind', { command: 'ruff server', sandbox: 'not sandboxed: bubblewrap is not installed' }),
         server(B, 'mypy-ls', 'failed', 'exited with code 1 before it answered', { source: 'settings' }),
       ],
     },
@@ -33,11 +33,11 @@ test("the Check report lists each folder's language servers with their state and
   assert.match(lines[0], /^Language servers: VS Code's own language features answer the agent first/);
   assert.deepEqual(lines.slice(1), [
     '  app',
-    '    basedpyright  running   built-in, found at /bin/basedpyright-langserver (py, pyi: basedpyright --stdio)',
+    '    basedpyright  running   built-in, found at /bin/basedpyright-langserver; sandboxed, no network (py, pyi: basedpyright --stdio)',
     '    pyright       not used  basedpyright serves these files (py, pyi: pyright --stdio)',
     '    clangd        not used  `clangd` not found (configuration only, untested here) (c, cpp: clangd)',
     '  lib',
-    '    ruff     used    built-in, found at /bin/ruff; starts with the first file of its kind (py, pyi: ruff server)',
+    '    ruff     used    built-in, found at /bin/ruff; starts with the first file of its kind; not sandboxed: bubblewrap is not installed (py, pyi: ruff server)',
     '    mypy-ls  failed  exited with code 1 before it answered (py, pyi: mypy-ls --stdio, from the settings)',
   ]);
 });
