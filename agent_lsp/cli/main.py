@@ -150,6 +150,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--timeout", type=_positive_seconds, default=None, metavar="SECONDS",
                      help="give up (cancel the turn) after this long")
     _add_client_options(run)
+    _add_host_options(run, top_level=False)
     _add_permission_options(run)
     _add_logging_options(run, top_level=False)
 
@@ -159,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "/image PATH attaches an image to your next message. Ctrl-D or /exit ends the chat.")
     chat.add_argument("--session", "-s", default=None, metavar="ID", help="continue this stored session")
     _add_client_options(chat)
+    _add_host_options(chat, top_level=False)
     _add_permission_options(chat)
     _add_logging_options(chat, top_level=False)
 

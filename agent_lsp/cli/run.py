@@ -14,7 +14,7 @@ from typing import Any, Coroutine, Iterator, Mapping
 
 from pygls.exceptions import JsonRpcException
 
-from agent_lsp.cli.client import HeadlessClient, ServerError
+from agent_lsp.cli.client import HeadlessClient, ServerError, default_server_command
 from agent_lsp.cli.session_state import TurnResult
 from agent_lsp.cli.images import image_block, with_images
 from agent_lsp.cli.permission_prompt import PermissionResponder
@@ -93,6 +93,11 @@ def make_client(args: argparse.Namespace, transcript: Transcript, **overrides: A
         # Asked for a log level but no file: show the server's log on stderr.
         "show_server_log": getattr(args, "log_level", None) is not None,
     }
+    host, connect = getattr(args, "host", None), getattr(args, "connect", None)
+    if connect is not None:  # a host's --listen address (its token in AGENT_LSP_HOST_TOKEN)
+        options["server_command"] = [*default_server_command(options["log_level"]), "--connect", "%s:%d" % connect]
+    elif host is not None:  # --host / --no-host: through the agent host, or not (else AGENT_LSP_HOST decides)
+        options["server_command"] = [*default_server_command(options["log_level"]), "--host" if host else "--no-host"]
     options.update(overrides)
     workspace = workspace_from(args)
     show_mcp_problems(workspace, settings, transcript)

@@ -7,6 +7,7 @@ connector) as an editor does; the first one starts the host."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import stat
@@ -311,3 +312,21 @@ async def test_a_host_killed_mid_turn_is_repaired_and_the_next_window_goes_on_fr
         await again.request("agent/followup", {"sessionId": sid, "content": "go on"})
         await again.wait_idle(sid, statuses)
         assert again.streamed_text(sid).endswith("after the crash")
+
+
+def test_agent_lsp_run_goes_through_the_host_and_a_second_run_finds_it_warm(tmp_path, host_dir):
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    settings = json.dumps({"model": {"provider": "scripted", "script": [{"text": "answered by the host"}]},
+                           "sessionsDir": str(tmp_path / "sessions")})
+    (tmp_path / "config.toml").write_text("")
+    env = dict(os.environ, **host_env(host_dir), AGENT_LSP_CONFIG=str(tmp_path / "config.toml"))
+    command = [sys.executable, "-m", "agent_lsp", "run", "hi", "--host", "--workspace", str(workspace), "--settings", settings]
+    first = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert first.returncode == 0, first.stderr
+    assert "answered by the host" in first.stdout
+    pid = host_pid(host_dir / "host.sock")
+    assert pid is not None and alive(pid)  # the host stays for the next one
+    second = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
+    assert second.returncode == 0 and "answered by the host" in second.stdout
+    assert host_pid(host_dir / "host.sock") == pid
