@@ -25,9 +25,10 @@ import logging
 import os
 import secrets
 import shutil
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING
 
 from agent_lsp.workspace import worktrees
 from agent_lsp.workspace.session_location import folder_key

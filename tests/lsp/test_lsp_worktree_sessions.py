@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from pygls.exceptions import JsonRpcInvalidParams
-
 from lsp_harness import EditorUnderTest, running_server
+from pygls.exceptions import JsonRpcInvalidParams
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
