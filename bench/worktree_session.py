@@ -29,6 +29,7 @@ from agent_lsp.service.worktree_sessions import WorktreeSessions
 from agent_lsp.workspace import worktrees
 from agent_lsp.workspace.disk_editor import DiskEditor
 from agent_lsp.workspace.host import WorkspaceHost
+from agent_lsp.workspace.session_location import sessions_dir_for
 
 
 def git(cwd: Path, *args: str) -> None:
@@ -59,7 +60,8 @@ async def measure(files: int, runs: int) -> dict[str, float]:
             hosts.append(host)
             return host
 
-        sessions = WorktreeSessions(base / "data" / "worktrees", make_host)
+        sessions = WorktreeSessions(base / "data" / "worktrees", make_host,
+                                    lambda root: sessions_dir_for(root, settings, {}))
         plain, session, beyond, measured = [], [], [], []
         adding: list[float] = []
         add = worktrees.add

@@ -38,6 +38,7 @@ from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.store import CorruptSessionError
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.workspace.documents import Documents
+from agent_lsp.workspace.session_location import sessions_dir_for
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
@@ -135,7 +136,8 @@ class AgentLanguageServer(LanguageServer):
         self._tasks: set[asyncio.Task] = set()
         self.service = AgentService(self)  # the handlers' operations; this server is its SessionDirectory
         # sessions in their own git worktree: their hosts, kept beside the folders'
-        self.worktrees = WorktreeSessions(data_dir(env) / "worktrees", self.build_host)
+        self.worktrees = WorktreeSessions(data_dir(env) / "worktrees", self.build_host,
+                                          lambda root: sessions_dir_for(root, self.settings.current, self.env))
 
     # --------------------------------------------------------------- plumbing
 
@@ -279,6 +281,7 @@ class AgentLanguageServer(LanguageServer):
         """Close every folder's host (its sessions, their turns and commands) and
         the relay; on the agent host, the hosts other windows still follow stay."""
         hosts, self.folders = self.live_hosts, {}
+        self.worktrees.release()
         if self.window is not None:
             hosts = self.window.left(hosts)
         for host in hosts:

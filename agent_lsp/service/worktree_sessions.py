@@ -83,15 +83,22 @@ class Listed:
 
 
 class WorktreeSessions:
-    def __init__(self, place: Path, make_host: Callable[[Path], WorkspaceHost]):
+    def __init__(self, place: Path, make_host: Callable[[Path], WorkspaceHost],
+                 sessions_dir: Callable[[Path], Path]):
         self.place = place  # <data dir>/worktrees
         self.make_host = make_host
+        self.sessions_dir = sessions_dir  # where the sessions of a folder (a worktree's) are stored
         self._hosts: dict[Path, WorkspaceHost] = {}  # by worktree root, built on first use
 
     # ---------------------------------------------------------------- hosts
 
     def live_hosts(self) -> list[WorkspaceHost]:
         return list(self._hosts.values())
+
+    def release(self) -> list[WorkspaceHost]:
+        """The hosts built so far, forgotten here (the face closes them)."""
+        hosts, self._hosts = list(self._hosts.values()), {}
+        return hosts
 
     def host(self, worktree: Worktree) -> WorkspaceHost:
         host = self._hosts.get(worktree.root)
@@ -130,9 +137,10 @@ class WorktreeSessions:
             return None
         for main_root in main_roots:
             for worktree in self.records(main_root):
-                host = self.host(worktree)
-                if host.has_session(session_id):
-                    return host
+                host = self._hosts.get(worktree.root)
+                if (host is not None and session_id in host.agents) or \
+                        (self.sessions_dir(worktree.root) / f"{session_id}.jsonl").exists():
+                    return self.host(worktree)
         return None
 
     # ------------------------------------------------------------- sessions

@@ -103,6 +103,23 @@ async def test_a_worktree_session_edits_its_worktree_and_the_main_checkout_stays
     assert (repo / "calc.py").read_text(encoding="utf-8") == ORIGINAL
 
 
+async def test_a_worktree_sessions_commands_run_in_its_worktree(editor: EditorUnderTest, places):
+    repo = places["repo"]
+    command = "git rev-parse --abbrev-ref HEAD > branch.txt"
+    editor.use_script([{"tools": [{"name": "run_command", "id": "c1", "arguments": {"command": command}}]},
+                       {"text": "done"}])
+    sid = (await editor.request("agent/session/new", {"workspaceUri": repo.as_uri(), "worktree": True}))["sessionId"]
+    before = len(editor.statuses)
+    await editor.request("agent/followup", {"sessionId": sid, "content": "which branch?"})
+    await editor.wait_idle(sid, before)
+    entry = await listed(editor, repo, sid)
+    worktree = Path(entry["worktree"]["path"])
+    assert (worktree / "branch.txt").read_text().strip() == entry["worktree"]["branch"]
+    assert not (repo / "branch.txt").exists()
+    assert entry["worktree"]["filesChanged"] == 1
+    assert (await editor.request("agent/session/delete", {"sessionId": sid, "force": True}))["deleted"] is True
+
+
 async def test_an_unchanged_worktree_session_is_deleted_without_force(editor: EditorUnderTest, places):
     repo = places["repo"]
     git(repo, "branch", "-q", "other")
@@ -112,6 +129,17 @@ async def test_an_unchanged_worktree_session_is_deleted_without_force(editor: Ed
     assert entry["title"] == "try" and entry["worktree"]["base"] == git(repo, "rev-parse", "other").strip()
     assert (await editor.request("agent/session/delete", {"sessionId": ref["sessionId"]}))["deleted"] is True
     assert not Path(entry["worktree"]["path"]).exists()
+    assert git(repo, "branch", "--list", entry["worktree"]["branch"]).strip() == ""
+
+
+async def test_a_worktree_removed_by_hand_is_still_listed_and_deleted(editor: EditorUnderTest, places):
+    repo = places["repo"]
+    sid = (await editor.request("agent/session/new", {"workspaceUri": repo.as_uri(), "worktree": True}))["sessionId"]
+    entry = await listed(editor, repo, sid)
+    git(repo, "worktree", "remove", "--force", entry["worktree"]["path"])
+    entry = await listed(editor, repo, sid)
+    assert entry["worktree"]["filesChanged"] == 0
+    assert (await editor.request("agent/session/delete", {"sessionId": sid}))["deleted"] is True
     assert git(repo, "branch", "--list", entry["worktree"]["branch"]).strip() == ""
 
 
