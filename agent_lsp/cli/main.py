@@ -2,7 +2,7 @@
 
     agent-lsp                          serve on stdio (same as `agent-lsp serve`)
     agent-lsp serve --tcp 127.0.0.1:8765
-    agent-lsp run "fix the failing test" [--workspace DIR] [--session ID] [--yes]
+    agent-lsp run "fix the failing test" [--workspace DIR] [--session ID | --worktree] [--yes]
     agent-lsp chat [--workspace DIR]
     agent-lsp sessions [list [--query TEXT] [--since WHEN] [--until WHEN] | show ID | export ID [-o FILE] | delete ID]
                        [--workspace DIR]
@@ -145,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
                               "when it is done. PROMPT '-' reads the prompt from stdin.")
     run.add_argument("prompt", metavar="PROMPT", help="what to ask the agent ('-': read it from stdin)")
     run.add_argument("--session", "-s", default=None, metavar="ID", help="continue this stored session")
+    run.add_argument("--worktree", action="store_true",
+                     help="work in a new git worktree on a new branch (agent/...), outside the repository: "
+                     "the checkout stays as it is")
     run.add_argument("--image", action="append", default=[], metavar="PATH",
                      help="send this image with the prompt (PNG, JPEG, GIF or WebP, at most 5 MB; repeatable)")
     run.add_argument("--timeout", type=_positive_seconds, default=None, metavar="SECONDS",

@@ -180,11 +180,14 @@ async def _run(args: argparse.Namespace) -> int:
     images = [image_block(path) for path in getattr(args, "image", None) or ()]
     if not prompt.strip() and not images:
         raise UsageError("the prompt is empty")
+    if getattr(args, "worktree", False) and args.session:
+        raise UsageError("--worktree starts a new session in a new worktree: leave out --session")
     transcript = Transcript()
     async with make_client(args, transcript) as client:
         show_image_paths(client, transcript, args.session)
         try:
-            result = await client.followup(with_images(prompt, images), session_id=args.session, timeout=args.timeout)
+            session_id = await worktree_session(client, transcript) if getattr(args, "worktree", False) else args.session
+            result = await client.followup(with_images(prompt, images), session_id=session_id, timeout=args.timeout)
         except asyncio.CancelledError:
             _uncancel()
             await client.settle_followup(CANCEL_WAIT_S)
@@ -200,6 +203,17 @@ async def _run(args: argparse.Namespace) -> int:
             transcript.error(f"agent-lsp run: {error.message}{_unknown_session_hint(error, client)}")
             return EXIT_TURN_FAILED
         return _report(result, transcript)
+
+
+async def worktree_session(client: HeadlessClient, transcript: Transcript) -> str:
+    """A new session in its own git worktree of the workspace (`--worktree`), said on stderr."""
+    session_id = (await client.request("agent/session/new", {"workspaceUri": client.workspace_uri,
+                                                               "worktree": True}))["sessionId"]
+    listed = await client.request("agent/session/list", {"workspaceUri": client.workspace_uri})
+    worktree = next((s.get("worktree") for s in listed.get("sessions") or [] if s.get("sessionId") == session_id), None)
+    if worktree:
+        transcript.info(f"working in the worktree {worktree['path']} on the branch {worktree['branch']}")
+    return session_id
 
 
 def attach(images: list[dict[str, Any]], path: str, transcript: Transcript) -> None:

@@ -83,7 +83,8 @@ CHANGE_SOURCE = "didChangeConfiguration agentLsp"
 MAX_HELD = 32  # messages held while the settings are awaited (the reader reads 64 ahead)
 
 # The plain form of agent/session/new params answered early: these keys, string or null
-# values (the wire model, `SessionNewParams`, accepts more; the server validates the rest).
+# values (the wire model, `SessionNewParams`, accepts more; the server validates the rest,
+# and makes a session in its own worktree, `worktree`, itself).
 SESSION_NEW_KEYS = frozenset({"workspaceUri", "title"})
 
 

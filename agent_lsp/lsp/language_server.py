@@ -24,6 +24,7 @@ from pygls.lsp.server import LanguageServer
 
 from agent_lsp import __version__
 from agent_lsp.config.layers import SettingsLayers
+from agent_lsp.config.files import data_dir
 from agent_lsp.jsonrpc import shown
 from agent_lsp.lsp import capabilities
 from agent_lsp.lsp.editor import LspEditor
@@ -32,11 +33,13 @@ from agent_lsp.lsp.relay import AgentEvents, Relay
 from agent_lsp.lsp.rpc import AgentProtocol, SessionDamaged, SessionInUse, raw_params_converter, refused
 from agent_lsp.secrets import mask
 from agent_lsp.service import AgentService
+from agent_lsp.service.worktree_sessions import WorktreeSessions
 from agent_lsp.visible import visible
 from agent_lsp.tools.paths import file_uri_to_path
 from agent_lsp.store import CorruptSessionError
 from agent_lsp.store.lock import SessionLockedError
 from agent_lsp.workspace.documents import Documents
+from agent_lsp.workspace.session_location import sessions_dir_for
 
 if TYPE_CHECKING:
     from agent_lsp.agent import Agent
@@ -133,6 +136,9 @@ class AgentLanguageServer(LanguageServer):
         self.window: HostWindow | None = None  # this server's part of the host's shared sessions (on the agent host)
         self._tasks: set[asyncio.Task] = set()
         self.service = AgentService(self)  # the handlers' operations; this server is its SessionDirectory
+        # sessions in their own git worktree: their hosts, kept beside the folders'
+        self.worktrees = WorktreeSessions(data_dir(env) / "worktrees", self.build_host,
+                                          lambda root: sessions_dir_for(root, self.settings.current, self.env))
 
     # --------------------------------------------------------------- plumbing
 
@@ -217,17 +223,23 @@ class AgentLanguageServer(LanguageServer):
         root = self.add_folder(root)
         host = self.folders[root]
         if host is None:
-            from agent_lsp.workspace.host import WorkspaceHost
+            host = self.build_host(root, on_built=lambda built: self.folders.__setitem__(root, built))
+        return host
 
-            self.process.host_built()
-            editor = self.editor if self.window is None else self.window.editor_for(root, self.editor)
-            host = WorkspaceHost(root, settings=self.settings.current, editor=editor, env=self.env,
-                                 on_agent=self.agent_built, editor_language=self.editor_language(),
-                                 window=self.connection_id)
-            host.warm_up()
-            self.folders[root] = host
-            if self.window is not None:
-                self.window.joined(host)
+    def build_host(self, root: Path, on_built: Callable[[WorkspaceHost], None] | None = None) -> WorkspaceHost:
+        """A host for `root` (a workspace folder, or a worktree session's folder)."""
+        from agent_lsp.workspace.host import WorkspaceHost
+
+        self.process.host_built()
+        editor = self.editor if self.window is None else self.window.editor_for(root, self.editor)
+        host = WorkspaceHost(root, settings=self.settings.current, editor=editor, env=self.env,
+                             on_agent=self.agent_built, editor_language=self.editor_language(),
+                             window=self.connection_id)
+        host.warm_up()
+        if on_built is not None:
+            on_built(host)
+        if self.window is not None:
+            self.window.joined(host)
         return host
 
     def editor_language(self):
@@ -247,7 +259,8 @@ class AgentLanguageServer(LanguageServer):
 
     @property
     def live_hosts(self) -> list[WorkspaceHost]:
-        return [host for host in self.folders.values() if host is not None]
+        """The hosts built so far: the folders', then the worktree sessions'."""
+        return [host for host in self.folders.values() if host is not None] + self.worktrees.live_hosts()
 
     def agent_built(self, agent: Agent) -> None:
         """A host of this server built an agent: its events go to this client
@@ -274,6 +287,7 @@ class AgentLanguageServer(LanguageServer):
         """Close every folder's host (its sessions, their turns and commands) and
         the relay; on the agent host, the hosts other windows still follow stay."""
         hosts, self.folders = self.live_hosts, {}
+        self.worktrees.release()
         if self.window is not None:
             hosts = self.window.left(hosts)
         for host in hosts:
@@ -344,6 +358,9 @@ class AgentLanguageServer(LanguageServer):
                         return host
                 except (ValueError, OSError):  # not a file name (a path, a NUL)
                     break
+            host = self.worktrees.find(session_id, list(self.folders))  # a session in its own worktree
+            if host is not None:
+                return host
         raise unknown_session(session_id)
 
     def agent_for(self, session_id: str) -> tuple[WorkspaceHost, Agent]:

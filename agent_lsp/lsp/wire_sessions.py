@@ -99,9 +99,18 @@ class InboxRemoveResult(WireModel):
     removed: bool
 
 
+class WorktreeRequest(WireModel):
+    base: str | None = Field(default=None, description="the branch, tag or commit the worktree starts from (no "
+                             "base: the folder's `HEAD`)")
+
+
 class SessionNewParams(WireModel):
     workspace_uri: str | None = None
     title: str | None = None
+    worktree: WorktreeRequest | bool | None = Field(
+        default=None, description="`true` or `{base?}`: the session works in a new git worktree of the folder's "
+        "repository, on a new branch `agent/<key>`, outside the repository; a folder outside a git repository "
+        "is refused with -32602")
 
 
 class SessionRef(WireModel):
@@ -182,6 +191,11 @@ class SessionReplayResult(WireModel):
     problem: str | None = Field(
         default=None, description="set when the session's file is damaged: what is wrong, naming the file and the line; "
         "the page is of the events before the damage, read-only")
+
+
+class SessionDeleteParams(SessionRef):
+    force: bool = Field(default=False, description="a worktree session: delete its worktree and branch even when "
+                        "they hold changes not landed in the main checkout (without it, refused with -32602)")
 
 
 class SessionDeleteResult(WireModel):

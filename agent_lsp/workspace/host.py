@@ -169,8 +169,9 @@ class WorkspaceHost:
 
     # ------------------------------------------------------------- sessions
 
-    def new_session(self, title: str | None = None) -> Agent:
-        session = self.store.create(title=title, meta={"workspaceUri": self.uri})
+    def new_session(self, title: str | None = None, meta: dict | None = None) -> Agent:
+        """`meta`: more for the session's header (a worktree session's worktree)."""
+        session = self.store.create(title=title, meta={"workspaceUri": self.uri, **(meta or {})})
         agent = self._make_agent(session)
         self.current_session_id = agent.session_id
         return agent

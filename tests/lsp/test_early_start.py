@@ -404,5 +404,6 @@ def test_the_early_answer_has_the_wire_models_form():
         if plain is not None:
             model = wire.SessionNewParams.model_validate(params or {})
             assert (model.workspace_uri, model.title) == plain
-    assert set(wire.SessionNewParams.model_fields) == {"workspace_uri", "title"}, "update agent_lsp/lsp/early.py"
+    assert _plain_session_new({"worktree": True}) is None  # made by the server: git runs first
+    assert set(wire.SessionNewParams.model_fields) == {"workspace_uri", "title", "worktree"}, "update agent_lsp/lsp/early.py"
     assert wire.wire_dump(wire.SessionRef(session_id="s_1")) == {"sessionId": "s_1"}

@@ -15,6 +15,7 @@ from agent_lsp.lsp.language_server import AgentLanguageServer, unknown_session
 from agent_lsp.lsp.dispatch import WithEvents
 from agent_lsp.lsp.rpc import SessionDamaged, SessionInUse
 from agent_lsp.service.session_list import list_sessions
+from agent_lsp.service.worktree_sessions import WorktreeProblem
 from agent_lsp.store import CorruptSessionError
 from agent_lsp.store.event_log import EventLog, UnreadableEventError
 from agent_lsp.store.lock import SessionLockedError
@@ -29,7 +30,14 @@ log = logging.getLogger(__name__)
 
 async def session_new(ls: AgentLanguageServer, p: wire.SessionNewParams) -> wire.SessionRef:
     await ls.ready()
-    agent = ls.host_for_uri(p.workspace_uri).new_session(title=p.title)
+    host = ls.host_for_uri(p.workspace_uri)
+    if not p.worktree:
+        return wire.SessionRef(session_id=host.new_session(title=p.title).session_id)
+    base = p.worktree.base if isinstance(p.worktree, wire.WorktreeRequest) else None
+    try:
+        agent = await ls.worktrees.new_session(host.root, base=base, title=p.title)
+    except WorktreeProblem as error:
+        raise JsonRpcInvalidParams(f"worktree: {error}") from None
     return wire.SessionRef(session_id=agent.session_id)
 
 
@@ -37,7 +45,8 @@ async def session_list(ls: AgentLanguageServer, p: wire.SessionListParams) -> wi
     await ls.ready()
     hosts = [ls.host_for_uri(p.workspace_uri)] if p.workspace_uri else ls.hosts
     return wire.SessionListResult(sessions=await list_sessions(
-        hosts, query=p.query, updated_after=p.updated_after, updated_before=p.updated_before, limit=p.limit))
+        hosts, query=p.query, updated_after=p.updated_after, updated_before=p.updated_before, limit=p.limit,
+        worktrees=ls.worktrees))
 
 
 async def session_load(ls: AgentLanguageServer, p: wire.SessionRef) -> WithEvents:
@@ -56,15 +65,17 @@ async def session_replay(ls: AgentLanguageServer, p: wire.SessionReplayParams) -
     return replay_session(ls, p)
 
 
-async def session_delete(ls: AgentLanguageServer, p: wire.SessionRef) -> wire.SessionDeleteResult:
+async def session_delete(ls: AgentLanguageServer, p: wire.SessionDeleteParams) -> wire.SessionDeleteResult:
     try:
         host = ls.host_for_session(p.session_id)
     except JsonRpcInvalidParams:
         return wire.SessionDeleteResult(deleted=False)
     try:
-        deleted = await host.delete_session(p.session_id)
+        deleted = await ls.worktrees.delete_session(host, p.session_id, main_roots=list(ls.folders), force=p.force)
     except SessionLockedError as error:
         raise SessionInUse(error) from None
+    except WorktreeProblem as error:
+        raise JsonRpcInvalidParams(str(error)) from None
     return wire.SessionDeleteResult(deleted=deleted)
 
 

@@ -89,7 +89,7 @@ export interface ClientRequests {
   'agent/review/list': { params: ReviewListParams; result: ReviewListResult };
   'agent/review/resolve': { params: ReviewResolveParams; result: ReviewResolveResult };
   'agent/session/compact': { params: SessionRef; result: SessionCompactResult };
-  'agent/session/delete': { params: SessionRef; result: SessionDeleteResult };
+  'agent/session/delete': { params: SessionDeleteParams; result: SessionDeleteResult };
   'agent/session/export': { params: SessionExportParams; result: SessionExportResult };
   'agent/session/file': { params: SessionFileParams; result: SessionFileResult };
   'agent/session/fork': { params: SessionForkParams; result: SessionRef };
@@ -2156,6 +2156,13 @@ export interface SaveDocumentsResult {
 export interface SessionCompactResult {
   compacted: boolean;
 }
+export interface SessionDeleteParams {
+  /**
+   * a worktree session: delete its worktree and branch even when they hold changes not landed in the main checkout (without it, refused with -32602)
+   */
+  force?: boolean;
+  sessionId: string;
+}
 export interface SessionDeleteResult {
   deleted: boolean;
 }
@@ -2245,6 +2252,30 @@ export interface SessionInfo {
    */
   usage?: UsageTotal | null;
   workspaceUri: string;
+  /**
+   * a session in its own git worktree (`agent/session/new` with `worktree`): its branch, folder and changes against the base
+   */
+  worktree?: WorktreeInfo | null;
+}
+/**
+ * Where a worktree session works, and what it changed against its base.
+ */
+export interface WorktreeInfo {
+  /**
+   * the commit the branch started from
+   */
+  base: string;
+  branch: string;
+  /**
+   * files changed in the worktree against the base (untracked ones included)
+   */
+  filesChanged: number;
+  linesAdded: number;
+  linesRemoved: number;
+  /**
+   * the worktree's folder
+   */
+  path: string;
 }
 export interface SessionListParams {
   /**
@@ -2304,6 +2335,16 @@ export interface SessionModeResult {
 export interface SessionNewParams {
   title?: string | null;
   workspaceUri?: string | null;
+  /**
+   * `true` or `{base?}`: the session works in a new git worktree of the folder's repository, on a new branch `agent/<key>`, outside the repository; a folder outside a git repository is refused with -32602
+   */
+  worktree?: WorktreeRequest | boolean | null;
+}
+export interface WorktreeRequest {
+  /**
+   * the branch, tag or commit the worktree starts from (no base: the folder's `HEAD`)
+   */
+  base?: string | null;
 }
 /**
  * On the agent host: how many windows have the session open (this one included).
