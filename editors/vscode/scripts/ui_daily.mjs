@@ -9,10 +9,12 @@
 //    for an always-confirmed command Alt+P lands on Deny.
 // 3. The transcript stays at the bottom while the card comes and goes.
 // 4. A failed edit card says its error once; a long URL stays inside the error box.
-// 5. A server that dies: the header says "no server", its message's default button is Restart.
+// 5. An image pasted into the input, sent and shown (ui_images.mjs).
+// 6. A server that dies: the header says "no server", its message's default button is Restart.
 
 import fs from 'node:fs';
 import path from 'node:path';
+import { images, imagesScript } from './ui_images.mjs';
 
 const paragraphs = (n, tag) => Array.from({ length: n }, (_, i) => `${tag} paragraph ${i + 1} of a long answer.`).join('\n\n');
 const FILL = `${paragraphs(40, 'Fill')}\n\nFILL-END`;
@@ -26,12 +28,13 @@ export const dailyScript = [
   { when: 'RM-D', text: 'Not cleaning.' },
   { when: 'EDIT-D', text: 'Editing.', tools: [{ name: 'edit_file', arguments: { path: 'hello.py', edits: [{ oldText: 'no such text', newText: 'x' }] } }] },
   { when: 'EDIT-D', text: 'The edit failed.' },
+  ...imagesScript,
   { when: 'URL-D', fail: 'BAD_REQUEST', message: `Rejected by https://gateway.example.com/${'very-long-path-segment/'.repeat(12)}v1/chat/completions?api-version=2024-10-01` },
 ];
 
 const focusedId = (panel) => panel.evaluate(() => document.activeElement?.id ?? '');
 
-export async function daily(page, { ws, log, panelFrame, runCommand, openHelloPy, killAgentServer }) {
+export async function daily(page, { ws, sessionsDir, log, shot, panelFrame, runCommand, openHelloPy, killAgentServer }) {
   await openHelloPy(page);
 
   // 1. Ctrl+Alt+I from the editor (the panel not drawn yet), then the command (drawn).
@@ -130,7 +133,10 @@ export async function daily(page, { ws, log, panelFrame, runCommand, openHelloPy
   if (overflow > 0) throw new Error(`a long URL overflows the error box by ${overflow} px`);
   log('a failed edit says why once; a long URL wraps inside the error box');
 
-  // 6. The server dies: the header says so (not "idle"), and the message's first button restarts it.
+  // 6. An image pasted, sent and shown.
+  await images(page, { panel, sessionsDir, log, shot });
+
+  // 7. The server dies: the header says so (not "idle"), and the message's first button restarts it.
   const pid = killAgentServer();
   const toast = await page.waitForSelector('.notification-toast:has-text("stopped unexpectedly")', { timeout: 20000 });
   await panel.waitForSelector('#status:text-is("no server")', { timeout: 10000 });

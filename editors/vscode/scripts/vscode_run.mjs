@@ -10,7 +10,7 @@
 //   node scripts/vscode_run.mjs firstrun  the installed .vsix in a workspace with no model configured,
 //                                          then code blocks and the transcript's other details (ui_firstrun.mjs)
 //   node scripts/vscode_run.mjs daily     the installed .vsix: opening the panel, a permission card appearing
-//                                          while the user types, the transcript following (ui_daily.mjs)
+//                                          while the user types, the transcript following, an image pasted (ui_daily.mjs)
 //   node scripts/vscode_run.mjs bench     the installed .vsix: a 5,000-line answer streamed into the panel
 //                                          while keys are typed; prints frames and input latency (bench/panel_stream.mjs)
 //
@@ -280,7 +280,7 @@ async function main() {
     } else if (mode === 'bench') {
       await streamBench(page, { log, panelFrame });
     } else if (mode === 'daily') {
-      await daily(page, { ws, log, panelFrame, runCommand, openHelloPy, killAgentServer: () => killAgentServer(cs.pid) });
+      await daily(page, { ws, sessionsDir: path.join(work, 'sessions'), log, shot, panelFrame, runCommand, openHelloPy, killAgentServer: () => killAgentServer(cs.pid) });
       log('PASS daily use');
     } else {
       await uiSmoke(page, { ws, data });

@@ -1,5 +1,5 @@
-// The images attached to the message being written: pasted or dropped into
-// the input, or chosen with "+ image" (the extension's file dialog). Each is
+// The images attached to the message being written: pasted into the input or
+// dropped on the panel, or chosen with "+ image" (the extension's file dialog). Each is
 // checked as the server checks it before it is kept, a wrong one named under
 // the input; each shows as a chip (thumbnail, name and size, × removes it)
 // until the message is sent. A message the server refuses gives them back.
@@ -82,7 +82,17 @@ function imageFiles(list: DataTransferItemList | null | undefined): File[] {
   return Array.from(list ?? []).filter((item) => item.kind === 'file').map((item) => item.getAsFile()).filter((f): f is File => !!f);
 }
 
-/** Pasting or dropping a file into the input attaches it (text pastes stay text). */
+/** Whether a drag carries files (from the system, or VS Code's explorer with Shift held). */
+function carriesFiles(e: DragEvent): boolean {
+  const types = Array.from(e.dataTransfer?.types ?? []);
+  return types.includes('Files') || types.includes('text/uri-list');
+}
+
+/** Pasting a file into the input, or dropping one anywhere on the panel, attaches it
+ * (text pastes stay text). A file drag over the panel stays the panel's: VS Code's
+ * webview host, seeing it reach the webview's window, would stop the panel's pointer
+ * events for the rest of the drag (so the drop would land in the workbench, which
+ * opens the file) unless Shift is held. */
 export function listen(input: HTMLTextAreaElement, dropZone: HTMLElement): void {
   input.addEventListener('paste', (e) => {
     const files = imageFiles(e.clipboardData?.items);
@@ -91,24 +101,33 @@ export function listen(input: HTMLTextAreaElement, dropZone: HTMLElement): void 
       void addFiles(files);
     }
   });
-  dropZone.addEventListener('dragover', (e) => {
-    const types = Array.from(e.dataTransfer?.types ?? []);
-    if (types.includes('Files') || types.includes('text/uri-list')) {
-      e.preventDefault();
-      dropZone.classList.add('dropping');
+  for (const type of ['dragenter', 'dragover'] as const) {
+    document.addEventListener(type, (e) => {
+      if (carriesFiles(e)) {
+        e.preventDefault();
+        e.stopPropagation();
+        dropZone.classList.add('dropping');
+      }
+    });
+  }
+  document.addEventListener('dragleave', (e) => {
+    if (!e.relatedTarget) {
+      dropZone.classList.remove('dropping'); // left the panel
     }
   });
-  dropZone.addEventListener('dragleave', () => dropZone.classList.remove('dropping'));
-  dropZone.addEventListener('drop', (e) => {
+  document.addEventListener('drop', (e) => {
     dropZone.classList.remove('dropping');
+    if (!carriesFiles(e)) {
+      return;
+    }
+    e.preventDefault();
+    e.stopPropagation();
     const files = Array.from(e.dataTransfer?.files ?? []);
     // Files dragged from VS Code's explorer (Shift held) come as their URIs: the extension reads them.
     const uris = files.length ? [] : imageUris(e.dataTransfer?.getData('text/uri-list') ?? '');
     if (files.length) {
-      e.preventDefault();
       void addFiles(files);
     } else if (uris.length) {
-      e.preventDefault();
       post({ type: 'attachUris', uris });
     }
   });
