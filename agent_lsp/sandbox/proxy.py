@@ -230,8 +230,13 @@ def _socket_folder() -> Path:
     """A private folder (0700) for the socket: the user's runtime folder (never
     visible in the sandbox), else the temp folder (covered in the sandbox)."""
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = runtime if runtime and os.path.isdir(runtime) and os.access(runtime, os.W_OK) else None
+    base = runtime if runtime and os.path.isdir(runtime) and os.access(runtime, os.W_OK) else tempfile.gettempdir()
+    if len(base) > MAX_BASE_CHARS:  # a socket's path holds about 104 bytes: a deep TMPDIR does not fit
+        base = "/tmp"
     return Path(tempfile.mkdtemp(prefix="agent-lsp-net-", dir=base))
+
+
+MAX_BASE_CHARS = 60  # + "/agent-lsp-net-XXXXXXXX/proxy.sock" stays under sun_path's 104-108 bytes
 
 
 _thread: _ProxyThread | None = None

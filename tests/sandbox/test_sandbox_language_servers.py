@@ -60,7 +60,8 @@ async def test_basedpyright_runs_sandboxed_and_sees_no_home(tmp_path: Path):
 async def test_with_the_sandbox_required_and_none_working_the_server_is_not_started(tmp_path: Path):
     places = make_places(tmp_path)
     root = _project(places)
-    policy = places.policy(mode="require", search_path=places.path_without_bwrap())
+    # no bubblewrap, and the Landlock fallback off: no sandbox works
+    policy = places.policy(mode="require", search_path=places.path_without_bwrap(), landlock=False)
     language = workspace_language(root, LanguageSettings(wait_seconds=5), PYRIGHT_ONLY,
                                   document_reader(DiskEditor([root])), sandbox=policy)
     assert language is not None
