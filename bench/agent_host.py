@@ -16,6 +16,8 @@ delta). Modes, interleaved run by run so the machine's load falls on all:
 - warm host: `agent-lsp --host` with the host already running.
 
 --rss: host memory with 10 folders (one window each) and 50 sessions open.
+--fanout: one session streaming 2,000 deltas with 1, 2 and 5 windows attached
+(the others follow it): deltas/s as the window that sent the prompt sees them.
 """
 
 from __future__ import annotations
@@ -45,12 +47,14 @@ def _model_server(ports: "multiprocessing.Queue[int]") -> None:
                 head = await reader.readuntil(b"\r\n\r\n")
                 length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
                                if line.lower().startswith(b"content-length")), 0)
-                await reader.readexactly(length)
+                request = await reader.readexactly(length)
                 if not head.startswith(b"POST ") or b"/chat/completions" not in head.split(b"\r\n")[0]:
                     writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
                     await writer.drain()
                     continue
-                events = [{"choices": [{"index": 0, "delta": {"content": f" tok{i}"}}]} for i in range(DELTAS)]
+                model = json.loads(request).get("model", "")
+                count = int(model) if model.isdigit() else DELTAS  # the model's name is the count, for --fanout
+                events = [{"choices": [{"index": 0, "delta": {"content": f" tok{i}"}}]} for i in range(count)]
                 events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
                 body = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
                 writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: %d\r\n\r\n%s"
@@ -191,6 +195,74 @@ def host_rss(tmp: Path, env: dict[str, str], settings: dict) -> tuple[float, flo
             proc.wait(30)
 
 
+class Window:
+    """A window on the host: a plain client whose reader thread counts the deltas it is sent."""
+
+    def __init__(self, env: dict[str, str], workspace: Path, settings: dict):
+        import threading
+
+        self.proc = subprocess.Popen([sys.executable, "-m", "agent_lsp", "--host"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+        self.answers: dict[int, dict] = {}
+        self.deltas = 0
+        self.idle = threading.Event()
+        self.answered = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.call(1, "initialize", {"processId": None, "rootUri": workspace.as_uri(), "initializationOptions": settings,
+                                    "capabilities": {"experimental": {"agentLsp": {"events": True}}}})
+        self.proc.stdin.write(frame({"jsonrpc": "2.0", "method": "initialized", "params": {}}))
+        self.proc.stdin.flush()
+
+    def call(self, msg_id: int, method: str, params: dict) -> dict:
+        self.proc.stdin.write(frame({"jsonrpc": "2.0", "id": msg_id, "method": method, "params": params}))
+        self.proc.stdin.flush()
+        with self.answered:
+            self.answered.wait_for(lambda: msg_id in self.answers, 60)
+        return self.answers[msg_id]
+
+    def _read(self) -> None:
+        while (message := read_message(self.proc.stdout)) is not None:
+            if "method" in message and "id" in message:
+                self.proc.stdin.write(frame({"jsonrpc": "2.0", "id": message["id"], "result": [None]}))
+                self.proc.stdin.flush()
+            elif "method" not in message:
+                with self.answered:
+                    self.answers[message["id"]] = message
+                    self.answered.notify_all()
+            elif message["method"] == "session/event":
+                for event in message["params"]["events"]:
+                    if event["type"] == "assistant/chunk" and event["data"]["chunk"]["type"] == "text-delta":
+                        self.deltas += event["data"]["chunk"]["text"].count(" tok")
+            elif message["method"] == "agent/status" and message["params"]["status"] == "idle":
+                self.idle.set()
+
+    def close(self) -> None:
+        self.proc.stdin.close()
+        self.proc.wait(30)
+
+
+def fanout(tmp: Path, env: dict[str, str], url: str, clients: int, deltas: int = 2000) -> tuple[float, list[int]]:
+    """deltas/s of one streaming session seen by the window that sent the prompt,
+    with `clients - 1` more windows following it; and what each window counted."""
+    workspace = tmp / f"fanout-{clients}"
+    workspace.mkdir()
+    settings = {"sessionsDir": str(tmp / "fanout-sessions"), "model": {"provider": "openai", "baseUrl": url, "model": str(deltas)}}
+    windows = [Window(env, workspace, settings) for _ in range(clients)]
+    try:
+        sid = windows[0].call(2, "agent/session/new", {})["result"]["sessionId"]
+        for window in windows[1:]:
+            window.call(2, "agent/session/load", {"sessionId": sid})
+        started = time.perf_counter()
+        windows[0].call(3, "agent/followup", {"sessionId": sid, "content": "stream"})
+        windows[0].idle.wait(120)
+        elapsed = time.perf_counter() - started
+        time.sleep(0.5)  # the followers' last notifications
+        return windows[0].deltas / elapsed, [w.deltas for w in windows]
+    finally:
+        for window in windows:
+            window.close()
+
+
 def summary(values: list[float]) -> str:
     ms = sorted(v * 1000 for v in values)
     return f"{statistics.median(ms):,.0f} ms [{ms[0]:,.0f}-{ms[-1]:,.0f}]"
@@ -200,6 +272,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--rss", action="store_true")
+    parser.add_argument("--fanout", action="store_true")
     args = parser.parse_args()
     ports: multiprocessing.Queue = multiprocessing.Queue()
     model = multiprocessing.Process(target=_model_server, args=(ports,), daemon=True)
@@ -239,6 +312,8 @@ def main() -> None:
                     if extra is None:
                         stop_host(cold_socket)
             rss = host_rss(tmp, dict(env, AGENT_LSP_HOST_SOCKET=str(run_dir / "rss.sock")), settings) if args.rss else None
+            fan = ({n: fanout(tmp, dict(env, AGENT_LSP_HOST_SOCKET=str(warm_socket)), url, n) for n in (1, 2, 5)}
+                   if args.fanout else None)
         finally:
             stop_host(warm_socket)
             stop_host(run_dir / "rss.sock")
@@ -251,6 +326,10 @@ def main() -> None:
     warm = statistics.median(figures["warm host (--host, running)"][1]) / floor_first
     print(f"target: warm host first chunk within {TARGET_WARM_RATIO:.0f}x the floor: "
           f"{warm:.1f}x ({'yes' if warm <= TARGET_WARM_RATIO else 'no'})")
+    if fan is not None:
+        for n, (rate, counts) in fan.items():
+            print(f"one session streaming 2,000 deltas, {n} window{'s' if n > 1 else ''} attached: "
+                  f"{rate:,.0f} deltas/s at the prompting window; each window counted {counts}")
     if rss is not None:
         print(f"host RSS: {rss[0]:.0f} MB with one window and one session; "
               f"{rss[1]:.0f} MB with 10 windows on 10 folders and 50 sessions")
