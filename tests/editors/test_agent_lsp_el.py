@@ -188,9 +188,9 @@ def test_sessions_the_queue_and_mcp_status(tmp_path: Path):
         ["ask", "delta"], ["wait", "→ run_command sleep 60"],
         ["ask", "echo"],
         ["wait-queued", "- echo"],
-        ["queue-remove", "echo"], ["wait-buffer", "*agent queue*", "Nothing is queued"],
+        ["queue-remove", "echo"], ["wait-buffer", "*agent queue: project*", "Nothing is queued"],
         ["cancel"], ["wait", "— turn 3 aborted"],
-        ["mcp-status"], ["wait-buffer", "*agent MCP*", "broken  failed"],
+        ["mcp-status"], ["wait-buffer", "*agent MCP: project*", "broken  failed"],
     ], permissions=ALLOW_COMMANDS, settings={"mcpServers": {"broken": {"command": "false"}}})
     lines = agent.splitlines()
     assert "You: alpha" in lines and "You: delta" in lines
