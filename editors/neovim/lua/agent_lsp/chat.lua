@@ -66,9 +66,9 @@ function M.buffer(c)
   vim.bo[buf].undolevels = -1
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = "markdown"
-  -- Tree-sitter highlights the code fences in their language (injections);
-  -- without the markdown parser the markdown syntax file still applies.
-  pcall(vim.treesitter.start, buf, "markdown")
+  -- Vim's markdown syntax, code fences in their language; tree-sitter's when
+  -- chat.highlight says so (agent_lsp.chat_highlight says why not by default).
+  require("agent_lsp.chat_highlight").start(buf, config.options.chat.highlight)
   vim.b[buf].agent_lsp_client = c.id
   vim.b[buf].agent_lsp_chat = true
   map_keys(buf)
