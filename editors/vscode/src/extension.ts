@@ -69,7 +69,7 @@ class AgentExtension implements vscode.Disposable {
       () => this.server.requester(),
       (m) => this.panel.post(m),
     );
-    this.review = new ReviewController(() => this.server.requester());
+    this.review = new ReviewController(() => this.server.requester(), this.before);
     this.slash = new SlashCommands(
       {
         requester: () => ({ request: this.server.serverRequest() }),
