@@ -1,16 +1,20 @@
 // A session open in another window shows here as a read-only snapshot read
-// from disk. While it is shown, its log is probed (one tiny replay page):
-// every 3 s while a turn runs there, every 15 s otherwise; when it changed
-// (a turn went on or ended, or the other window let it go) the snapshot is
-// read again, so the end of that turn shows here without reopening it.
+// from disk. While it is shown, its log is read on from where the snapshot
+// ended (a replay page): every 3 s while a turn runs there, every 15 s
+// otherwise. What that turn added is drawn as live events are; when a turn
+// starts or ends there, or the other window lets the session go, the
+// snapshot is read again (its banner says when), so the end of that turn
+// shows here without reopening it.
 import * as vscode from 'vscode';
-import { HeldSnapshot, heldChanged } from './sessionLock';
+import { HeldSnapshot, heldNeedsReload } from './sessionLock';
+import type { SessionEvent } from './protocol';
 import type { Requester } from './sessions';
 
 export interface HeldView {
   readonly sessionId: string | null;
   readonly heldSnapshot: HeldSnapshot | null;
   reload(): Promise<void>;
+  handleEvents(sessionId: string, events: SessionEvent[]): void;
 }
 
 export const RUNNING_PROBE_MS = 3000;
@@ -39,9 +43,15 @@ export class HeldRefresh implements vscode.Disposable {
     this.waited = 0;
     this.busy = true;
     try {
-      const probe = await server.request('agent/session/replay', { sessionId, seq: snapshot.endSeq, limit: 1 });
-      if (this.view.sessionId === sessionId && heldChanged(snapshot, probe)) {
+      const page = await server.request('agent/session/replay', { sessionId, seq: snapshot.endSeq, limit: 200 });
+      if (this.view.sessionId !== sessionId || this.view.heldSnapshot !== snapshot) {
+        return; // another session, or read again meanwhile
+      }
+      if (heldNeedsReload(snapshot, page)) {
         await this.view.reload();
+      } else if (page.events?.length) {
+        this.view.handleEvents(sessionId, page.events);
+        snapshot.endSeq = page.nextSeq; // the rest, if any, at the next probe
       }
     } catch {
       // the server is gone or the session was deleted: the next load says so

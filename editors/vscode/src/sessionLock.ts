@@ -55,8 +55,9 @@ export function heldNotice(pid: number | null, snapshot?: HeldSnapshot | null): 
   return `A snapshot as of ${clock(snapshot.asOf)} of a session open in ${where}${running} — read-only; start a new session to continue.`;
 }
 
-/** Whether a probe of the held session's log (a replay page) shows it changed
- * since the snapshot: it grew, a turn started or ended there, or it is no longer held. */
-export function heldChanged(snapshot: HeldSnapshot, probe: { endSeq: number; status?: string; heldByPid?: number | null }): boolean {
-  return probe.endSeq !== snapshot.endSeq || (probe.status === 'running') !== snapshot.running || probe.heldByPid == null;
+/** Whether a probe of the held session's log (a replay page from where the
+ * snapshot ended) calls for reading it again: a turn started or ended there,
+ * or the other window let it go. Events it only added are applied as they come. */
+export function heldNeedsReload(snapshot: HeldSnapshot, probe: { status?: string; heldByPid?: number | null }): boolean {
+  return (probe.status === 'running') !== snapshot.running || probe.heldByPid == null;
 }

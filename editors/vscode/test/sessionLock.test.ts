@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SESSION_IN_USE, heldByOf, heldChanged, heldNotice, sessionInUse } from '../src/sessionLock';
+import { SESSION_IN_USE, heldByOf, heldNeedsReload, heldNotice, sessionInUse } from '../src/sessionLock';
 
 // What vscode-languageclient rejects with for a JSON-RPC error answer.
 class ResponseError extends Error {
@@ -42,11 +42,11 @@ test('a snapshot of a session held elsewhere says when it was read and that a tu
     'A snapshot as of 09:05:07 of a session open in another window — read-only; start a new session to continue.');
 });
 
-test('the held snapshot is read again when the log grew, a turn started or ended there, or it was let go', () => {
+test('the held snapshot is read again when a turn starts or ends there, or it was let go', () => {
   const snapshot = { asOf: 0, endSeq: 40, running: true };
-  assert.equal(heldChanged(snapshot, { endSeq: 40, status: 'running', heldByPid: 7 }), false);
-  assert.equal(heldChanged(snapshot, { endSeq: 45, status: 'running', heldByPid: 7 }), true);
-  assert.equal(heldChanged(snapshot, { endSeq: 40, status: 'idle', heldByPid: 7 }), true);
-  assert.equal(heldChanged(snapshot, { endSeq: 40, status: 'running', heldByPid: null }), true);
-  assert.equal(heldChanged({ ...snapshot, running: false }, { endSeq: 40, status: 'idle', heldByPid: 7 }), false);
+  assert.equal(heldNeedsReload(snapshot, { status: 'running', heldByPid: 7 }), false, 'it only grew: applied as it comes');
+  assert.equal(heldNeedsReload(snapshot, { status: 'idle', heldByPid: 7 }), true);
+  assert.equal(heldNeedsReload(snapshot, { status: 'running', heldByPid: null }), true);
+  assert.equal(heldNeedsReload({ ...snapshot, running: false }, { status: 'running', heldByPid: 7 }), true);
+  assert.equal(heldNeedsReload({ ...snapshot, running: false }, { status: 'idle', heldByPid: 7 }), false);
 });
