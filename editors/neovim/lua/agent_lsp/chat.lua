@@ -251,6 +251,9 @@ function M.winbar_text(s)
   if s.held_by then
     -- "running" would be the other window's turn: nothing streams here
     parts = { s.held_by.pid and (" read-only (open in pid %d)"):format(s.held_by.pid) or " read-only (open elsewhere)" }
+    if s.held_read_at then -- agent_lsp.held_follow reads it on
+      parts[1] = parts[1] .. os.date(" as of %H:%M:%S", s.held_read_at) .. (s.held_running and ", running there" or "")
+    end
   else
     parts = { s.status == "running" and " ● running" or " idle" }
     if require("agent_lsp.permissions").is_waiting(s) then

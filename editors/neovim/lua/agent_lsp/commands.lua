@@ -301,6 +301,7 @@ function M.load(client, c, session_id, cb)
     end
     if s.held_by then
       notify_held(s)
+      require("agent_lsp.held_follow").start(client, c, s, s.status == "running")
     end
     if cb then
       cb(s)
