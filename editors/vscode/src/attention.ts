@@ -4,13 +4,14 @@
 // window has the focus: the panel shows it.
 import * as vscode from 'vscode';
 import { AttentionEvent, questionLine, turnEndLine } from './attentionLine';
+import { toastText } from './toastText';
 
 function wanted(): boolean {
   return !vscode.window.state.focused && vscode.workspace.getConfiguration('agentLsp').get<boolean>('attention.notify', true);
 }
 
 function tell(line: string): void {
-  void vscode.window.showInformationMessage(line, 'Show Agent Panel').then((choice) => {
+  void vscode.window.showInformationMessage(toastText(line), 'Show Agent Panel').then((choice) => {
     if (choice) {
       void vscode.commands.executeCommand('agentLsp.focus');
     }

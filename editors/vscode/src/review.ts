@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import { PendingHunkInfo, ReviewResolveParams, ReviewResolveResult, SessionEvent } from './protocol';
 import type { BeforeContent } from './diffView';
 import { deletedNote, replacedMarkdown, textBeforeHunks } from './reviewDiff';
+import { toastText } from './toastText';
 import type { Requester as ServerRequester } from './sessions';
 
 type Requester = () => ServerRequester | null;
@@ -206,7 +207,7 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
     try {
       const result = await server.request('agent/review/resolve', params);
       if (result.skipped.length) {
-        void vscode.window.showWarningMessage(`Agent: not undone: ${result.skipped[0].reason}`);
+        void vscode.window.showWarningMessage(toastText(`Agent: not undone: ${result.skipped[0].reason}`));
       }
       return result;
     } catch (error) {
