@@ -66,7 +66,9 @@ Interactively, pick one of the project's sessions, newest first."
   (interactive)
   (let* ((session (agent-lsp--current-session))
          (inbox (plist-get (agent-lsp--request :agent/session/load (list :sessionId session)) :inbox))
-         (queued (append (plist-get inbox :nextStep) (plist-get inbox :nextTurn) nil)))
+         ;; the user's messages only: a note for the model (a change undone in review) is not theirs
+         (queued (seq-filter (lambda (message) (member (plist-get message :source) '(nil "user")))
+                             (append (plist-get inbox :nextStep) (plist-get inbox :nextTurn) nil))))
     (with-current-buffer (agent-lsp--list-buffer "queue")
       (let ((inhibit-read-only t))
         (erase-buffer)

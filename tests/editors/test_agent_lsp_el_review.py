@@ -54,6 +54,8 @@ def test_an_undo_finds_the_change_below_the_users_unsaved_line_and_the_model_is_
         ["type-at", "stats.py", 1, "# mine\n"],
         ["review-at", 3, "undo"],
         ["wait-file", "# mine\ndef mean(values):\n    return sum(values) / (len(values) - 1)\n"],
+        # what the model is told waits for its next step: not something the user queued
+        ["queue"], ["wait-buffer", "*agent queue: project*", "Nothing is queued."],
         ["ask", "thanks"],
         ["wait", "— turn 2 completed"],
     ], files={"stats.py": TWO}, settings=REVIEW)
