@@ -50,3 +50,38 @@ def test_the_input_window_completes_mentions(editor: Editor) -> None:
     assert editor.lua("return vim.api.nvim_get_current_line()") == "look at @lib/util.py"
     hashes = editor.lua("return vim.tbl_map(function(i) return i.word end, require('agent_lsp.mentions').omnifunc(0, '#buf'))")
     assert hashes == ["#buffer", "#buffers"]
+    # a symbol's code: its deeper-indented lines and the line that closes it
+    ends = editor.lua("local m = require('agent_lsp.mentions') return { "
+                      "m.block_end({'function f() {', '  x();', '', '}', 'next'}), "
+                      "m.block_end({'local function g()', '  return 1', 'end', 'x = 1'}), "
+                      "m.block_end({'VALUE = 3', '', 'other = 4'}) }")
+    assert ends == [4, 3, 1]
+
+
+def test_hash_symbol_attaches_the_code_the_buffers_language_server_finds(editor: Editor) -> None:
+    import shutil
+    import sys
+    from pathlib import Path
+
+    import pytest
+
+    from nvim_harness import START_PYRIGHT
+
+    server = shutil.which("basedpyright-langserver") or str(Path(sys.executable).parent / "basedpyright-langserver")
+    if not Path(server).exists():
+        pytest.skip("basedpyright is not installed (pip install basedpyright)")
+    (editor.workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n\n\nVALUE = 3\n")
+    editor.lua(START_PYRIGHT, server)
+    editor.setup([{"text": "Seen it."}])
+    editor.edit("a.py")
+    editor.wait_attached()
+    editor.wait("#vim.lsp.get_clients({ bufnr = 0, name = 'basedpyright' }) > 0 and "
+                "vim.lsp.get_clients({ bufnr = 0, name = 'basedpyright' })[1].initialized", 40000, "basedpyright")
+    # its index of the workspace takes a moment: ask until it finds the symbol
+    editor.wait("#require('agent_lsp.mentions').symbols(0, 'add', 3000) > 0", 40000, "the symbol to be found")
+    editor.cmd("AgentAsk why does #symbol:add take two arguments?")
+    editor.wait_idle()
+    [context] = user_message(editor)["context"]
+    assert context["kind"] == "selection" and context["uri"].endswith("/calc.py")
+    assert context["text"] == "def add(a, b):\n    return a + b"
+    assert "calc.py, lines 1–2" in sent_to_model(editor)

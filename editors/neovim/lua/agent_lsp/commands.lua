@@ -176,7 +176,7 @@ local function ask_or_input(opts, method, title)
       send(client, c, method, input, contexts(input))
     end,
   })
-  mentions.attach(buf, c.root)
+  mentions.attach(buf, c.root, origin)
 end
 
 --- :AgentAsk [text] — a followup (queued when a turn runs); a range attaches the selection.
