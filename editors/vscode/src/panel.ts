@@ -18,6 +18,7 @@ export type PanelRequest =
   | { type: 'removeQueued'; messageId: string }
   | { type: 'revertTurn'; turn: number }
   | { type: 'showDiff'; key: string }
+  | { type: 'showPermissionDiff'; id: number }
   | { type: 'openLink'; href: string }
   | { type: 'newSession' }
   | { type: 'resumeSession' }

@@ -3,6 +3,7 @@
 // said once as a message (the sent text comes back to the input).
 
 import * as vscode from 'vscode';
+import { BeforeContent, showUnifiedDiff } from './diffView';
 import type { EditorContext } from './editorContext';
 import { chooseServerProgram, setupModel } from './firstRun';
 import type { SendAction } from './input';
@@ -21,6 +22,8 @@ export interface PanelHost {
   readonly server: AgentServer;
   readonly slash: SlashCommands;
   readonly editors: EditorContext;
+  /** The read-only texts the diff editor shows. */
+  readonly before: BeforeContent;
   /** The panel's preferences per workspace (attach, while running). */
   readonly workspaceState: vscode.Memento;
   guarded<T>(what: string, fn: () => Promise<T>): Promise<T | undefined>;
@@ -78,6 +81,13 @@ export async function handlePanelRequest(host: PanelHost, request: PanelRequest)
     case 'showDiff':
       await vscode.commands.executeCommand('agentLsp.showDiff', request.key);
       break;
+    case 'showPermissionDiff': {
+      const diff = host.questions.diffOf(request.id);
+      if (diff) {
+        await showUnifiedDiff(diff, host.before);
+      }
+      break;
+    }
     case 'restartServer':
       if (host.server.restartLabel === CHOOSE_SERVER) {
         await chooseServerProgram(); // the changed setting restarts the server

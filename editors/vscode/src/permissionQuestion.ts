@@ -4,7 +4,7 @@ import { PermissionAnswer, PermissionParams } from './protocol';
 
 const ALL_ANSWERS: PermissionAnswer[] = ['once', 'session', 'always', 'deny'];
 
-export function permissionQuestion(params: PermissionParams): { message: string; detail: string; answers: PermissionAnswer[] } {
+export function permissionQuestion(params: PermissionParams): { message: string; detail: string; answers: PermissionAnswer[]; diff?: string } {
   const subject = params.command ?? params.path;
   const verb: Record<string, string> = { command: 'run', read: 'read', write: 'write', delete: 'delete' };
   // Without a command or path (an MCP tool), the title says it, verb included.
@@ -16,6 +16,7 @@ export function permissionQuestion(params: PermissionParams): { message: string;
   const why = params.asksEveryTime ? [params.asksEveryTime] : [];
   // Deny is always possible: it is what closing the question means.
   const answers = [...new Set([...(params.choices ?? ALL_ANSWERS), 'deny' as const])];
-  const diff = params.diff ? [params.diff] : []; // an edit waiting for approval (edits.review = "ask")
-  return { message, detail: [...lines, ...diff, ...why, `Tool: ${params.tool}`].join('\n\n'), answers };
+  // an edit waiting for approval (edits.review = "ask"): its diff is drawn apart, coloured
+  const diff = params.diff ? { diff: params.diff } : {};
+  return { message, detail: [...lines, ...why, `Tool: ${params.tool}`].join('\n\n'), answers, ...diff };
 }

@@ -104,7 +104,8 @@ window.addEventListener('message', (e: MessageEvent) => {
       break;
     case 'permission':
       view.permission = message.card ?? null;
-      renderPermissionCard(permissionEl, view.permission, (id, answer) => post({ type: 'answerPermission', id, answer }));
+      renderPermissionCard(permissionEl, view.permission, (id, answer) => post({ type: 'answerPermission', id, answer }),
+        (id) => post({ type: 'showPermissionDiff', id }));
       scheduleRender();
       break;
   }
