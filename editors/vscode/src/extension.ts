@@ -70,7 +70,7 @@ class AgentExtension implements vscode.Disposable {
       () => this.server.requester(),
       (m) => this.panel.post(m),
     );
-    this.review = new ReviewController(() => this.server.requester(), this.before);
+    this.review = new ReviewController(() => this.server.requester(), this.before, (m) => this.panel.post(m));
     this.slash = new SlashCommands(
       {
         requester: () => ({ request: this.server.serverRequest() }),

@@ -9,6 +9,7 @@ import { chooseServerProgram, setupModel } from './firstRun';
 import type { SendAction } from './input';
 import type { AgentPanel, PanelRequest } from './panel';
 import type { PermissionQuestions } from './permissionCard';
+import type { ReviewController } from './review';
 import type { MessageRef, RevertOutcome } from './protocol';
 import { AgentServer, CHOOSE_SERVER } from './serverLifecycle';
 import type { SessionController } from './sessions';
@@ -19,6 +20,7 @@ export interface PanelHost {
   readonly sessions: SessionController;
   readonly panel: AgentPanel;
   readonly questions: PermissionQuestions;
+  readonly review: ReviewController;
   readonly server: AgentServer;
   readonly slash: SlashCommands;
   readonly editors: EditorContext;
@@ -42,6 +44,7 @@ export async function handlePanelRequest(host: PanelHost, request: PanelRequest)
       host.panel.post({ type: 'server', state: host.server.state, message: host.server.stateMessage || undefined, restart: host.server.restartLabel });
       host.panel.post(host.sessions.snapshot());
       host.panel.post({ type: 'permission', card: host.questions.card });
+      void host.review.refresh(); // the changed files waiting for review
       break;
     case 'answerPermission':
       host.questions.answer(request.id, request.answer);
@@ -80,6 +83,20 @@ export async function handlePanelRequest(host: PanelHost, request: PanelRequest)
       break;
     case 'showDiff':
       await vscode.commands.executeCommand('agentLsp.showDiff', request.key);
+      break;
+    case 'review':
+      if (request.action === 'open' && request.uri) {
+        await vscode.window.showTextDocument(vscode.Uri.parse(request.uri), { preview: false });
+      } else if (request.action === 'keep') {
+        await vscode.commands.executeCommand('agentLsp.review.keepAll');
+      } else if (request.action === 'undo') {
+        const count = host.review.pending.length;
+        const sure = await vscode.window.showWarningMessage(`Undo all ${count} agent change${count === 1 ? '' : 's'} waiting for review?`,
+          { modal: true, detail: 'The agent is told you rejected them.' }, 'Undo All');
+        if (sure === 'Undo All') {
+          await vscode.commands.executeCommand('agentLsp.review.undoAll');
+        }
+      }
       break;
     case 'showPermissionDiff': {
       const diff = host.questions.diffOf(request.id);

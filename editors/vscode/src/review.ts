@@ -12,6 +12,7 @@ import * as vscode from 'vscode';
 import { PendingHunkInfo, ReviewResolveParams, ReviewResolveResult, SessionEvent } from './protocol';
 import type { BeforeContent } from './diffView';
 import { deletedNote, replacedMarkdown, textBeforeHunks } from './reviewDiff';
+import { ReviewFile, reviewFiles, reviewHeadline } from './reviewSummary';
 import { toastText } from './toastText';
 import type { Requester as ServerRequester } from './sessions';
 
@@ -58,7 +59,12 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
   private typingTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly requester: Requester, private readonly before?: BeforeContent) {
+  constructor(
+    private readonly requester: Requester,
+    private readonly before?: BeforeContent,
+    /** Where the panel's summary of the changed files goes. */
+    private readonly summary?: (message: { type: 'review'; headline: string; files: ReviewFile[] }) => void,
+  ) {
     const register = (id: string, fn: (...args: any[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(id, fn));
     register('agentLsp.review.keep', (hunk?: PendingHunkInfo) => this.resolveHunk('keep', hunk));
     register('agentLsp.review.undo', (hunk?: PendingHunkInfo) => this.resolveHunk('undo', hunk));
@@ -107,6 +113,8 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
     this.hunks = hunks;
     this.changed.fire();
     this.decorate();
+    const files = reviewFiles(hunks, (uri) => vscode.workspace.asRelativePath(vscode.Uri.parse(uri)));
+    this.summary?.({ type: 'review', headline: files.length ? reviewHeadline(files) : '', files });
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {

@@ -10,6 +10,7 @@ import { $, post } from './dom';
 import { attach, input } from './inputBox';
 import { focusPermissionCard, renderPermissionCard } from './permissionCard';
 import { queueChanged } from './queue';
+import { renderReviewSummary } from './reviewSummaryView';
 import { setSlashItems } from './slashMenuView';
 import { followBottom, reset, scheduleRender } from './transcriptView';
 import { view } from './view';
@@ -101,6 +102,9 @@ window.addEventListener('message', (e: MessageEvent) => {
       break;
     case 'slashItems':
       setSlashItems(message.items, message.loading);
+      break;
+    case 'review':
+      renderReviewSummary($('review-summary'), message.headline, message.files);
       break;
     case 'permission':
       view.permission = message.card ?? null;
