@@ -14,6 +14,7 @@
 ;;; Code:
 
 (require 'agent-lsp)
+(require 'agent-lsp-held)
 (require 'seq)
 
 (defun agent-lsp--show-session (session-id)
@@ -23,7 +24,8 @@
       (let ((inhibit-read-only t)) (erase-buffer))
       (setq agent-lsp--session session-id
             agent-lsp--streaming nil)
-      (seq-do #'agent-lsp--render (plist-get loaded :events)))
+      (seq-do #'agent-lsp--render (plist-get loaded :events))
+      (agent-lsp-held-follow session-id loaded)) ; another window's: read-only, followed
     (agent-lsp-show)))
 
 ;;;###autoload

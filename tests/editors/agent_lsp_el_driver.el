@@ -19,6 +19,7 @@
 ;;                             relative to the workspace, contains TEXT)
 ;;                          ["new-session"]  ["queue"]  ["mcp-status"]
 ;;                          ["wait-queued", TEXT]  (M-x agent-lsp-queue again until it lists TEXT)
+;;                          ["wait-mcp", TEXT]  (M-x agent-lsp-mcp-status again until it shows TEXT)
 ;;                          ["queue-remove", TEXT]  (d on the queued message's line with TEXT)
 ;;                          ["resume", TEXT]  (picks the session whose line contains TEXT)
 ;;                          ["wait-buffer", NAME, TEXT]  (until buffer NAME contains TEXT)
@@ -42,6 +43,8 @@
 ;;                          ["visit", FILE]  (the following steps run in FILE's buffer, FILE
 ;;                             relative to the workspace or absolute: another project)
 ;;                          ["away"]  (the user looks away: no Emacs frame has the focus)
+;;                          ["set", VARIABLE, VALUE]  (the user's setting of a variable)
+;;                          ["touch", PATH]  (writes the file PATH: tells the test the steps got here)
 ;;   AGENT_LSP_OUT        file that gets the chat buffer's text at the end (of the project
 ;;                        of the buffer the steps ended in; every chat buffer's text in
 ;;                        AGENT_LSP_OUT.all, each after a line "=== NAME")
@@ -161,6 +164,8 @@
             (`("visit" ,name)
              (setq file (find-file-noselect (expand-file-name name root)))
              (set-buffer file))
+            (`("set" ,variable ,value) (set (intern variable) value))
+            (`("touch" ,path) (write-region "" nil path nil 'silent))
             (`("away")
              (setq agent-lsp-attention-away-function #'always
                    agent-lsp-attention-function (lambda (line) (push line driver-attention))))
@@ -206,6 +211,15 @@
                (search-forward text)
                (agent-lsp-queue-remove)))
             (`("mcp-status") (agent-lsp-mcp-status))
+            (`("wait-mcp" ,text)
+             (let ((deadline (+ (float-time) timeout))
+                   (name (agent-lsp--list-name "MCP" (agent-lsp--project))))
+               (while (progn (agent-lsp-mcp-status)
+                             (and (not (with-current-buffer name
+                                         (save-excursion (goto-char (point-min)) (search-forward text nil t))))
+                                  (< (float-time) deadline)))
+                 (accept-process-output nil 0.2))
+               (driver-wait (get-buffer name) text 0)))
             (`("wait-buffer" ,name ,text)
              (driver-wait (or (get-buffer name) (driver-finish nil "no buffer %s" name)) text timeout))
             (`("skill" ,name ,arguments) (agent-lsp-run-skill name arguments))
