@@ -1,5 +1,5 @@
 """How a message's context item (a selection, a diagnostic, a file the editor
-attached) reads to the model. Code is shown as code with the place it came
+attached, with its text or only named) reads to the model. Code is shown as code with the place it came
 from, not as a JSON object; an item of another shape stays JSON.
 
 The text goes inside `<context>` … `</context>`, which clients recognise and
@@ -21,9 +21,18 @@ def context_text(item: dict[str, Any]) -> str:
             head = f"The diagnostic {json.dumps(str(item.get('message', '')), ensure_ascii=False)} in {where}:"
         else:
             head = f"Selected code in {where}:"
-        fence = "````" if "```" in code else "```"
-        return f"{head}\n{fence}\n{code.rstrip(chr(10))}\n{fence}"
+        return f"{head}\n{_fenced(code)}"
+    if item.get("kind") == "file" and isinstance(uri, str) and not item.get("range"):
+        if isinstance(code, str):
+            return f"The file {_place(uri)}, as the user's editor has it:\n{_fenced(code)}"
+        note = item.get("note")
+        return f"The user points at the file {_place(uri)}" + (f" ({note})." if isinstance(note, str) and note else ".")
     return json.dumps(item, ensure_ascii=False)
+
+
+def _fenced(code: str) -> str:
+    fence = "````" if "```" in code else "```"
+    return f"{fence}\n{code.rstrip(chr(10))}\n{fence}"
 
 
 def _place(uri: str) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Sequence
 
 from agent_lsp import __version__
+from agent_lsp.cli.attention import DEFAULT_AFTER_S, bell_after
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 DEFAULT_HOST = "127.0.0.1"
@@ -94,6 +95,9 @@ def _add_permission_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--deny", dest="permission", action="store_const", const="deny",
                        help="deny every permission request (default when stdin is not a terminal)")
     parser.set_defaults(permission=None)
+    parser.add_argument("--bell-after", type=bell_after, default=DEFAULT_AFTER_S, metavar="SECONDS",
+                        help="at a terminal, ring its bell when a turn that ran this long ends "
+                        f"(default {DEFAULT_AFTER_S:g}; 'off': never); a question of the agent always rings it")
 
 
 TOP_LEVEL_EPILOG = """\

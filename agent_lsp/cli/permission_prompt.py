@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any, Literal
 
+from agent_lsp.cli.attention import Bell
 from agent_lsp.cli.terminal_input import LineReader
 from agent_lsp.cli.transcript import Transcript
 
@@ -25,7 +26,9 @@ class PermissionResponder:
         mode: PermissionMode | None,
         transcript: Transcript,
         lines: LineReader | None = None,
+        bell: Bell | None = None,
     ):
+        self.bell = bell
         self.lines = lines or LineReader()
         if mode is None:
             mode = "ask" if self.lines.isatty() else "deny"
@@ -51,6 +54,8 @@ class PermissionResponder:
             lines.append(f"    {detail}")
         lines.append("Allow? [y] once, [s] for this session, [a] always, [N] deny: ")
         prompt = "\n".join(lines)
+        if self.bell is not None:
+            self.bell.ring()  # a question waits, whatever the turn's length
         while True:
             self.transcript.err.write(self.transcript.visible(prompt))
             self.transcript.err.flush()

@@ -14,6 +14,7 @@ from typing import Any, Coroutine, Iterator, Mapping
 
 from pygls.exceptions import JsonRpcException
 
+from agent_lsp.cli.attention import DEFAULT_AFTER_S, Bell
 from agent_lsp.cli.client import HeadlessClient, ServerError, default_server_command
 from agent_lsp.cli.session_state import TurnResult
 from agent_lsp.cli.images import image_block, with_images
@@ -87,7 +88,7 @@ def make_client(args: argparse.Namespace, transcript: Transcript, **overrides: A
     options: dict[str, Any] = {
         "settings": settings,
         "transcript": transcript,
-        "permissions": PermissionResponder(getattr(args, "permission", None), transcript),
+        "permissions": PermissionResponder(getattr(args, "permission", None), transcript, bell=bell_of(args, transcript)),
         "log_file": getattr(args, "log_file", None),
         "log_level": getattr(args, "log_level", None) or "warning",
         # Asked for a log level but no file: show the server's log on stderr.
@@ -102,6 +103,10 @@ def make_client(args: argparse.Namespace, transcript: Transcript, **overrides: A
     workspace = workspace_from(args)
     show_mcp_problems(workspace, settings, transcript)
     return HeadlessClient(workspace, **options)
+
+
+def bell_of(args: argparse.Namespace, transcript: Transcript) -> Bell:
+    return Bell(transcript.err, getattr(args, "bell_after", DEFAULT_AFTER_S))
 
 
 def show_mcp_problems(workspace: Path, settings: dict[str, Any], transcript: Transcript) -> None:
@@ -183,11 +188,13 @@ async def _run(args: argparse.Namespace) -> int:
     if getattr(args, "worktree", False) and args.session:
         raise UsageError("--worktree starts a new session in a new worktree: leave out --session")
     transcript = Transcript()
+    bell = bell_of(args, transcript)
     async with make_client(args, transcript) as client:
         show_image_paths(client, transcript, args.session)
         try:
             session_id = await worktree_session(client, transcript) if getattr(args, "worktree", False) else args.session
             result = await client.followup(with_images(prompt, images), session_id=session_id, timeout=args.timeout)
+            bell.turn_ended()
         except asyncio.CancelledError:
             _uncancel()
             await client.settle_followup(CANCEL_WAIT_S)
@@ -245,8 +252,9 @@ async def _chat(args: argparse.Namespace) -> int:
     lines = LineReader()
     session_id = args.session
     images: list[dict[str, Any]] = []  # attached with /image, sent with the next message
+    bell = bell_of(args, transcript)
     async with make_client(args, transcript, permissions=PermissionResponder(
-            getattr(args, "permission", None), transcript, lines)) as client:
+            getattr(args, "permission", None), transcript, lines, bell=bell)) as client:
         show_image_paths(client, transcript, session_id)
         transcript.info(f"chatting in {client.workspace} · model: {await _model_named(client)}\n"
                         "Ctrl-C cancels a turn; Ctrl-D or /exit quits.")
@@ -278,8 +286,10 @@ async def _chat(args: argparse.Namespace) -> int:
                 content = with_images(line.rstrip("\n"), images)
                 images = []  # sent with this message (or refused with the server's reason)
                 activity.task = asyncio.ensure_future(client.followup(content, session_id=session_id))
+                bell.turn_started()
                 try:
                     await activity.task
+                    bell.turn_ended()
                 except asyncio.CancelledError:  # Ctrl-C during the turn
                     await cancel_running_turn(client, transcript)
                 except JsonRpcException as error:

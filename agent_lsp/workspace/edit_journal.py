@@ -206,9 +206,17 @@ async def _revert_text(editor: Editor, change: FileChange, label: str, report: R
     else:
         hunks = hunks_by_diff(before, after)
     where = line_map(after, now)  # after-line index -> current-line index, where unchanged
-    placed = [
-        (mapped_range(where, hunk.a1, hunk.a2, len(after)), "".join(before[hunk.b1 : hunk.b2])) for hunk in hunks
-    ]
+    undone = line_map(before, now)  # the same for the text before the change
+    placed = []
+    for hunk in hunks:
+        place = mapped_range(where, hunk.a1, hunk.a2, len(after))
+        if place is None and mapped_range(undone, hunk.b1, hunk.b2, len(before)) is not None:
+            continue  # its old lines are back already (the user undid it, e.g. with Ctrl+Z): done
+        placed.append((place, "".join(before[hunk.b1 : hunk.b2])))
+    if not placed:
+        await editor.save([path])
+        report.reverted.append(path)  # as it was before the turn
+        return
     await _apply_placed(editor, path, text, version, placed, label, report)
 
 

@@ -60,7 +60,7 @@ from agent_lsp.workspace.session_models import SessionModels
 from agent_lsp.workspace.session_modes import SessionModes
 from agent_lsp.workspace.session_titles import SessionTitles
 from agent_lsp.workspace.subagents import Subagents
-from agent_lsp.workspace.session_family import FORKED_FROM, RewindOutcome, fork_boundary
+from agent_lsp.workspace.session_family import FORKED_FROM, RewindOutcome, fork_boundary, fork_title
 from agent_lsp.workspace import session_listing
 from agent_lsp.workspace.agent_types import agent_type_folders
 from agent_lsp.workspace.folder_mcp import folder_servers, make_manager, offer_tools
@@ -247,9 +247,10 @@ class WorkspaceHost:
         `turn` (the source is read, not changed); it becomes the current one.
         ForkError when the turn has not ended there."""
         live = self.agents.get(session_id)
-        events = live.session.events if live is not None else self.store.snapshot(session_id)[1]
+        header, events = ({"meta": live.session.meta}, live.session.events) if live else self.store.snapshot(session_id)
         boundary = fork_boundary(events, turn)
-        child = self.store.fork(session_id, boundary, meta={FORKED_FROM: {"sessionId": session_id, "turn": turn}})
+        child = self.store.fork(session_id, boundary, title=fork_title(events, header, boundary, turn),
+                                meta={FORKED_FROM: {"sessionId": session_id, "turn": turn}})
         agent = self._make_agent(child)
         self.current_session_id = agent.session_id
         return agent

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
+from agent_lsp.views.markdown import session_title
 from agent_lsp.workspace.edit_journal import RevertReport
 
 FORKED_FROM = "forkedFrom"  # the child's meta key
@@ -37,6 +38,14 @@ def fork_boundary(events: Iterable[Any], turn: int) -> int:
         elif event.type == "turn/end" and event.data.get("turn") == turn:
             return event.seq
     raise ForkError(f"turn {turn} is still running" if started else f"the session has no turn {turn}")
+
+
+def fork_title(events: Iterable[Any], header: dict[str, Any], boundary: int, turn: int) -> str:
+    """A fork's own title: its parent's (`header`: its log's, title and meta) as of
+    the fork, and where it was forked, so the two read apart in the session list."""
+    meta = {"title": header.get("title"), **(header.get("meta") or {})}
+    title = session_title((e for e in events if e.seq <= boundary), meta)
+    return f"{title or 'Session'} (fork at turn {turn})"
 
 
 def fork_turn_of(meta: dict[str, Any]) -> int | None:

@@ -10,7 +10,9 @@
 ;; eglot runs for your buffers' major mode (eglot has one server per major
 ;; mode and project, so agent-lsp gets a mode of its own).  The connection
 ;; declares that it renders the agent's events: the conversation streams into
-;; the *agent* buffer.  The agent's edits arrive as ordinary
+;; the project's chat buffer, `*agent: NAME*' (each project has its own
+;; agent-lsp, session and chat: a command runs for the project of the buffer
+;; it is called from).  The agent's edits arrive as ordinary
 ;; workspace/applyEdit and land in your buffers (undo works); its permission
 ;; questions are asked in the minibuffer, one key per answer (a key pressed
 ;; as the question appears answers nothing: `agent-lsp-permission-guard').
@@ -28,6 +30,9 @@
 ;;   M-x agent-lsp-resume                show an earlier session and go on in it
 ;;   M-x agent-lsp-queue                 the messages waiting for the agent (d removes one)
 ;;   M-x agent-lsp-mcp-status            the project's MCP servers
+;;   M-x agent-lsp-review                the agent's changes waiting for review
+;;                                       (k keep, u undo; edits.review = "review")
+;;   M-x agent-lsp-review-keep / -undo   the change at point, in a file's buffer
 ;;
 ;; The agent reads files from disk: save your buffers before asking.  Its
 ;; edits are saved before its next tool runs, except in a buffer that holds
@@ -42,6 +47,7 @@
 (require 'subr-x)
 (require 'agent-lsp-language)
 (require 'agent-lsp-images)
+(require 'agent-lsp-buffers)
 
 (defgroup agent-lsp nil
   "The agent_lsp coding agent."
@@ -88,27 +94,33 @@ Such a buffer is left unsaved (saving would write the user's changes too).")
     (and (buffer-modified-p)
          (or agent-lsp--holding (not (eql (buffer-modified-tick) agent-lsp--edited-tick))))))
 
-(cl-defmethod eglot-handle-request ((_server agent-lsp-server) (_method (eql workspace/applyEdit))
+(cl-defmethod eglot-handle-request ((server agent-lsp-server) (_method (eql workspace/applyEdit))
                                     &key edit &allow-other-keys)
   "Apply the agent's EDIT to the buffers; the server then asks to save them.
-A buffer that already had the user's unsaved changes is not saved."
-  (let* ((files (agent-lsp--edited-files edit))
-         (before (mapcar (lambda (file)
-                           (let ((buffer (find-buffer-visiting file)))
-                             (cons buffer (and buffer (agent-lsp--users-changes-p buffer)))))
-                         files)))
-    ;; visited here, so that eglot does not ask before editing a file no buffer visits
-    (dolist (file files)
-      (when (file-exists-p file) (find-file-noselect file t)))
-    (eglot--apply-workspace-edit edit eglot-confirm-server-initiated-edits)
-    (cl-loop for file in files
-             for (visited . modified) in before
-             do (when-let ((buffer (find-buffer-visiting file)))
-                  (with-current-buffer buffer
-                    (setq agent-lsp--loaded (null visited)
-                          agent-lsp--holding modified
-                          agent-lsp--edited-tick (buffer-modified-tick))))))
-  '(:applied t))
+A buffer that already had the user's unsaved changes is not saved.  The
+edited buffers' text goes to the server (agent-lsp-buffers.el), and an edit
+made for an older text than a buffer has is refused."
+  (if-let ((stale (agent-lsp-buffers-stale server edit)))
+      (list :applied :json-false :failureReason stale)
+    (let* ((files (agent-lsp--edited-files edit))
+           (before (mapcar (lambda (file)
+                             (let ((buffer (find-buffer-visiting file)))
+                               (cons buffer (and buffer (agent-lsp--users-changes-p buffer)))))
+                           files)))
+      ;; visited here, so that eglot does not ask before editing a file no buffer visits
+      (dolist (file files)
+        (when (file-exists-p file) (find-file-noselect file t)))
+      (eglot--apply-workspace-edit edit eglot-confirm-server-initiated-edits)
+      (cl-loop for file in files
+               for (visited . modified) in before
+               do (when-let ((buffer (find-buffer-visiting file)))
+                    (with-current-buffer buffer
+                      (setq agent-lsp--loaded (if visited agent-lsp--loaded t)
+                            agent-lsp--holding modified
+                            agent-lsp--edited-tick (buffer-modified-tick)))
+                    (agent-lsp-buffers-open server buffer)))
+      (agent-lsp-buffers-flush))
+    '(:applied t)))
 
 (cl-defmethod eglot-handle-request ((_server agent-lsp-server) (_method (eql agent/saveDocuments))
                                     &key uris &allow-other-keys)
@@ -159,6 +171,9 @@ approve what the user has not read."
           (mapconcat (lambda (answer) (format "[%c] %s" (nth 1 answer) (nth 2 answer))) offered "  ")
           " "))
 
+(defvar agent-lsp-question-functions nil
+  "Functions called with a line when a question of the agent waits for the user.")
+
 (defun agent-lsp--read-answer (prompt offered)
   "Read the key of one of the OFFERED answers with PROMPT.
 Keys typed before it, or within `agent-lsp-permission-guard' seconds of
@@ -171,41 +186,85 @@ its appearing, are dropped."
           (setq answer (car (seq-find (lambda (a) (eql (nth 1 a) key)) offered))))))
     answer))
 
-(cl-defmethod eglot-handle-request ((_server agent-lsp-server) (_method (eql agent/permission))
+(cl-defmethod eglot-handle-request ((server agent-lsp-server) (_method (eql agent/permission))
                                     &key title detail diff asksEveryTime choices &allow-other-keys)
   "The agent asks before a risky action: one key per answer the server honours.
 \\[keyboard-quit] denies."
   (let* ((choices (append choices nil))
          (offered (seq-filter (lambda (a) (or (equal (car a) "deny") (member (car a) choices)))
                               agent-lsp--answers))
-         (prompt (agent-lsp--permission-prompt title detail diff asksEveryTime offered)))
-    (agent-lsp--line (propertize "? " 'face 'warning) title)
+         (prompt (agent-lsp--permission-prompt title detail diff asksEveryTime offered))
+         (chat (agent-lsp--chat-of server)))
+    (with-current-buffer chat (agent-lsp--line (propertize "? " 'face 'warning) title))
+    (run-hook-with-args 'agent-lsp-question-functions (format "the agent asks: %s" title))
     (let ((answer (condition-case nil
                       (agent-lsp--read-answer prompt offered)
                     (quit "deny"))))
-      (agent-lsp--line (propertize (format "  %s" (nth 2 (assoc answer agent-lsp--answers))) 'face 'shadow))
+      (with-current-buffer chat
+        (agent-lsp--line (propertize (format "  %s" (nth 2 (assoc answer agent-lsp--answers))) 'face 'shadow)))
       (list :answer answer))))
 
-;;; The *agent* buffer
+;;; The chat buffers: one per project
 
-(defvar agent-lsp--streaming nil "Non-nil while an answer streams into the *agent* buffer.")
+(defvar agent-lsp--chats (make-hash-table :test #'equal) "Project root -> its chat buffer.")
 
-(defun agent-lsp--buffer ()
-  (or (get-buffer "*agent*")
-      (with-current-buffer (get-buffer-create "*agent*")
+(defvar-local agent-lsp--project nil
+  "In the chat buffer and the lists it opens: the project they belong to.")
+
+(defvar-local agent-lsp--session nil
+  "In a chat buffer: the id of the session it shows, once known.")
+
+(defvar-local agent-lsp--streaming nil "Non-nil while an answer streams into this chat buffer.")
+
+(defun agent-lsp--project ()
+  "The project of the current buffer: a chat's own, or the one of its directory."
+  (or agent-lsp--project (project-current) (cons 'transient default-directory)))
+
+(defun agent-lsp--root (project)
+  (file-name-as-directory (expand-file-name (project-root project))))
+
+(defun agent-lsp-chat-buffer (&optional project)
+  "The chat buffer of PROJECT (default: the current buffer's), made if needed."
+  (let* ((project (or project (agent-lsp--project)))
+         (root (agent-lsp--root project))
+         (chat (gethash root agent-lsp--chats)))
+    (if (buffer-live-p chat)
+        chat
+      (with-current-buffer (generate-new-buffer
+                            (format "*agent: %s*" (file-name-nondirectory (directory-file-name root))))
         (agent-lsp-chat-mode)
-        (current-buffer))))
+        (setq default-directory root
+              agent-lsp--project project)
+        (puthash root (current-buffer) agent-lsp--chats)))))
+
+(defun agent-lsp--chat-of (server)
+  "The chat buffer of SERVER's project."
+  (agent-lsp-chat-buffer (eglot--project server)))
+
+(defun agent-lsp--list-name (what project)
+  (format "*agent %s: %s*" what (file-name-nondirectory (directory-file-name (agent-lsp--root project)))))
+
+(defun agent-lsp--list-buffer (what &optional mode)
+  "The buffer listing WHAT (\"queue\", \"MCP\", ...) for the current project.
+In MODE (default `special-mode')."
+  (let* ((project (agent-lsp--project))
+         (mode (or mode #'special-mode))
+         (buffer (get-buffer-create (agent-lsp--list-name what project))))
+    (with-current-buffer buffer
+      (unless (eq major-mode mode) (funcall mode))
+      (setq default-directory (agent-lsp--root project)
+            agent-lsp--project project))
+    buffer))
 
 (defun agent-lsp--insert (&rest strings)
-  "Append STRINGS to the *agent* buffer; windows at its end follow it."
-  (with-current-buffer (agent-lsp--buffer)
-    (let ((followers (seq-filter (lambda (w) (= (window-point w) (point-max)))
-                                 (get-buffer-window-list nil nil t)))
-          (inhibit-read-only t))
-      (save-excursion
-        (goto-char (point-max))
-        (apply #'insert strings))
-      (dolist (w followers) (set-window-point w (point-max))))))
+  "Append STRINGS to the chat buffer (current); windows at its end follow it."
+  (let ((followers (seq-filter (lambda (w) (= (window-point w) (point-max)))
+                               (get-buffer-window-list nil nil t)))
+        (inhibit-read-only t))
+    (save-excursion
+      (goto-char (point-max))
+      (apply #'insert strings))
+    (dolist (w followers) (set-window-point w (point-max)))))
 
 (defun agent-lsp--line (&rest strings)
   "Append STRINGS as a line of their own, ending a streaming answer first."
@@ -285,29 +344,32 @@ its appearing, are dropped."
                                       'face 'shadow))
          (agent-lsp--insert "\n"))))))
 
-(defvar agent-lsp--session nil
-  "The id of the session the *agent* buffer shows, once known.")
+(defvar agent-lsp-event-functions nil
+  "Functions called in the chat buffer with each live `session/event' event.
+Not called for the events of a session shown again (`agent-lsp-resume').")
 
-(cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql session/event))
+(cl-defmethod eglot-handle-notification ((server agent-lsp-server) (_method (eql session/event))
                                          &key sessionId events &allow-other-keys)
-  (when (or (null agent-lsp--session) (equal sessionId agent-lsp--session))
-    (setq agent-lsp--session sessionId)
-    (seq-do #'agent-lsp--render events)))
+  (with-current-buffer (agent-lsp--chat-of server)
+    (when (or (null agent-lsp--session) (equal sessionId agent-lsp--session))
+      (setq agent-lsp--session sessionId)
+      (seq-do #'agent-lsp--render events)
+      (seq-doseq (event events)
+        (run-hook-with-args 'agent-lsp-event-functions event)))))
 
-(cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql agent/status))
+(cl-defmethod eglot-handle-notification ((server agent-lsp-server) (_method (eql agent/status))
                                          &key status &allow-other-keys)
-  (with-current-buffer (agent-lsp--buffer)
+  (with-current-buffer (agent-lsp--chat-of server)
     (setq mode-line-process (and (equal status "running") " running"))
     (force-mode-line-update)))
 
-(cl-defmethod eglot-handle-notification ((_server agent-lsp-server) (_method (eql agent/error))
+(cl-defmethod eglot-handle-notification ((server agent-lsp-server) (_method (eql agent/error))
                                          &key error &allow-other-keys)
-  (agent-lsp--line (propertize (format "! %s: %s" (plist-get error :code) (plist-get error :message)) 'face 'error)))
+  (with-current-buffer (agent-lsp--chat-of server)
+    (agent-lsp--line (propertize (format "! %s: %s" (plist-get error :code) (plist-get error :message))
+                                 'face 'error))))
 
 ;;; The connection and the commands
-
-(defun agent-lsp--project ()
-  (or (project-current) (cons 'transient default-directory)))
 
 (defun agent-lsp--server ()
   "The agent-lsp connection of this project, started when there is none."
@@ -323,41 +385,52 @@ its appearing, are dropped."
                    (append agent-lsp-server-command
                            (list :initializationOptions (or agent-lsp-initialization-options eglot--{})))
                    "agent"))
-          (funcall live))
+          (when-let ((server (funcall live)))
+            ;; a review read back from the logs waits in their unsaved text
+            (agent-lsp-buffers-adopt server (project-root project))
+            server))
         (user-error "agent-lsp did not start: see M-x eglot-events-buffer"))))
 
-(defun agent-lsp--command (command argument)
+(defun agent-lsp--command (command &optional argument)
+  "Run agent-lsp's COMMAND with ARGUMENT (a function of the chat's session).
+In the project's chat buffer; the session the answer names becomes its session."
   (let ((server (agent-lsp--server)))
-    (with-current-buffer (agent-lsp--buffer)
-      (setq default-directory (project-root (eglot--project server))))
-    (let ((result (eglot-execute-command server command (if argument (vector argument) []))))
-      (when-let ((session (and (listp result) (plist-get result :sessionId))))
-        (setq agent-lsp--session session))
-      result)))
+    (agent-lsp-buffers-flush)
+    (with-current-buffer (agent-lsp--chat-of server)
+      (let* ((argument (if (functionp argument) (funcall argument) argument))
+             (result (eglot-execute-command server command (if argument (vector argument) []))))
+        (when-let ((session (and (listp result) (plist-get result :sessionId))))
+          (setq agent-lsp--session session))
+        result))))
 
 (defun agent-lsp--message (content)
-  "The followup/steer argument for CONTENT: text, blocks or a plist."
+  "The followup/steer argument for CONTENT (text, blocks or a plist): a
+function of the chat's session."
   (let ((content (if (vectorp content) (list :content content) content)))
-    (if agent-lsp--session
-        (if (stringp content)
-            (list :content content :sessionId agent-lsp--session)
-          (plist-put (copy-sequence content) :sessionId agent-lsp--session))
-      content)))
+    (lambda ()
+      (if agent-lsp--session
+          (if (stringp content)
+              (list :content content :sessionId agent-lsp--session)
+            (plist-put (copy-sequence content) :sessionId agent-lsp--session))
+        content))))
 
 (defun agent-lsp--request (method params)
   "Send METHOD with PARAMS to this project's agent-lsp and return the result."
-  (jsonrpc-request (agent-lsp--server) method params))
+  (let ((server (agent-lsp--server)))
+    (agent-lsp-buffers-flush)
+    (jsonrpc-request server method params)))
 
 (defun agent-lsp--workspace-uri ()
   (eglot--path-to-uri (expand-file-name (project-root (eglot--project (agent-lsp--server))))))
 
 (defun agent-lsp--current-session ()
-  (or agent-lsp--session (user-error "No session yet: ask the agent something first")))
+  (or (buffer-local-value 'agent-lsp--session (agent-lsp-chat-buffer))
+      (user-error "No session yet: ask the agent something first")))
 
 (defun agent-lsp-show ()
-  "Show the *agent* buffer."
+  "Show this project's chat buffer."
   (interactive)
-  (display-buffer (agent-lsp--buffer)))
+  (display-buffer (agent-lsp-chat-buffer)))
 
 ;;;###autoload
 (defun agent-lsp-ask (text)
@@ -379,7 +452,7 @@ It starts a turn, or is queued after the running one."
 (defun agent-lsp-cancel ()
   "Stop the agent's running turn."
   (interactive)
-  (agent-lsp--command 'agentLsp.cancel agent-lsp--session))
+  (agent-lsp--command 'agentLsp.cancel (lambda () agent-lsp--session)))
 
 ;;;###autoload
 (defun agent-lsp-run-skill (name &optional arguments)
@@ -405,99 +478,8 @@ The chat shows /NAME; the agent reads the skill's instructions."
     (agent-lsp--command 'agentLsp.followup (agent-lsp--message (list :content question :context (vector context))))
     (agent-lsp-show)))
 
-;;; Sessions, the queue and MCP servers
-
-(defun agent-lsp--show-session (session-id)
-  "Make SESSION-ID the session of the *agent* buffer, with its whole transcript."
-  (let ((loaded (agent-lsp--request :agent/session/load (list :sessionId session-id))))
-    (with-current-buffer (agent-lsp--buffer)
-      (let ((inhibit-read-only t)) (erase-buffer)))
-    (setq agent-lsp--session session-id
-          agent-lsp--streaming nil)
-    (seq-do #'agent-lsp--render (plist-get loaded :events))
-    (agent-lsp-show)))
-
-;;;###autoload
-(defun agent-lsp-new-session ()
-  "Start a new, empty session; what you ask next goes to it."
-  (interactive)
-  (let ((created (agent-lsp--request :agent/session/new (list :workspaceUri (agent-lsp--workspace-uri)))))
-    (agent-lsp--show-session (plist-get created :sessionId))))
-
-(defun agent-lsp--session-label (info)
-  "A line naming the session INFO: its title, turns and when it changed."
-  (format "%s · %d turn%s · %s · %s"
-          (or (plist-get info :title) "(untitled)")
-          (plist-get info :turns) (if (eql (plist-get info :turns) 1) "" "s")
-          (format-time-string "%Y-%m-%d %H:%M" (/ (plist-get info :updatedAt) 1000))
-          (plist-get info :sessionId)))
-
-;;;###autoload
-(defun agent-lsp-resume (session-id)
-  "Show the session SESSION-ID of this project; what you ask next goes to it.
-Interactively, pick one of the project's sessions, newest first."
-  (interactive
-   (let* ((sessions (append (plist-get (agent-lsp--request :agent/session/list
-                                                           (list :workspaceUri (agent-lsp--workspace-uri)))
-                                       :sessions)
-                            nil))
-          (labels (mapcar (lambda (info) (cons (agent-lsp--session-label info) (plist-get info :sessionId)))
-                          sessions)))
-     (unless labels (user-error "This project has no sessions yet"))
-     (list (cdr (assoc (completing-read "Resume session: " labels nil t) labels)))))
-  (agent-lsp--show-session session-id))
-
-(defun agent-lsp--text-of (content)
-  "The text of a message's CONTENT blocks."
-  (mapconcat (lambda (block) (or (plist-get block :text) "")) (append content nil) ""))
-
-;;;###autoload
-(defun agent-lsp-queue ()
-  "Show the messages waiting for the agent; with a key, remove one."
-  (interactive)
-  (let* ((session (agent-lsp--current-session))
-         (inbox (plist-get (agent-lsp--request :agent/session/load (list :sessionId session)) :inbox))
-         (queued (append (plist-get inbox :nextStep) (plist-get inbox :nextTurn) nil)))
-    (with-current-buffer (get-buffer-create "*agent queue*")
-      (let ((inhibit-read-only t))
-        (erase-buffer)
-        (insert (if queued (format "%d queued for the agent (d: remove the message at point)\n" (length queued))
-                  "Nothing is queued.\n"))
-        (dolist (message queued)
-          (insert (propertize (format "- %s\n" (agent-lsp--text-of (plist-get message :content)))
-                              'agent-lsp-message (plist-get message :id)))))
-      (special-mode)
-      (local-set-key (kbd "d") #'agent-lsp-queue-remove)
-      (setq-local agent-lsp--session session)
-      (display-buffer (current-buffer)))))
-
-(defun agent-lsp-queue-remove ()
-  "Remove the queued message at point before the agent reads it."
-  (interactive)
-  (let ((id (get-text-property (point) 'agent-lsp-message)))
-    (unless id (user-error "No queued message here"))
-    (agent-lsp--request :agent/inbox/remove (list :sessionId (agent-lsp--current-session) :messageId id))
-    (agent-lsp-queue)))
-
-;;;###autoload
-(defun agent-lsp-mcp-status ()
-  "Show the project's MCP servers: their state, tools, and why one waits or failed."
-  (interactive)
-  (let ((servers (append (plist-get (agent-lsp--request :agent/mcp/list (list :workspaceUri (agent-lsp--workspace-uri)))
-                                    :servers)
-                         nil)))
-    (with-current-buffer (get-buffer-create "*agent MCP*")
-      (let ((inhibit-read-only t))
-        (erase-buffer)
-        (insert (if servers "" "No MCP server is configured.\n"))
-        (dolist (server servers)
-          (insert (format "%s  %s  (%s)%s%s\n" (plist-get server :name) (plist-get server :state)
-                          (plist-get server :source)
-                          (if (eql (plist-get server :toolCount) 0) ""
-                            (format "  %d tools" (plist-get server :toolCount)))
-                          (if (plist-get server :reason) (concat "  " (plist-get server :reason)) "")))))
-      (special-mode)
-      (display-buffer (current-buffer)))))
-
 (provide 'agent-lsp)
+(require 'agent-lsp-sessions)
+(require 'agent-lsp-review)
+(require 'agent-lsp-attention)
 ;;; agent-lsp.el ends here

@@ -19,12 +19,14 @@
 ;;                             relative to the workspace, contains TEXT)
 ;;                          ["new-session"]  ["queue"]  ["mcp-status"]
 ;;                          ["wait-queued", TEXT]  (M-x agent-lsp-queue again until it lists TEXT)
+;;                          ["wait-mcp", TEXT]  (M-x agent-lsp-mcp-status again until it shows TEXT)
 ;;                          ["queue-remove", TEXT]  (d on the queued message's line with TEXT)
 ;;                          ["resume", TEXT]  (picks the session whose line contains TEXT)
 ;;                          ["wait-buffer", NAME, TEXT]  (until buffer NAME contains TEXT)
 ;;                          ["skill", NAME, ARGUMENTS]  (run the project's skill NAME)
 ;;                          ["type", FILE, TEXT]  (the user types TEXT at the end of FILE's
 ;;                             buffer, visiting it, and does not save)
+;;                          ["type-at", FILE, LINE, TEXT]  (the same, at the start of LINE)
 ;;                          ["keys", [KEY, SECONDS]...]  (the keys the user presses at the
 ;;                             next questions: each KEY, a one-character string, SECONDS after
 ;;                             the question asks for a key)
@@ -38,7 +40,21 @@
 ;;                             "<image TYPE, N bytes>")
 ;;                          ["refused", STEP]  (STEP signals an error, which the user reads:
 ;;                             its message is reported under "errors:")
-;;   AGENT_LSP_OUT        file that gets the *agent* buffer's text at the end
+;;                          ["review"]  (M-x agent-lsp-review)
+;;                          ["review-at", LINE, ACTION]  (in the open file, at LINE (1-based),
+;;                             M-x agent-lsp-review-keep or -undo: ACTION "keep" or "undo")
+;;                          ["review-list", TEXT, KEY]  (in the review list, on the line
+;;                             containing TEXT, press KEY: "k", "u", "K" or "U")
+;;                          ["wait-drawn", TEXT]  (until the open file's buffer shows TEXT
+;;                             drawn above its lines: a deleted or replaced line of a change)
+;;                          ["visit", FILE]  (the following steps run in FILE's buffer, FILE
+;;                             relative to the workspace or absolute: another project)
+;;                          ["away"]  (the user looks away: no Emacs frame has the focus)
+;;                          ["set", VARIABLE, VALUE]  (the user's setting of a variable)
+;;                          ["touch", PATH]  (writes the file PATH: tells the test the steps got here)
+;;   AGENT_LSP_OUT        file that gets the chat buffer's text at the end (of the project
+;;                        of the buffer the steps ended in; every chat buffer's text in
+;;                        AGENT_LSP_OUT.all, each after a line "=== NAME")
 ;;   AGENT_LSP_TIMEOUT    seconds each wait may take (default 30)
 ;; Exit code 0 and "OK ..." on success (with how many workspace/applyEdit
 ;; agent-lsp sent); 1 and "FAIL ..." otherwise.
@@ -100,15 +116,26 @@
     (unless (gethash server agent-lsp-language--reports)
       (driver-finish nil "%s never published diagnostics" (jsonrpc-name server)))))
 
+(defvar driver-attention nil "The lines agent-lsp-attention-function was called with, newest first.")
+
+(defun driver-chat ()
+  "The chat buffer of the current buffer's project."
+  (agent-lsp-chat-buffer))
+
 (defun driver-finish (ok fmt &rest args)
   (let ((out (getenv "AGENT_LSP_OUT")))
-    (when (and out (get-buffer "*agent*"))
-      (with-current-buffer "*agent*"
-        (write-region (point-min) (point-max) out nil 'silent))))
+    (when out
+      (with-current-buffer (driver-chat)
+        (write-region (point-min) (point-max) out nil 'silent))
+      (with-temp-file (concat out ".all")
+        (maphash (lambda (_root chat)
+                   (insert "=== " (buffer-name chat) "\n" (with-current-buffer chat (buffer-string))))
+                 agent-lsp--chats))))
   (princ (concat (if ok "OK " "FAIL ") (apply #'format fmt args)
                  (format "\nworkspace/applyEdit: %d\n" driver-applied-edits)
                  (format "prompts: %S\n" driver-prompts)
-                 (format "errors: %S\n" driver-errors)))
+                 (format "errors: %S\n" driver-errors)
+                 (format "attention: %S\n" driver-attention)))
   (kill-emacs (if ok 0 1)))
 
 (defun driver-wait (buffer text seconds)
@@ -121,6 +148,8 @@
         (driver-finish nil "%s never showed %S; it is:\n%s" (buffer-name buffer) text
                        (with-current-buffer buffer (buffer-string))))))
 
+(defvar driver-file nil "The buffer the steps run in after a \"visit\" step.")
+
 (defun driver-play (step root file timeout)
   "Play one of the user's STEPs in the buffer of FILE, the workspace being ROOT."
   (pcase step
@@ -131,8 +160,33 @@
      (goto-char (point-min))
      (forward-line (1- line))
      (agent-lsp-ask-about-selection (line-beginning-position) (line-end-position) question))
-    (`("wait" ,text) (driver-wait (get-buffer "*agent*") text timeout))
+    (`("wait" ,text) (driver-wait (driver-chat) text timeout))
     (`("wait-file" ,text) (driver-wait file text timeout))
+    (`("visit" ,name)
+     (setq driver-file (find-file-noselect (expand-file-name name root)))
+     (set-buffer driver-file))
+    (`("set" ,variable ,value) (set (intern variable) value))
+    (`("touch" ,path) (write-region "" nil path nil 'silent))
+    (`("away")
+     (setq agent-lsp-attention-away-function #'always
+           agent-lsp-attention-function (lambda (line) (push line driver-attention))))
+    (`("review") (agent-lsp-review))
+    (`("review-at" ,line ,action)
+     (goto-char (point-min))
+     (forward-line (1- line))
+     (if (equal action "undo") (agent-lsp-review-undo) (agent-lsp-review-keep)))
+    (`("review-list" ,text ,key)
+     (with-current-buffer (get-buffer (agent-lsp--list-name "review" (agent-lsp--project)))
+       (goto-char (point-min))
+       (search-forward text)
+       (call-interactively (lookup-key agent-lsp-review-mode-map (kbd key)))))
+    (`("wait-drawn" ,text)
+     (let ((deadline (+ (float-time) timeout))
+           (drawn (lambda () (seq-find (lambda (o) (string-search text (or (overlay-get o 'before-string) "")))
+                                       (with-current-buffer file (overlays-in (point-min) (point-max)))))))
+       (while (and (not (funcall drawn)) (< (float-time) deadline))
+         (accept-process-output nil 0.05))
+       (unless (funcall drawn) (driver-finish nil "%s never drew %S" (buffer-name file) text))))
     (`("wait-visited" ,name ,text)
      (driver-wait (or (find-buffer-visiting (expand-file-name name root))
                       (driver-finish nil "%s is not visited" name))
@@ -147,23 +201,37 @@
     (`("wait-queued" ,text)
      (let ((deadline (+ (float-time) timeout)))
        (while (progn (agent-lsp-queue)
-                     (and (not (with-current-buffer "*agent queue*"
+                     (and (not (with-current-buffer (agent-lsp--list-name "queue" (agent-lsp--project))
                                  (save-excursion (goto-char (point-min)) (search-forward text nil t))))
                           (< (float-time) deadline)))
          (accept-process-output nil 0.1))
-       (driver-wait (get-buffer "*agent queue*") text 0)))
+       (driver-wait (get-buffer (agent-lsp--list-name "queue" (agent-lsp--project))) text 0)))
     (`("queue-remove" ,text)
-     (with-current-buffer "*agent queue*"
+     (with-current-buffer (agent-lsp--list-name "queue" (agent-lsp--project))
        (goto-char (point-min))
        (search-forward text)
        (agent-lsp-queue-remove)))
     (`("mcp-status") (agent-lsp-mcp-status))
+    (`("wait-mcp" ,text)
+     (let ((deadline (+ (float-time) timeout))
+           (name (agent-lsp--list-name "MCP" (agent-lsp--project))))
+       (while (progn (agent-lsp-mcp-status)
+                     (and (not (with-current-buffer name
+                                 (save-excursion (goto-char (point-min)) (search-forward text nil t))))
+                          (< (float-time) deadline)))
+         (accept-process-output nil 0.2))
+       (driver-wait (get-buffer name) text 0)))
     (`("wait-buffer" ,name ,text)
      (driver-wait (or (get-buffer name) (driver-finish nil "no buffer %s" name)) text timeout))
     (`("skill" ,name ,arguments) (agent-lsp-run-skill name arguments))
     (`("type" ,name ,text)
      (with-current-buffer (find-file-noselect (expand-file-name name root))
        (goto-char (point-max))
+       (insert text)))
+    (`("type-at" ,name ,line ,text)
+     (with-current-buffer (find-file-noselect (expand-file-name name root))
+       (goto-char (point-min))
+       (forward-line (1- line))
        (insert text)))
     (`("keys" . ,keys)
      (setq driver-keys (mapcar (lambda (k) (cons (aref (car k) 0) (cadr k))) keys)))
@@ -203,6 +271,6 @@
     (setq default-directory root)
     (condition-case err
         (dolist (step steps)
-          (driver-step step root file timeout))
+          (driver-step step root (or driver-file file) timeout))
       (error (driver-finish nil "step failed: %S" err)))
     (driver-finish t "emacs %s: window/showMessage: %S" emacs-version driver-messages)))

@@ -35,12 +35,14 @@ pytestmark = needs_eglot
 
 
 def run_package(tmp_path: Path, script: list[dict], steps: list[list], permissions: dict | None = None,
-                files: dict[str, str] | None = None, settings: dict | None = None) -> tuple[str, str]:
+                files: dict[str, str] | None = None, settings: dict | None = None,
+                workspace: Path | None = None) -> tuple[str, str]:
     """Emacs loads the package, opens the first of `files` (default: the
-    buggy stats.py) and plays `steps`; returns the *agent* buffer's text and
-    the driver's report."""
-    workspace = tmp_path / "project"
-    workspace.mkdir()
+    buggy stats.py) in `workspace` (default: a new one, tmp_path/project) and
+    plays `steps`; returns the chat buffer's text and the driver's report."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    workspace = workspace or tmp_path / "project"
+    workspace.mkdir(exist_ok=True)
     files = files or {"stats.py": BUGGY}
     for name, text in files.items():
         (workspace / name).parent.mkdir(parents=True, exist_ok=True)
@@ -188,9 +190,9 @@ def test_sessions_the_queue_and_mcp_status(tmp_path: Path):
         ["ask", "delta"], ["wait", "→ run_command sleep 60"],
         ["ask", "echo"],
         ["wait-queued", "- echo"],
-        ["queue-remove", "echo"], ["wait-buffer", "*agent queue*", "Nothing is queued"],
+        ["queue-remove", "echo"], ["wait-buffer", "*agent queue: project*", "Nothing is queued"],
         ["cancel"], ["wait", "— turn 3 aborted"],
-        ["mcp-status"], ["wait-buffer", "*agent MCP*", "broken  failed"],
+        ["wait-mcp", "broken  failed"],  # until the server's start has failed
     ], permissions=ALLOW_COMMANDS, settings={"mcpServers": {"broken": {"command": "false"}}})
     lines = agent.splitlines()
     assert "You: alpha" in lines and "You: delta" in lines

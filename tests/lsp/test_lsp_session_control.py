@@ -113,6 +113,8 @@ async def test_fork_shares_the_history_up_to_its_turn(tmp_path: Path, model: Fak
         assert said(model.requests[2]) == [("user", "first"), ("assistant", "one"), ("user", "other way")]
         listed = {s["sessionId"]: s for s in (await editor.request("agent/session/list", {}))["sessions"]}
         assert (listed[child]["parentSessionId"], listed[child]["forkTurn"]) == (sid, 1)
+        # the fork reads apart from its parent in the list
+        assert (listed[sid]["title"], listed[child]["title"]) == ("first", "first (fork at turn 1)")
         assert listed[sid].get("parentSessionId") is None
         # the parent is unchanged
         parent = (await editor.request("agent/session/load", {"sessionId": sid}))["events"]

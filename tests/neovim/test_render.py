@@ -321,18 +321,14 @@ def test_a_code_fence_in_an_answer_is_highlighted_in_its_language(chat: Editor) 
     send(chat, [f("turn/start", turn=1), f.user("show me"), *f.text("Here:\n\n```lua\nlocal answer = 42\n```\n")])
     lines = chat.chat_lines()
     row = lines.index("local answer = 42")
-    captures = chat.lua(
+    group = chat.lua(
         """
         local buf, row = T.chat_buf(), ...
-        local parser = vim.treesitter.get_parser(buf)
-        parser:parse(true)
-        local names = {}
-        for _, c in ipairs(vim.treesitter.get_captures_at_pos(buf, row, 0)) do
-          table.insert(names, c.lang .. ':' .. c.capture)
-        end
-        return { active = vim.treesitter.highlighter.active[buf] ~= nil, names = names }
+        return vim.api.nvim_win_call(vim.fn.win_findbuf(buf)[1], function()
+          return vim.fn.synIDattr(vim.fn.synID(row + 1, 1, 1), 'name')
+        end)
         """,
         row,
     )
-    assert captures["active"], "tree-sitter does not highlight the chat buffer"
-    assert "lua:keyword" in captures["names"], captures["names"]
+    # Vim's markdown syntax, the fence in its language (tree-sitter's when chat.highlight asks)
+    assert group.startswith("lua"), group

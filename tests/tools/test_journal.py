@@ -65,6 +65,29 @@ async def test_revert_keeps_a_later_user_edit_and_reports_it(ws):
     assert (ws / "f.txt").read_text() == final  # saved, so commands see the revert
 
 
+async def test_a_change_the_user_already_undid_is_reverted_not_edited_since(ws):
+    # the agent changes lines 3 and 15 and deletes line 10; the user undoes the
+    # change at 3 and the deletion by hand (Ctrl+Z): reverting the turn puts 15
+    # back and says nothing was edited since
+    editor = BufferEditor([ws])
+    (ws / "f.txt").write_text(TEXT)
+    editor.open(ws / "f.txt")
+    editor, journal, tools = setup(ws, editor)
+    await tools("edit_file", Ctx(turn=1), path="f.txt", edits=[
+        {"oldText": "line 3\n", "newText": "agent 3\n"}, {"oldText": "line 10\n", "newText": ""},
+        {"oldText": "line 15\n", "newText": "agent 15\n"}])
+    editor.type(ws / "f.txt", TEXT.replace("line 15\n", "agent 15\n"))
+    report = await journal.revert(editor, "s_test", 1)
+    assert report.reverted == [ws / "f.txt"] and report.skipped == []
+    assert editor.buffers[ws / "f.txt"][0] == TEXT
+    # all of it undone by hand: reverted, nothing to do
+    await tools("edit_file", Ctx(turn=2), path="f.txt", edits=[{"oldText": "line 4\n", "newText": "agent 4\n"}])
+    editor.type(ws / "f.txt", TEXT)
+    report = await journal.revert(editor, "s_test", 2)
+    assert report.reverted == [ws / "f.txt"] and report.skipped == []
+    assert editor.buffers[ws / "f.txt"][0] == TEXT
+
+
 async def test_revert_skips_a_file_changed_after_creation(ws):
     editor, journal, tools = setup(ws)
     await tools("create_file", Ctx(turn=1), path="n.py", content="x = 1\n")

@@ -10,6 +10,7 @@
 import * as vscode from 'vscode';
 import { languageStatusLines } from './languageStatus';
 import { LanguageStatusResult, LlmFailure, ModelCheckResult, Request } from './protocol';
+import { toastText } from './toastText';
 
 /** A model failure as the server reports it (agent/model/check, agent/error). */
 export type ModelFailure = Partial<LlmFailure>;
@@ -50,7 +51,7 @@ export function fixText(failure: ModelFailure): string {
 export async function showFailure(prefix: string, failure: ModelFailure, extra: string[] = []): Promise<string | undefined> {
   const fix = fixFor(failure);
   const text = [`${prefix}: ${failure.code ?? 'error'}: ${failure.message ?? ''}`, fixText(failure)].filter(Boolean).join(' ');
-  const choice = await vscode.window.showErrorMessage(text, ...(fix ? [fix.label] : []), ...extra);
+  const choice = await vscode.window.showErrorMessage(toastText(text), ...(fix ? [fix.label] : []), ...extra);
   if (fix && choice === fix.label) {
     await fix.run();
   }

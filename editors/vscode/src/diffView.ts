@@ -51,6 +51,19 @@ function resolve(path: string): vscode.Uri | null {
   return folder ? vscode.Uri.joinPath(folder.uri, path) : null;
 }
 
+/** An edit's unified diff (one waiting for approval) in the diff editor: the lines it shows, before and after. */
+export async function showUnifiedDiff(diff: string, before: BeforeContent): Promise<void> {
+  const sides = diffSides(diff);
+  const path = /^\+\+\+ (?:b\/)?(.+)$/m.exec(diff)?.[1]?.trim() || 'edit';
+  if (!sides) {
+    return;
+  }
+  const name = path.startsWith('/') ? path : `/${path}`;
+  const left = before.put('ask:before', name, sides.before);
+  const right = before.put('ask:after', name, sides.after);
+  await vscode.commands.executeCommand('vscode.diff', left, right, `${path} (the agent's edit, waiting for your approval)`);
+}
+
 export async function showToolDiff(item: ToolItem, before: BeforeContent): Promise<void> {
   const meta = item.meta ?? {};
   const diff: string | undefined = meta.diff ?? meta.unifiedDiff ?? meta.patch;

@@ -19,6 +19,7 @@ import { AgentStatus, ContextItem, MessageRef, PermissionAnswer, PermissionParam
 import { ReviewController } from './review';
 import { SaveGuard } from './saveGuard';
 import { AgentServer, ServerState, message } from './serverLifecycle';
+import { HeldRefresh } from './heldRefresh';
 import { heldNotice, sessionInUse } from './sessionLock';
 import { SessionController } from './sessions';
 import { SlashCommands } from './slashCommands';
@@ -70,7 +71,7 @@ class AgentExtension implements vscode.Disposable {
       () => this.server.requester(),
       (m) => this.panel.post(m),
     );
-    this.review = new ReviewController(() => this.server.requester());
+    this.review = new ReviewController(() => this.server.requester(), this.before, (m) => this.panel.post(m));
     this.slash = new SlashCommands(
       {
         requester: () => ({ request: this.server.serverRequest() }),
@@ -89,6 +90,7 @@ class AgentExtension implements vscode.Disposable {
       this.panel,
       this.sessions,
       this.review,
+      new HeldRefresh(this.sessions, () => this.server.requester()),
       this.questions,
       this.questions.onDidChange((card) => {
         this.panel.post({ type: 'permission', card });
@@ -148,7 +150,7 @@ class AgentExtension implements vscode.Disposable {
       this.statusBar.tooltip = 'Starting the agent server';
     } else if (this.sessions.heldBy) {
       this.statusBar.text = '$(lock) Agent: read-only';
-      this.statusBar.tooltip = heldNotice(this.sessions.heldBy.pid);
+      this.statusBar.tooltip = heldNotice(this.sessions.heldBy.pid, this.sessions.heldSnapshot);
     } else if (this.questions.isWaiting) {
       this.statusBar.text = '$(bell-dot) Agent: waiting for you';
       this.statusBar.tooltip = 'The agent asks before it goes on. Click to open the panel and answer.';

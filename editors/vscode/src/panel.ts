@@ -6,6 +6,7 @@ import type { ImageAttachment } from './images';
 import { SendAction } from './input';
 import { PermissionCard } from './permissionCard';
 import { PermissionAnswer } from './protocol';
+import type { ReviewFile } from './reviewSummary';
 import { ViewMessage } from './sessions';
 import { SlashItem } from './slashMenu';
 
@@ -23,6 +24,8 @@ export type PanelRequest =
   | { type: 'removeQueued'; messageId: string }
   | { type: 'revertTurn'; turn: number }
   | { type: 'showDiff'; key: string }
+  | { type: 'showPermissionDiff'; id: number }
+  | { type: 'review'; action: 'keep' | 'undo' | 'open'; uri?: string }
   | { type: 'openLink'; href: string }
   | { type: 'newSession' }
   | { type: 'resumeSession' }
@@ -57,6 +60,7 @@ export type PanelMessage =
   | { type: 'insert'; text: string }
   | { type: 'focus' }
   | { type: 'permission'; card: PermissionCard | null }
+  | { type: 'review'; headline: string; files: ReviewFile[] }
   | { type: 'slashItems'; items: SlashItem[]; loading: boolean }
   | { type: 'attachImage'; image: ImageAttachment }
   | { type: 'restoreImages'; images: ImageAttachment[] }
@@ -189,6 +193,7 @@ export class AgentPanel implements vscode.WebviewViewProvider, vscode.Disposable
 <div id="readonly" hidden><span id="readonly-text"></span> <button id="readonly-new" class="link">New session</button></div>
 <main id="transcript" aria-live="polite"><div id="empty">Ask the agent to explain, change or fix something. It edits your open files directly (undo works), and you can steer it while it works.</div></main>
 <button id="new-activity" hidden title="Scroll to the latest">↓ New activity</button>
+<section id="review-summary" hidden></section>
 <section id="permission" hidden></section>
 <div id="working" hidden><span class="dot"></span> working… <span class="hint">Esc to stop</span></div>
 <section id="queue" hidden></section>

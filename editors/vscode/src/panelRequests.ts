@@ -3,6 +3,7 @@
 // said once as a message (the sent text comes back to the input).
 
 import * as vscode from 'vscode';
+import { BeforeContent, showUnifiedDiff } from './diffView';
 import type { EditorContext } from './editorContext';
 import { attachImageFiles, loadImage, openImage, pickImages } from './imageRequests';
 import type { ImageAttachment } from './images';
@@ -10,6 +11,7 @@ import { chooseServerProgram, setupModel } from './firstRun';
 import type { SendAction } from './input';
 import type { AgentPanel, PanelRequest } from './panel';
 import type { PermissionQuestions } from './permissionCard';
+import type { ReviewController } from './review';
 import type { ContextItem, MessageRef, RevertOutcome } from './protocol';
 import { AgentServer, CHOOSE_SERVER } from './serverLifecycle';
 import type { SessionController } from './sessions';
@@ -20,9 +22,12 @@ export interface PanelHost {
   readonly sessions: SessionController;
   readonly panel: AgentPanel;
   readonly questions: PermissionQuestions;
+  readonly review: ReviewController;
   readonly server: AgentServer;
   readonly slash: SlashCommands;
   readonly editors: EditorContext;
+  /** The read-only texts the diff editor shows. */
+  readonly before: BeforeContent;
   /** The panel's preferences per workspace (attach, while running). */
   readonly workspaceState: vscode.Memento;
   guarded<T>(what: string, fn: () => Promise<T>): Promise<T | undefined>;
@@ -41,6 +46,7 @@ export async function handlePanelRequest(host: PanelHost, request: PanelRequest)
       host.panel.post({ type: 'server', state: host.server.state, message: host.server.stateMessage || undefined, restart: host.server.restartLabel });
       host.panel.post(host.sessions.snapshot());
       host.panel.post({ type: 'permission', card: host.questions.card });
+      void host.review.refresh(); // the changed files waiting for review
       break;
     case 'answerPermission':
       host.questions.answer(request.id, request.answer);
@@ -96,6 +102,27 @@ export async function handlePanelRequest(host: PanelHost, request: PanelRequest)
     case 'showDiff':
       await vscode.commands.executeCommand('agentLsp.showDiff', request.key);
       break;
+    case 'review':
+      if (request.action === 'open' && request.uri) {
+        await vscode.window.showTextDocument(vscode.Uri.parse(request.uri), { preview: false });
+      } else if (request.action === 'keep') {
+        await vscode.commands.executeCommand('agentLsp.review.keepAll');
+      } else if (request.action === 'undo') {
+        const count = host.review.pending.length;
+        const sure = await vscode.window.showWarningMessage(`Undo all ${count} agent change${count === 1 ? '' : 's'} waiting for review?`,
+          { modal: true, detail: 'The agent is told you rejected them.' }, 'Undo All');
+        if (sure === 'Undo All') {
+          await vscode.commands.executeCommand('agentLsp.review.undoAll');
+        }
+      }
+      break;
+    case 'showPermissionDiff': {
+      const diff = host.questions.diffOf(request.id);
+      if (diff) {
+        await showUnifiedDiff(diff, host.before);
+      }
+      break;
+    }
     case 'restartServer':
       if (host.server.restartLabel === CHOOSE_SERVER) {
         await chooseServerProgram(); // the changed setting restarts the server

@@ -21,6 +21,8 @@ export interface PermissionCard {
   id: number;
   message: string;
   detail: string;
+  /** An edit waiting for approval: its unified diff. */
+  diff?: string;
   answers: { answer: PermissionAnswer; label: string }[];
   /** The server always confirms this one (a recursive delete, say): the
    * answer the keyboard lands on is Deny, not an Allow. */
@@ -50,11 +52,12 @@ export class PermissionQuestions implements vscode.Disposable {
   }
 
   ask(params: PermissionParams): Promise<PermissionAnswer> {
-    const { message, detail, answers } = permissionQuestion(params);
+    const { message, detail, answers, diff } = permissionQuestion(params);
     const card: PermissionCard = {
       id: this.nextId++,
       message,
       detail,
+      diff,
       answers: answers.map((answer) => ({ answer, label: ANSWER_LABELS[answer] })),
       alwaysConfirmed: !!params.asksEveryTime,
     };
@@ -62,6 +65,11 @@ export class PermissionQuestions implements vscode.Disposable {
       this.waiting.push({ card, resolve, permissionId: params.permissionId ?? undefined });
       this.changed.fire(this.card);
     });
+  }
+
+  /** The diff of waiting question `id`, if it has one. */
+  diffOf(id: number): string | undefined {
+    return this.waiting.find((w) => w.card.id === id)?.card.diff;
   }
 
   /** The answer to question `id`; one it does not offer denies. */

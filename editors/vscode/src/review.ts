@@ -1,12 +1,19 @@
 // Reviewing the agent's edits (the server setting edits.review = "review"):
 // each pending hunk is highlighted in its editor with CodeLenses "Keep" /
 // "Undo"; the first hunk of a file also offers "Keep file" / "Undo file" and
-// "Keep all" (every session's pending hunks, in every file). The hunks come from
+// "Keep all" (every session's pending hunks, in every file) and "Show diff"
+// (VS Code's diff editor: the file before its pending changes, and now). A
+// hover shows what a change replaced; where it only deleted lines, a note on
+// the line says so. The hunks come from
 // agent/review/list, asked again when a review/* event arrives, after a
 // keep/undo, and (debounced) after the user edits a file that has some.
 
 import * as vscode from 'vscode';
 import { PendingHunkInfo, ReviewResolveParams, ReviewResolveResult, SessionEvent } from './protocol';
+import type { BeforeContent } from './diffView';
+import { deletedNote, replacedMarkdown, textBeforeHunks } from './reviewDiff';
+import { ReviewFile, reviewFiles, reviewHeadline } from './reviewSummary';
+import { toastText } from './toastText';
 import type { Requester as ServerRequester } from './sessions';
 
 type Requester = () => ServerRequester | null;
@@ -26,6 +33,7 @@ export function reviewLenses(hunks: PendingHunkInfo[]): { line: number; title: s
         out.push({ line, title: 'Undo file', command: 'agentLsp.review.undoFile', argument: file });
       }
       out.push({ line, title: 'Keep all', command: 'agentLsp.review.keepAll', argument: undefined });
+      out.push({ line, title: 'Show diff', command: 'agentLsp.review.diff', argument: { uri: hunk.uri } });
     }
     out.push({ line, title: 'Keep', command: 'agentLsp.review.keep', argument: hunk });
     out.push({ line, title: 'Undo', command: 'agentLsp.review.undo', argument: hunk });
@@ -43,10 +51,20 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
     overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.addedForeground'),
     overviewRulerLane: vscode.OverviewRulerLane.Left,
   });
+  private readonly deleted = vscode.window.createTextEditorDecorationType({
+    after: { color: new vscode.ThemeColor('gitDecoration.deletedResourceForeground'), fontStyle: 'italic' },
+    overviewRulerColor: new vscode.ThemeColor('editorOverviewRuler.deletedForeground'),
+    overviewRulerLane: vscode.OverviewRulerLane.Left,
+  });
   private typingTimer: ReturnType<typeof setTimeout> | undefined;
   private readonly disposables: vscode.Disposable[] = [];
 
-  constructor(private readonly requester: Requester) {
+  constructor(
+    private readonly requester: Requester,
+    private readonly before?: BeforeContent,
+    /** Where the panel's summary of the changed files goes. */
+    private readonly summary?: (message: { type: 'review'; headline: string; files: ReviewFile[] }) => void,
+  ) {
     const register = (id: string, fn: (...args: any[]) => unknown) => this.disposables.push(vscode.commands.registerCommand(id, fn));
     register('agentLsp.review.keep', (hunk?: PendingHunkInfo) => this.resolveHunk('keep', hunk));
     register('agentLsp.review.undo', (hunk?: PendingHunkInfo) => this.resolveHunk('undo', hunk));
@@ -54,9 +72,11 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
     register('agentLsp.review.undoFile', (file?: { sessionId: string; uri: string }) => this.resolveFile('undo', file));
     register('agentLsp.review.keepAll', () => this.resolveAll('keep'));
     register('agentLsp.review.undoAll', () => this.resolveAll('undo'));
+    register('agentLsp.review.diff', (file?: { uri: string }) => this.showDiff(file?.uri));
     this.disposables.push(
       this.changed,
       this.highlight,
+      this.deleted,
       vscode.languages.registerCodeLensProvider({ scheme: 'file' }, this),
       vscode.window.onDidChangeVisibleTextEditors(() => this.decorate()),
       vscode.workspace.onDidChangeTextDocument((e) => {
@@ -93,6 +113,8 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
     this.hunks = hunks;
     this.changed.fire();
     this.decorate();
+    const files = reviewFiles(hunks, (uri) => vscode.workspace.asRelativePath(vscode.Uri.parse(uri)));
+    this.summary?.({ type: 'review', headline: files.length ? reviewHeadline(files) : '', files });
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
@@ -116,12 +138,37 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
 
   private decorate(): void {
     for (const editor of vscode.window.visibleTextEditors) {
-      const ranges = this.of(editor.document.uri).map((h) => {
-        const last = Math.max(h.range.start.line, h.range.end.line - 1);
-        return new vscode.Range(h.range.start.line, 0, last, 0);
-      });
-      editor.setDecorations(this.highlight, ranges);
+      const added: vscode.DecorationOptions[] = [];
+      const deleted: vscode.DecorationOptions[] = [];
+      for (const h of this.of(editor.document.uri)) {
+        const hoverMessage = new vscode.MarkdownString(replacedMarkdown(h));
+        const note = deletedNote(h);
+        if (note) {
+          // on the line above the deleted ones (the first line when they were at the top)
+          const line = Math.max(h.range.start.line - 1, 0);
+          deleted.push({ range: new vscode.Range(line, 0, line, 0), hoverMessage, renderOptions: { after: { contentText: note } } });
+        } else {
+          const last = Math.max(h.range.start.line, h.range.end.line - 1);
+          added.push({ range: new vscode.Range(h.range.start.line, 0, last, 0), hoverMessage });
+        }
+      }
+      editor.setDecorations(this.highlight, added);
+      editor.setDecorations(this.deleted, deleted);
     }
+  }
+
+  /** VS Code's diff editor: the file before its pending changes (read-only), and the file now. */
+  private async showDiff(uri?: string): Promise<void> {
+    const target = uri ? vscode.Uri.parse(uri) : vscode.window.activeTextEditor?.document.uri;
+    const hunks = target ? this.of(target) : [];
+    if (!target || !hunks.length || !this.before) {
+      void vscode.window.showInformationMessage('Agent: no agent change waits for review in this file.');
+      return;
+    }
+    const document = await vscode.workspace.openTextDocument(target);
+    const left = this.before.put(`review:${target.toString()}`, target.path, textBeforeHunks(document.getText(), hunks));
+    const shown = vscode.workspace.asRelativePath(target);
+    await vscode.commands.executeCommand('vscode.diff', left, target, `${shown}: agent changes waiting for review`);
   }
 
   /** The hunk of a lens, else the one under the cursor. */
@@ -168,7 +215,7 @@ export class ReviewController implements vscode.CodeLensProvider, vscode.Disposa
     try {
       const result = await server.request('agent/review/resolve', params);
       if (result.skipped.length) {
-        void vscode.window.showWarningMessage(`Agent: not undone: ${result.skipped[0].reason}`);
+        void vscode.window.showWarningMessage(toastText(`Agent: not undone: ${result.skipped[0].reason}`));
       }
       return result;
     } catch (error) {

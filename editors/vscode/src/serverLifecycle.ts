@@ -6,6 +6,7 @@ import * as fs from 'fs';
 import * as os from 'os';
 import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
+import { attendEvents, attendQuestion } from './attention';
 import { createClient } from './client';
 import { showFailure } from './connectionCheck';
 import { DEMO_BANNER, chooseServerProgram, modelLabel, pythonExtensionInterpreter } from './firstRun';
@@ -214,12 +215,16 @@ export class AgentServer {
       sessionEvent: (p) => {
         sessions.handleEvents(p.sessionId, p.events ?? []);
         review.onEvents(p.events ?? []);
+        attendEvents(p.events ?? []);
       },
       status: (p) => sessions.handleStatus(p.sessionId, p.status),
       error: (p) => this.onAgentError(p),
       toolProgress: (p) => sessions.handleToolProgress(p.sessionId, p.callId, p.data ?? {}),
       subagentStatus: (p) => sessions.handleSubagentStatus(p.sessionId, p),
-      permission: (p) => (this.permissionHandler ? this.permissionHandler(p) : questions.ask(p)),
+      permission: (p) => {
+        attendQuestion(p.title);
+        return this.permissionHandler ? this.permissionHandler(p) : questions.ask(p);
+      },
       sessionPresence: (p) => {
         this.windows.set(p.sessionId, p.windows);
         this.wiring.renderStatusBar();

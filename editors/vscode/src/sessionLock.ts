@@ -32,8 +32,32 @@ export function heldByOf(sessionId: string, result: { heldByPid?: number | null 
   return result.heldByPid == null ? null : { sessionId, pid: knownPid(result.heldByPid) };
 }
 
-/** The one explanation shown in the panel banner and in the message. */
-export function heldNotice(pid: number | null): string {
+/** What was read of a held session: when, how far its log went, and whether a turn ran there. */
+export interface HeldSnapshot {
+  asOf: number; // epoch ms
+  endSeq: number;
+  running: boolean;
+}
+
+function clock(ms: number): string {
+  const d = new Date(ms);
+  return [d.getHours(), d.getMinutes(), d.getSeconds()].map((n) => String(n).padStart(2, '0')).join(':');
+}
+
+/** The one explanation shown in the panel banner and in the message; with the
+ * snapshot, when it was read and whether a turn runs there. */
+export function heldNotice(pid: number | null, snapshot?: HeldSnapshot | null): string {
   const where = pid ? `another window (pid ${pid})` : 'another window';
-  return `This session is open in ${where} — read-only; start a new session to continue.`;
+  if (!snapshot) {
+    return `This session is open in ${where} — read-only; start a new session to continue.`;
+  }
+  const running = snapshot.running ? ', where a turn is running: this view follows it every few seconds' : '';
+  return `A snapshot as of ${clock(snapshot.asOf)} of a session open in ${where}${running} — read-only; start a new session to continue.`;
+}
+
+/** Whether a probe of the held session's log (a replay page from where the
+ * snapshot ended) calls for reading it again: a turn started or ended there,
+ * or the other window let it go. Events it only added are applied as they come. */
+export function heldNeedsReload(snapshot: HeldSnapshot, probe: { status?: string; heldByPid?: number | null }): boolean {
+  return (probe.status === 'running') !== snapshot.running || probe.heldByPid == null;
 }

@@ -22,7 +22,7 @@ import {
   endSeq,
 } from './protocol';
 import { SendAction, methodFor } from './input';
-import { HeldBy, SESSION_IN_USE, heldByOf, heldNotice, sessionInUse } from './sessionLock';
+import { HeldBy, HeldSnapshot, SESSION_IN_USE, heldByOf, heldNotice, sessionInUse } from './sessionLock';
 import { Transcript, applyEvents, applySubagentStatus, applyToolProgress, createTranscript, loadTranscript } from './transcript';
 import { PAGE, ReplayHold, replayPages } from './replay';
 import { ModelSwitch, chooseModel } from './modelPicker';
@@ -58,6 +58,8 @@ export class SessionController implements vscode.Disposable {
   private transcriptState: Transcript = createTranscript();
   /** Set while the shown session is open in another agent-lsp process (read-only here). */
   private held: HeldBy | null = null;
+  /** When the held session was read, how far its log went, whether a turn ran there. */
+  heldSnapshot: HeldSnapshot | null = null;
   private events: SessionEvent[] = [];
   private readonly batcher: Batcher<SessionEvent>;
   private readonly statusEmitter = new vscode.EventEmitter<AgentStatus>();
@@ -132,7 +134,7 @@ export class SessionController implements vscode.Disposable {
       status: this.transcriptState.status,
       inbox: this.transcriptState.inbox,
       reverts: this.reverts,
-      readOnly: this.held ? heldNotice(this.held.pid) : null,
+      readOnly: this.held ? heldNotice(this.held.pid, this.heldSnapshot) : null,
       roots: (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath),
     };
   }
@@ -326,7 +328,9 @@ export class SessionController implements vscode.Disposable {
         const events = page.events ?? [];
         if (!last) {
           const id = page.sessionId ?? sessionId;
-          await this.adopt(loadTranscript(id, events, page.status ?? 'idle', page.inbox), [...events], heldByOf(id, page));
+          const held = heldByOf(id, page);
+          this.heldSnapshot = held ? { asOf: Date.now(), endSeq: page.endSeq, running: page.status === 'running' } : null;
+          await this.adopt(loadTranscript(id, events, page.status ?? 'idle', page.inbox), [...events], held);
         } else {
           this.apply(events);
         }

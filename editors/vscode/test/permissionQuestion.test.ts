@@ -47,6 +47,14 @@ test('an edit waiting for approval (edits.review "ask") shows its diff and offer
     tool: 'edit_file', kind: 'write', title: 'Apply this edit to app.py?', path: '/ws/app.py', choices: ['once', 'deny'], diff,
     asksEveryTime: 'Every edit waits for your approval (the "edits.review" setting is "ask").',
   });
-  assert.ok(q.detail.includes('-x = 1\n+x = 2'), q.detail);
+  assert.equal(q.diff, diff); // drawn apart, coloured, with "Open in diff editor"
+  assert.ok(!q.detail.includes('-x = 1'), q.detail);
   assert.deepEqual(q.answers, ['once', 'deny']);
+});
+
+test("an MCP tool's question reads as one sentence, its verb not doubled", () => {
+  const q = permissionQuestion({ sessionId: 's', tool: 'mcp__web__fetch', kind: 'command', choices: ['once', 'deny'],
+    title: "Run the MCP tool fetch of server 'web'" } as any);
+  assert.equal(q.message, "The agent wants to run the MCP tool fetch of server 'web'");
+  assert.ok(!q.detail.includes('Run the MCP tool'), q.detail);
 });

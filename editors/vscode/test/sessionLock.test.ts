@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { SESSION_IN_USE, heldByOf, heldNotice, sessionInUse } from '../src/sessionLock';
+import { SESSION_IN_USE, heldByOf, heldNeedsReload, heldNotice, sessionInUse } from '../src/sessionLock';
 
 // What vscode-languageclient rejects with for a JSON-RPC error answer.
 class ResponseError extends Error {
@@ -32,4 +32,21 @@ test('a load answer with heldByPid is read-only; without it, or null, it is ours
 test('the notice says where it is open, that it is read-only, and how to continue', () => {
   assert.equal(heldNotice(4242), 'This session is open in another window (pid 4242) — read-only; start a new session to continue.');
   assert.equal(heldNotice(null), 'This session is open in another window — read-only; start a new session to continue.');
+});
+
+test('a snapshot of a session held elsewhere says when it was read and that a turn runs there', () => {
+  const asOf = new Date(2026, 11, 8, 9, 5, 7).getTime();
+  assert.equal(heldNotice(7, { asOf, endSeq: 40, running: true }),
+    'A snapshot as of 09:05:07 of a session open in another window (pid 7), where a turn is running: this view follows it every few seconds — read-only; start a new session to continue.');
+  assert.equal(heldNotice(null, { asOf, endSeq: 40, running: false }),
+    'A snapshot as of 09:05:07 of a session open in another window — read-only; start a new session to continue.');
+});
+
+test('the held snapshot is read again when a turn starts or ends there, or it was let go', () => {
+  const snapshot = { asOf: 0, endSeq: 40, running: true };
+  assert.equal(heldNeedsReload(snapshot, { status: 'running', heldByPid: 7 }), false, 'it only grew: applied as it comes');
+  assert.equal(heldNeedsReload(snapshot, { status: 'idle', heldByPid: 7 }), true);
+  assert.equal(heldNeedsReload(snapshot, { status: 'running', heldByPid: null }), true);
+  assert.equal(heldNeedsReload({ ...snapshot, running: false }, { status: 'running', heldByPid: 7 }), true);
+  assert.equal(heldNeedsReload({ ...snapshot, running: false }, { status: 'idle', heldByPid: 7 }), false);
 });

@@ -66,9 +66,9 @@ function M.buffer(c)
   vim.bo[buf].undolevels = -1
   vim.bo[buf].modifiable = false
   vim.bo[buf].filetype = "markdown"
-  -- Tree-sitter highlights the code fences in their language (injections);
-  -- without the markdown parser the markdown syntax file still applies.
-  pcall(vim.treesitter.start, buf, "markdown")
+  -- Vim's markdown syntax, code fences in their language; tree-sitter's when
+  -- chat.highlight says so (agent_lsp.chat_highlight says why not by default).
+  require("agent_lsp.chat_highlight").start(buf, config.options.chat.highlight)
   vim.b[buf].agent_lsp_client = c.id
   vim.b[buf].agent_lsp_chat = true
   map_keys(buf)
@@ -251,6 +251,9 @@ function M.winbar_text(s)
   if s.held_by then
     -- "running" would be the other window's turn: nothing streams here
     parts = { s.held_by.pid and (" read-only (open in pid %d)"):format(s.held_by.pid) or " read-only (open elsewhere)" }
+    if s.held_read_at then -- agent_lsp.held_follow reads it on
+      parts[1] = parts[1] .. os.date(" as of %H:%M:%S", s.held_read_at) .. (s.held_running and ", running there" or "")
+    end
   else
     parts = { s.status == "running" and " ● running" or " idle" }
     if require("agent_lsp.permissions").is_waiting(s) then

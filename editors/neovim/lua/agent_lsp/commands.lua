@@ -159,22 +159,27 @@ local function ask_or_input(opts, method, title)
     return
   end
   local context = M.selection_context(opts, client.offset_encoding)
-  local contexts = context and { context } or nil
+  local origin = vim.api.nvim_get_current_buf()
+  local mentions = require("agent_lsp.mentions")
+  local function contexts(text) -- the selection, then what the text's @file / #buffer name
+    return mentions.context(context, text, origin, c.root)
+  end
   local s = current_session(c)
   if s and s.held_by then
     return notify_held(s) -- no input window for a message that cannot be sent
   end
   local text = opts and opts.args or ""
   if vim.trim(text) ~= "" then
-    return send(client, c, method, text, contexts)
+    return send(client, c, method, text, contexts(text))
   end
   local attached = require("agent_lsp.images").describe(require("agent_lsp.images").pending(c))
-  require("agent_lsp.input").open({
+  local buf = require("agent_lsp.input").open({
     title = attached ~= "" and (title .. " · " .. attached) or title,
     on_submit = function(input)
-      send(client, c, method, input, contexts)
+      send(client, c, method, input, contexts(input))
     end,
   })
+  mentions.attach(buf, c.root, origin)
 end
 
 --- :AgentAsk [text] — a followup (queued when a turn runs); a range attaches the selection.
@@ -299,6 +304,7 @@ function M.load(client, c, session_id, cb)
     end
     if s.held_by then
       notify_held(s)
+      require("agent_lsp.held_follow").start(client, c, s, s.status == "running")
     end
     if cb then
       cb(s)

@@ -29,6 +29,10 @@ M.defaults = {
     auto_open = true,
     -- Tool output lines shown in a tool section before "… N more lines".
     max_tool_lines = 40,
+    -- "syntax": Vim's markdown syntax, code fences in their language (smooth
+    -- while a long answer streams); "treesitter": tree-sitter's markdown (it
+    -- parses the whole transcript at each change: long answers stall).
+    highlight = "syntax",
     -- Buffer-local keys of the chat buffer (false disables one).
     keymaps = {
       cancel = "<C-c>",

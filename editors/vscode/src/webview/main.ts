@@ -12,6 +12,7 @@ import { forgetImages, imageArrived } from './imageThumbs';
 import { attach, input } from './inputBox';
 import { focusPermissionCard, renderPermissionCard } from './permissionCard';
 import { queueChanged } from './queue';
+import { renderReviewSummary } from './reviewSummaryView';
 import { setSlashItems } from './slashMenuView';
 import { followBottom, reset, scheduleRender } from './transcriptView';
 import { view } from './view';
@@ -117,9 +118,13 @@ window.addEventListener('message', (e: MessageEvent) => {
     case 'slashItems':
       setSlashItems(message.items, message.loading);
       break;
+    case 'review':
+      renderReviewSummary($('review-summary'), message.headline, message.files);
+      break;
     case 'permission':
       view.permission = message.card ?? null;
-      renderPermissionCard(permissionEl, view.permission, (id, answer) => post({ type: 'answerPermission', id, answer }));
+      renderPermissionCard(permissionEl, view.permission, (id, answer) => post({ type: 'answerPermission', id, answer }),
+        (id) => post({ type: 'showPermissionDiff', id }));
       scheduleRender();
       break;
   }

@@ -24,6 +24,7 @@ export function renderPermissionCard(
   section: HTMLElement,
   card: PermissionCard | null,
   answer: (id: number, answer: PermissionAnswer) => void,
+  openDiff?: (id: number) => void,
 ): void {
   section.hidden = !card;
   if (!card) {
@@ -49,6 +50,14 @@ export function renderPermissionCard(
   detail.className = 'permission-detail';
   detail.id = `permission-detail-${card.id}`;
   detail.textContent = card.detail;
+  const diff = card.diff ? diffBlock(card.diff) : null;
+  if (diff && openDiff) {
+    const open = document.createElement('button');
+    open.className = 'link permission-open-diff';
+    open.textContent = 'Open in diff editor';
+    open.addEventListener('click', () => openDiff(card.id));
+    diff.append(open);
+  }
   const row = document.createElement('div');
   row.className = 'permission-answers';
   const fallback = card.alwaysConfirmed ? 'deny' : card.answers[0]?.answer;
@@ -84,7 +93,7 @@ export function renderPermissionCard(
       e.stopPropagation();
     }
   };
-  section.replaceChildren(title, detail, row, hint);
+  section.replaceChildren(...[title, detail, diff, row, hint].filter((n): n is HTMLDivElement => !!n));
   if (hadFocus) {
     // The user was answering the previous card from the keyboard: stay in
     // this one, on its safe answer.
@@ -92,14 +101,30 @@ export function renderPermissionCard(
   }
 }
 
+/** An edit's unified diff, each line coloured as added, removed or a hunk header. */
+function diffBlock(diff: string): HTMLDivElement {
+  const block = document.createElement('div');
+  block.className = 'permission-diff';
+  const pre = document.createElement('pre');
+  for (const line of diff.replace(/\n$/, '').split('\n')) {
+    const span = document.createElement('span');
+    span.className = line.startsWith('+++') || line.startsWith('---') ? 'diff-file'
+      : line.startsWith('+') ? 'diff-add' : line.startsWith('-') ? 'diff-del' : line.startsWith('@@') ? 'diff-hunk' : '';
+    span.textContent = `${line}\n`;
+    pre.append(span);
+  }
+  block.append(pre);
+  return block;
+}
+
 /** Alt+P: move the focus to the card's default answer. False when no card waits. */
 export function focusPermissionCard(section: HTMLElement): boolean {
-  const target = section.hidden ? null : section.querySelector<HTMLButtonElement>('button[data-default]') ?? section.querySelector('button');
+  const target = section.hidden ? null : section.querySelector<HTMLButtonElement>('button[data-default]') ?? section.querySelector<HTMLButtonElement>('.permission-answers button');
   target?.focus();
   return !!target;
 }
 
 /** The answers the card shows now (for the render report). */
 export function cardLabels(section: HTMLElement): string[] {
-  return section.hidden ? [] : [...section.querySelectorAll('button')].map((b) => b.textContent ?? '');
+  return section.hidden ? [] : [...section.querySelectorAll('.permission-answers button')].map((b) => b.textContent ?? '');
 }
