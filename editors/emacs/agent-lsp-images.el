@@ -11,7 +11,7 @@
 ;; An image is checked here as the server checks it (by its bytes), so a
 ;; file that is not one is named at once.  When the server refuses the
 ;; message (a model that takes no images) its reason is shown and the
-;; images stay attached, to remove or send again.  The *agent* buffer shows
+;; images stay attached, to remove or send again.  The chat buffer shows
 ;; each image of a message as an `[image: name, size]' button that opens it,
 ;; and, in a graphical frame, the image itself below it (its bytes from
 ;; agent/session/file).
@@ -24,7 +24,6 @@
 
 (defvar agent-lsp--session)
 (declare-function agent-lsp--server "agent-lsp")
-(declare-function agent-lsp--buffer "agent-lsp")
 (declare-function agent-lsp--insert "agent-lsp")
 (declare-function agent-lsp--request "agent-lsp")
 
@@ -32,7 +31,7 @@
   "The largest image the server takes (the smallest provider limit).")
 
 (defcustom agent-lsp-image-max-height 160
-  "The height, in pixels, of an image shown in the *agent* buffer."
+  "The height, in pixels, of an image shown in the chat buffer."
   :type 'integer
   :group 'agent-lsp)
 
@@ -185,14 +184,14 @@ once its bytes come."
              (insert-image image label))))))))
 
 (defun agent-lsp-images-insert (block)
-  "Append the line of the stored image BLOCK to the *agent* buffer: a button
-that opens it, and in a graphical frame the image itself."
+  "Append the line of the stored image BLOCK to the chat buffer (current): a
+button that opens it, and in a graphical frame the image itself."
   (let ((session agent-lsp--session)
         (file (plist-get block :file))
         (label (agent-lsp-images--label block))
         (type (pcase (plist-get block :mediaType)
                 ("image/png" 'png) ("image/jpeg" 'jpeg) ("image/gif" 'gif) ("image/webp" 'webp))))
-    (with-current-buffer (agent-lsp--buffer)
+    (progn
       (let ((inhibit-read-only t))
         (save-excursion
           (goto-char (point-max))

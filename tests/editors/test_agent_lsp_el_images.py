@@ -1,6 +1,6 @@
 """Images in Emacs (editors/emacs/agent-lsp-images.el in a real batch Emacs,
 against the real server): M-x agent-lsp-attach-image attaches an image file
-to the next message, which the session stores; the *agent* buffer shows it as
+to the next message, which the session stores; the chat buffer shows it as
 an `[image: name, size]` line (a text frame: no inline image); a file that is
 not an image is named at once; a model that takes no images refuses the
 message with its reason and the image stays attached until cleared."""
