@@ -295,7 +295,7 @@ In MODE (default `special-mode')."
                               120 nil nil "…")))
 
 (defun agent-lsp--render (event)
-  "Append one `session/event' EVENT to the *agent* buffer."
+  "Append one `session/event' EVENT to the chat buffer."
   (let ((data (plist-get event :data)))
     (pcase (plist-get event :type)
       ("user/message"
