@@ -328,6 +328,13 @@ def acp_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _host_from_env() -> bool:
+    """AGENT_LSP_HOST=1 and stdin not a terminal (someone typing `agent-lsp` is told what it does first)."""
+    from agent_lsp.daemon.address import host_enabled
+
+    return host_enabled(os.environ) and not sys.stdin.isatty()
+
+
 def _use_host(args: argparse.Namespace) -> bool:
     """On stdio, through the agent host: --host, or AGENT_LSP_HOST=1 unless --no-host."""
     if getattr(args, "tcp", None) or getattr(args, "ws", None):
@@ -343,6 +350,13 @@ def _use_host(args: argparse.Namespace) -> bool:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = sys.argv[1:] if argv is None else list(argv)
+    if words in (["--host"], ["serve", "--host"]) or (not words and _host_from_env()):
+        # What editors launch with the agent host on: straight to the connector (no parser,
+        # no logging set up: it logs nothing), the window's first answer sooner.
+        from agent_lsp.daemon.connector import run_connector
+
+        return run_connector("lsp")
     try:
         return _main(argv)
     except KeyboardInterrupt:  # Ctrl-C before a command handles it (imports, start-up): no traceback

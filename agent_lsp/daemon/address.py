@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Mapping
 
@@ -58,7 +57,7 @@ def runtime_dir(env: Mapping[str, str]) -> Path:
         candidate = Path(runtime) / "agent-lsp"
         if len(str(candidate)) + 40 <= MAX_SOCKET_PATH:
             return candidate
-    base = env.get("TMPDIR") or tempfile.gettempdir()
+    base = env.get("TMPDIR") or "/tmp"
     candidate = Path(base) / f"agent-lsp-{os.getuid()}"
     if len(str(candidate)) + 40 > MAX_SOCKET_PATH:
         candidate = Path("/tmp") / f"agent-lsp-{os.getuid()}"
