@@ -23,8 +23,6 @@ delta). Modes, interleaved run by run so the machine's load falls on all:
 from __future__ import annotations
 
 import argparse
-import asyncio
-import json
 import multiprocessing
 import os
 import signal
@@ -37,57 +35,11 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_WARM_RATIO = 2.0  # warm host, spawn -> first chunk, within 2x the floor
-DELTAS = 8
+DELTAS = "8"  # the model's name is the number of deltas the model server streams (server_relay.py)
 
-
-def _model_server(ports: "multiprocessing.Queue[int]") -> None:
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                               if line.lower().startswith(b"content-length")), 0)
-                request = await reader.readexactly(length)
-                if not head.startswith(b"POST ") or b"/chat/completions" not in head.split(b"\r\n")[0]:
-                    writer.write(b"HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n")
-                    await writer.drain()
-                    continue
-                model = json.loads(request).get("model", "")
-                count = int(model) if model.isdigit() else DELTAS  # the model's name is the count, for --fanout
-                events = [{"choices": [{"index": 0, "delta": {"content": f" tok{i}"}}]} for i in range(count)]
-                events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-                body = b"".join(b"data: " + json.dumps(e).encode() + b"\n\n" for e in events) + b"data: [DONE]\n\n"
-                writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: %d\r\n\r\n%s"
-                             % (len(body), body))
-                await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
-
-    async def run() -> None:
-        server = await asyncio.start_server(handle, "127.0.0.1", 0)
-        ports.put(server.sockets[0].getsockname()[1])
-        await asyncio.sleep(3600)
-
-    asyncio.run(run())
-
-
-def frame(message: dict) -> bytes:
-    body = json.dumps(message).encode()
-    return b"Content-Length: %d\r\n\r\n" % len(body) + body
-
-
-def read_message(stream) -> dict | None:
-    length = None
-    while True:
-        line = stream.readline()
-        if not line:
-            return None
-        if line.lower().startswith(b"content-length:"):
-            length = int(line.split(b":", 1)[1])
-        elif line.strip() == b"" and length is not None:
-            return json.loads(stream.read(length))
+sys.path.insert(0, str(Path(__file__).parent))
+from server_relay import _model_server  # noqa: E402
+from server_start import frame, read_message  # noqa: E402
 
 
 def one_start(command: list[str], env: dict[str, str], workspace: Path, settings: dict) -> tuple[float, float]:
@@ -286,7 +238,7 @@ def main() -> None:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "AGENT_LSP_HOST")}
         env.update(AGENT_LSP_CONFIG=str(tmp / "none.toml"), XDG_CACHE_HOME=str(tmp / "cache"), OPENAI_API_KEY="sk-bench",
                    AGENT_LSP_HOST_IDLE_S="600")
-        settings = {"sessionsDir": str(tmp / "sessions"), "model": {"provider": "openai", "baseUrl": url, "model": "m"}}
+        settings = {"sessionsDir": str(tmp / "sessions"), "model": {"provider": "openai", "baseUrl": url, "model": DELTAS}}
         warm_socket = run_dir / "warm.sock"
         modes = {
             "floor (stdlib relay)": ([sys.executable, str(ROOT / "bench" / "stdlib_floor.py"), url], {}),

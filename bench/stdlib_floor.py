@@ -44,7 +44,7 @@ def read() -> dict | None:
 def relay_first_chunk(base: str, session_id: str, prompt: str) -> None:
     url = urllib.parse.urlsplit(base)
     connection = http.client.HTTPConnection(url.hostname, url.port)
-    body = json.dumps({"model": "m", "stream": True, "messages": [{"role": "user", "content": prompt}]})
+    body = json.dumps({"model": "8", "stream": True, "messages": [{"role": "user", "content": prompt}]})
     connection.request("POST", url.path.rstrip("/") + "/chat/completions", body, {"content-type": "application/json"})
     response = connection.getresponse()
     sent = False
