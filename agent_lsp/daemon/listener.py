@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_lsp.daemon.address import TOKEN_ENV, installation_tag, lock_path, prepare_directory, token_path
+from agent_lsp.daemon.connector import connect
 from agent_lsp.daemon.hello import answer, read_hello, receive_hello
 from agent_lsp.workspace.shared_sessions import SharedSessions
 
@@ -54,14 +55,10 @@ def _take_lock(path: Path, socket_file: Path) -> int | None:
 
 
 def _answers(socket_file: Path) -> bool:
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        probe.connect(str(socket_file))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
+    sock = connect(socket_file)
+    if sock is not None:
+        sock.close()
+    return sock is not None
 
 
 def _bind(socket_file: Path) -> socket.socket:

@@ -70,6 +70,8 @@ if TYPE_CHECKING:  # the MCP layer is imported with the agent machinery, not at 
 
 log = logging.getLogger(__name__)
 
+NUDGE_AFTER_S = 1.0  # an edit not answered by then: one log line wakes a client that left the request unread
+
 PERMISSION_ACTIONS: dict[str, PermissionAnswer] = {
     "Allow once": "once",
     "Allow for session": "session",
@@ -162,7 +164,7 @@ class LspEditor:
         params = AgentApplyEditParams(edit=edit, label=label, agent_lsp=member)
         edited = self._edited_buffers(operations)
         try:
-            result = await _shielded(self.server.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params))
+            result = await self._answer_of(self.server.protocol.send_request_async(types.WORKSPACE_APPLY_EDIT, params))
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the client answered with an error
@@ -171,6 +173,19 @@ class LspEditor:
         if applied:
             self._note_applied(edited)
         return ApplyResult(applied, None if applied else (getattr(result, "failure_reason", None) or "the editor did not apply the edit"))
+
+    async def _answer_of(self, request: Any) -> Any:
+        """The editor's answer to a request of ours. A client that reads what arrived
+        together with the answer to its own synchronous request only once more output
+        comes (eglot, when a turn's first edit races the answer to the command that
+        started it) is sent one line of log after a second without an answer, so it
+        reads the request it had left unread."""
+        future = asyncio.ensure_future(_shielded(request))
+        done, _ = await asyncio.wait({future}, timeout=NUDGE_AFTER_S)
+        if not done and not self.agent_caps.events:
+            self.server.window_log_message(types.LogMessageParams(
+                type=types.MessageType.Log, message="agent-lsp: waiting for the editor to apply an edit"))
+        return await future
 
     def _edited_buffers(self, operations: list[EditOperation]) -> list[tuple[TextFileEdit, DocumentSnapshot]]:
         """The open buffers an edit changes, as they are before it is sent."""
