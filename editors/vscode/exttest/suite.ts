@@ -910,7 +910,7 @@ const tests: [string, () => Promise<void>][] = [
         await a.send('edit ask.py');
         let card = await waitFor('the edit waiting for approval', () => a.questions.card);
         assert.match(card.message, /The agent wants to write .*ask\.py/);
-        assert.match(card.detail, /-a = 1\n\+a = 10\n/, card.detail);
+        assert.match(card.diff ?? '', /-a = 1\n\+a = 10\n/, card.diff); // drawn apart from the detail, coloured
         assert.deepEqual(card.answers.map((x) => x.label), ['Allow once', 'Deny']);
         assert.match(card.detail, /Every edit waits for your approval/);
         assert.match(a.statusBarText(), /waiting for you/);
