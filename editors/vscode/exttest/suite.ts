@@ -977,7 +977,7 @@ const tests: [string, () => Promise<void>][] = [
         assert.equal(fs.readFileSync(file.fsPath, 'utf8'), 'a = 1\nb = 2\n');
         const lenses = async () => ((await vscode.commands.executeCommand('vscode.executeCodeLensProvider', file)) as vscode.CodeLens[]) ?? [];
         const titles = (await lenses()).map((l) => `${l.range.start.line}:${l.command?.title}`);
-        assert.deepEqual(titles, ['0:Keep file (2 changes)', '0:Undo file', '0:Keep all', '0:Keep', '0:Undo', '1:Keep', '1:Undo']);
+        assert.deepEqual(titles, ['0:Keep file (2 changes)', '0:Undo file', '0:Keep all', '0:Show diff', '0:Keep', '0:Undo', '1:Keep', '1:Undo']);
         const undo = (await lenses()).find((l) => l.range.start.line === 1 && l.command?.title === 'Undo')!;
         await vscode.commands.executeCommand(undo.command!.command, ...(undo.command!.arguments ?? []));
         await waitFor('the undo', () => doc.getText() === 'a = 10\nb = 2\n' && a.review.pending.length === 1);
@@ -1065,7 +1065,7 @@ const tests: [string, () => Promise<void>][] = [
         await waitFor('the pending hunks again after the restart', () => a.review.pending.length === 2, 30000);
         const lenses = async () => ((await vscode.commands.executeCommand('vscode.executeCodeLensProvider', file)) as vscode.CodeLens[]) ?? [];
         const titles = (await lenses()).map((l) => `${l.range.start.line}:${l.command?.title}`);
-        assert.deepEqual(titles, ['0:Keep file (2 changes)', '0:Undo file', '0:Keep all', '0:Keep', '0:Undo', '1:Keep', '1:Undo']);
+        assert.deepEqual(titles, ['0:Keep file (2 changes)', '0:Undo file', '0:Keep all', '0:Show diff', '0:Keep', '0:Undo', '1:Keep', '1:Undo']);
         const undo = (await lenses()).find((l) => l.range.start.line === 1 && l.command?.title === 'Undo')!;
         await vscode.commands.executeCommand(undo.command!.command, ...(undo.command!.arguments ?? []));
         await waitFor('the undo', () => doc.getText() === 'a = 10\nb = 2\n' && a.review.pending.length === 1);

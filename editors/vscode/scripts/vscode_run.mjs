@@ -666,7 +666,7 @@ async function uiSmoke(page, workspace) {
     await page.waitForSelector('.quick-input-list .monaco-list-row:has-text("Held in another window")', { timeout: 10000 });
     await page.click('.quick-input-list .monaco-list-row:has-text("Held in another window")');
     await reloaded.waitForSelector(
-      `#readonly:not([hidden]):has-text("This session is open in another window (pid ${holder.pid}) — read-only; start a new session to continue.")`,
+      `#readonly:not([hidden]):has-text("of a session open in another window (pid ${holder.pid}) — read-only; start a new session to continue.")`,
       { timeout: 10000 },
     );
     await reloaded.waitForSelector('.assistant:has-text("About the selection.")', { timeout: 5000 });
