@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal, Mapping
 
 from agent_lsp import secrets
@@ -36,6 +36,9 @@ FIXED = {"PAGER": "cat", "GIT_PAGER": "cat", "GIT_TERMINAL_PROMPT": "0"}
 class CommandEnvPolicy:
     inherit: Inherit = "all"
     pass_env: tuple[str, ...] = ()
+    # the environment commands start from: the editor's (on the agent host, each window's own);
+    # None: this process's
+    base: Mapping[str, str] | None = field(default=None, compare=False)
 
     def passes(self, name: str) -> bool:
         return any(fnmatch.fnmatchcase(name, pattern) for pattern in self.pass_env)
@@ -50,8 +53,10 @@ def is_secret_var(name: str, value: str) -> bool:
     )
 
 
-def command_env(policy: CommandEnvPolicy, base: Mapping[str, str] = os.environ) -> dict[str, str]:
-    """The environment of one command under `policy`, from the server's `base`."""
+def command_env(policy: CommandEnvPolicy, base: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of one command under `policy`, from `base` (else the
+    policy's, else the server's own)."""
+    base = base if base is not None else (policy.base if policy.base is not None else os.environ)
     env: dict[str, str] = {}
     for name, value in base.items():
         if policy.passes(name):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Mapping, TYPE_CHECKING, Any, Callable
 
 from agent_lsp.agent import AgentOptions
 from agent_lsp.agent.ports import Editor
@@ -48,7 +48,7 @@ def permission_policy(permissions: PermissionSettings, managed_policy: ManagedPo
 
 def folder_hooks(root: Path, settings: Settings, managed_policy: ManagedPolicy, managed_policy_path: Path | None, *,
                  editor: Editor, policy: PermissionPolicy, transcript_of: Callable[[str], Path],
-                 sandbox: SandboxPolicy) -> UserHooks:
+                 sandbox: SandboxPolicy, env: Mapping[str, str] | None = None) -> UserHooks:
     """The user's hooks (settings) and the project's (its settings files, as the
     managed policy allows), their problems logged."""
     project_files, problems = read_project_settings(root)
@@ -59,7 +59,7 @@ def folder_hooks(root: Path, settings: Settings, managed_policy: ManagedPolicy, 
     shell = settings.shell
     return UserHooks(commands, root=root, editor=editor, policy=policy,
                      transcript_of=transcript_of,
-                     env_policy=CommandEnvPolicy(shell.inherit, tuple(shell.pass_env)),
+                     env_policy=CommandEnvPolicy(shell.inherit, tuple(shell.pass_env), env),
                      sandbox=sandbox)
 
 

@@ -396,7 +396,7 @@ class WorkspaceHost:
     def tool_registry(self) -> ToolRegistry:
         if self._registry is None:
             shell = self.settings.shell
-            command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env))
+            command_env = CommandEnvPolicy(shell.inherit, tuple(shell.pass_env), self.env)
             language = self.settings.language
             self._language = workspace_language(self.root, language, self.settings.language_servers,
                                                 document_reader(self.editor), lambda: self.editor.open_documents(),
@@ -458,7 +458,7 @@ class WorkspaceHost:
         if self._hooks is None:
             self._hooks = folder_hooks(self.root, self.settings, self.managed_policy, self.managed_policy_path,
                                        editor=self.editor, policy=self.policy, transcript_of=self.store.path_of,
-                                       sandbox=self.sandbox_policy())
+                                       sandbox=self.sandbox_policy(), env=self.env)
         return self._hooks
 
     def sandbox_policy(self) -> SandboxPolicy:

@@ -330,3 +330,21 @@ def test_agent_lsp_run_goes_through_the_host_and_a_second_run_finds_it_warm(tmp_
     second = subprocess.run(command, capture_output=True, text=True, env=env, timeout=120)
     assert second.returncode == 0 and "answered by the host" in second.stdout
     assert host_pid(host_dir / "host.sock") == pid
+
+
+async def test_each_window_s_commands_get_its_own_editor_s_environment(tmp_path, host_dir):
+    """Two windows started from different environments (another virtualenv, another PATH):
+    the agent's commands in each see their own window's, not the host's."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    sessions = tmp_path / "sessions"
+    script = [{"tools": [{"name": "run_command", "arguments": {"command": "echo mark=$WINDOW_MARK"}}]}, {"text": "done"}]
+    async with running_server(folders=[workspace], sessions_dir=sessions, script=script,
+                              env=dict(host_env(host_dir), WINDOW_MARK="first"), command=CONNECTOR) as first:
+        async with running_server(folders=[workspace], sessions_dir=sessions, script=script,
+                                  env=dict(host_env(host_dir), WINDOW_MARK="second"), command=CONNECTOR) as second:
+            for window, mark in ((second, "second"), (first, "first")):
+                sid = (await window.request("agent/followup", {"content": "run it"}))["sessionId"]
+                await window.wait_idle(sid)
+                results = [e for e in window.events[sid] if e["type"] == "tool/result"]
+                assert f"mark={mark}" in json.dumps(results[-1]["data"]), results[-1]
