@@ -70,7 +70,8 @@ if TYPE_CHECKING:  # the MCP layer is imported with the agent machinery, not at 
 
 log = logging.getLogger(__name__)
 
-NUDGE_AFTER_S = 1.0  # an edit not answered by then: one log line wakes a client that left the request unread
+NUDGE_AFTER_S = 1.0  # a request not answered by then: one notification wakes a client that left it unread
+NUDGE_METHOD = "$/agentLsp/wake"
 
 PERMISSION_ACTIONS: dict[str, PermissionAnswer] = {
     "Allow once": "once",
@@ -177,14 +178,13 @@ class LspEditor:
     async def _answer_of(self, request: Any) -> Any:
         """The editor's answer to a request of ours. A client that reads what arrived
         together with the answer to its own synchronous request only once more output
-        comes (eglot, when a turn's first edit races the answer to the command that
-        started it) is sent one line of log after a second without an answer, so it
-        reads the request it had left unread."""
+        comes (eglot, when a turn's first request races the answer to the command that
+        started it) is sent, after a second without an answer, a `$/` notification
+        (which LSP clients ignore), so it reads the request it had left unread."""
         future = asyncio.ensure_future(_shielded(request))
         done, _ = await asyncio.wait({future}, timeout=NUDGE_AFTER_S)
         if not done and not self.agent_caps.events:
-            self.server.window_log_message(types.LogMessageParams(
-                type=types.MessageType.Log, message="agent-lsp: waiting for the editor to apply an edit"))
+            self.server.protocol.notify(NUDGE_METHOD, {})
         return await future
 
     def _edited_buffers(self, operations: list[EditOperation]) -> list[tuple[TextFileEdit, DocumentSnapshot]]:
@@ -333,7 +333,7 @@ class LspEditor:
             actions=[types.MessageActionItem(title=title) for title in titles],
         )
         try:
-            reply = await _shielded(self.server.protocol.send_request_async(types.WINDOW_SHOW_MESSAGE_REQUEST, params))
+            reply = await self._answer_of(self.server.protocol.send_request_async(types.WINDOW_SHOW_MESSAGE_REQUEST, params))
         except asyncio.CancelledError:
             raise
         except Exception as error:  # the policy says "could not be asked", not "denied"
@@ -379,7 +379,7 @@ class LspEditor:
             actions=[types.MessageActionItem(title=title) for title in titles],
         )
         try:
-            reply = await _shielded(self.server.protocol.send_request_async(types.WINDOW_SHOW_MESSAGE_REQUEST, params_))
+            reply = await self._answer_of(self.server.protocol.send_request_async(types.WINDOW_SHOW_MESSAGE_REQUEST, params_))
         except asyncio.CancelledError:
             raise
         except Exception as error:

@@ -31,9 +31,9 @@ class HostWindow:
         self._own: list[Callable[[], None]] = []  # this window's subscriptions to its hosts' agents
         shared.add_window(Window(window_id, attach, editor, presence))
 
-    def editor_for(self, root: Path, editor: Any) -> WindowEditor:
-        """The editor port of a folder's host: `editor` while this window is there."""
-        return WindowEditor(editor, [root])
+    def editor_for(self, root: Path) -> WindowEditor:
+        """The editor port of a folder's host: this window's while it is there."""
+        return WindowEditor(self.editor, [root])
 
     def joined(self, host: WorkspaceHost) -> None:
         """A host of this window, built by it or handed over from the early phase:

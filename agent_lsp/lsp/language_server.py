@@ -231,7 +231,7 @@ class AgentLanguageServer(LanguageServer):
         from agent_lsp.workspace.host import WorkspaceHost
 
         self.process.host_built()
-        editor = self.editor if self.window is None else self.window.editor_for(root, self.editor)
+        editor = self.editor if self.window is None else self.window.editor_for(root)
         host = WorkspaceHost(root, settings=self.settings.current, editor=editor, env=self.env,
                              on_agent=self.agent_built, editor_language=self.editor_language(),
                              window=self.connection_id)
